@@ -1,0 +1,131 @@
+# plugin-host: build, test, run and install.
+#
+#   make            build libPluginABI.so, plugin-host and the demo plugins
+#   make run        build, then run: build/bin/plugin-host --dir plugins/
+#   make test       build, then run every test (unit and integration)
+#   make install    install into $(DESTDIR)$(PREFIX)
+#   make plugin PLUGIN_SOURCES=DIR PLUGIN_OUT=DIR [PLUGIN_LINKS="Domain ..."]
+#                   build one plugin from DIR/*.swift and DIR/manifest.json
+#
+# The build directory is laid out like an install tree: build/bin, build/lib,
+# build/lib/swift (module interfaces). The demo plugins go to plugins/, the directory
+# `make run` loads; drop more .so files there.
+
+SWIFTC   ?= swiftc
+SWIFT    ?= swift
+OBJCOPY  ?= objcopy
+BUILD    ?= build
+PLUGINS  ?= plugins
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+OPTIMIZE ?= -O
+
+BIN     := $(BUILD)/bin
+LIB     := $(BUILD)/lib
+MODULES := $(LIB)/swift
+ABI     := $(LIB)/libPluginABI.so
+HOST    := $(BIN)/plugin-host
+
+MANIFEST_SECTION := .plugin_host_manifest
+SWIFTFLAGS := -swift-version 6 -warnings-as-errors $(OPTIMIZE) -g
+
+ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
+HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
+DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
+
+.PHONY: all run test unit-test install uninstall plugin fixtures clean
+.DELETE_ON_ERROR:
+
+all: $(HOST) $(DEMO_PLUGINS)
+
+# One shared PluginABI for the host and every plugin: built once, with library evolution
+# and a textual interface, and linked dynamically everywhere (see the README).
+$(ABI): $(ABI_SOURCES)
+	@mkdir -p $(LIB) $(MODULES)
+	$(SWIFTC) $(SWIFTFLAGS) -parse-as-library -emit-library -enable-library-evolution \
+	    -module-name PluginABI \
+	    -emit-module-path $(MODULES)/PluginABI.swiftmodule \
+	    -emit-module-interface-path $(MODULES)/PluginABI.swiftinterface \
+	    -Xlinker -soname=libPluginABI.so \
+	    -o $@ $(ABI_SOURCES)
+
+$(HOST): $(HOST_SOURCES) $(ABI)
+	@mkdir -p $(BIN)
+	$(SWIFTC) $(SWIFTFLAGS) -parse-as-library -module-name PluginHost \
+	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
+	    -o $@ $(HOST_SOURCES)
+
+# build-plugin NAME, SOURCE-DIR, OUT-DIR, MODULE-DIR, LINKS
+# Compiles SOURCE-DIR/*.swift into OUT-DIR/libNAME.so against the shared PluginABI (and
+# the plugins named in LINKS), writes NAME's module interface to MODULE-DIR, and stores
+# SOURCE-DIR/manifest.json in the library's manifest section. RUNPATH: $ORIGIN for the
+# plugins it links, $ORIGIN/../.. for libPluginABI.so in an install tree.
+define build-plugin
+	@test -f $(2)/manifest.json || { echo "$(2)/manifest.json: missing; every plugin needs a manifest" >&2; exit 1; }
+	@mkdir -p $(3) $(4)
+	$(SWIFTC) $(SWIFTFLAGS) -parse-as-library -emit-library -enable-library-evolution \
+	    -module-name $(1) \
+	    -emit-module-path $(4)/$(1).swiftmodule \
+	    -emit-module-interface-path $(4)/$(1).swiftinterface \
+	    -I $(MODULES) -I $(4) -L $(LIB) -L $(3) -L $(PLUGINS) -lPluginABI $(addprefix -l,$(5)) \
+	    -Xlinker -soname=lib$(1).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \
+	    -o $(3)/lib$(1).so.unpackaged $(sort $(wildcard $(2)/*.swift))
+	$(OBJCOPY) --add-section $(MANIFEST_SECTION)=$(2)/manifest.json \
+	    --set-section-flags $(MANIFEST_SECTION)=noload,readonly \
+	    $(3)/lib$(1).so.unpackaged $(3)/lib$(1).so
+	@rm -f $(3)/lib$(1).so.unpackaged
+endef
+
+$(PLUGINS)/libPersistence.so: $(wildcard Plugins/Persistence/*) $(ABI)
+	$(call build-plugin,Persistence,Plugins/Persistence,$(PLUGINS),$(MODULES),)
+
+$(PLUGINS)/libDomain.so: $(wildcard Plugins/Domain/*) $(PLUGINS)/libPersistence.so
+	$(call build-plugin,Domain,Plugins/Domain,$(PLUGINS),$(MODULES),Persistence)
+
+$(PLUGINS)/libApplication.so: $(wildcard Plugins/Application/*) $(PLUGINS)/libDomain.so
+	$(call build-plugin,Application,Plugins/Application,$(PLUGINS),$(MODULES),Domain)
+
+# Any one plugin, for plugin authors and the integration tests.
+PLUGIN_SOURCES ?=
+PLUGIN_OUT     ?=
+PLUGIN_NAME    ?= $(notdir $(patsubst %/,%,$(PLUGIN_SOURCES)))
+PLUGIN_LINKS   ?=
+plugin: $(ABI) $(DEMO_PLUGINS)
+	@test -n "$(PLUGIN_SOURCES)" -a -n "$(PLUGIN_OUT)" || { echo "usage: make plugin PLUGIN_SOURCES=DIR PLUGIN_OUT=DIR [PLUGIN_LINKS=...]" >&2; exit 64; }
+	$(call build-plugin,$(PLUGIN_NAME),$(PLUGIN_SOURCES),$(PLUGIN_OUT),$(PLUGIN_OUT)/modules,$(PLUGIN_LINKS))
+
+# The fixture plugins of the integration tests, each Tests/Fixtures/NAME into
+# $(FIXTURES_OUT)/libNAME.so. FIXTURE_LINKS_NAME lists the plugins a fixture links.
+FIXTURES_OUT ?= $(BUILD)/fixtures
+FIXTURE_NAMES := $(notdir $(patsubst %/,%,$(wildcard Tests/Fixtures/*/)))
+FIXTURE_LINKS_Sneaky   := Persistence
+FIXTURE_LINKS_Impostor := Persistence
+FIXTURE_LINKS_Ripener  := Domain Persistence
+fixtures: $(addprefix $(FIXTURES_OUT)/lib,$(addsuffix .so,$(FIXTURE_NAMES)))
+
+$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* $(ABI) $(DEMO_PLUGINS)
+	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*))
+
+run: all
+	$(HOST) --dir $(PLUGINS)/
+
+# Unit tests need nothing but SwiftPM; the integration tests run the binaries built here
+# and build the fixture plugins with `make fixtures` into a temporary directory.
+test: all
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/swift $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins
+	install -m 755 $(HOST) $(DESTDIR)$(PREFIX)/bin/plugin-host
+	install -m 755 $(ABI) $(DESTDIR)$(PREFIX)/lib/libPluginABI.so
+	install -m 644 $(filter-out %.private.swiftinterface,$(wildcard $(MODULES)/*.swiftinterface)) $(DESTDIR)$(PREFIX)/lib/swift/
+	install -m 755 $(DEMO_PLUGINS) $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/plugin-host $(DESTDIR)$(PREFIX)/lib/libPluginABI.so
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/swift/,PluginABI.swiftinterface Persistence.swiftinterface Domain.swiftinterface Application.swiftinterface)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/,$(notdir $(DEMO_PLUGINS)))
+
+clean:
+	rm -rf $(BUILD) $(PLUGINS) .build

@@ -1,0 +1,11 @@
+/// A plugin file whose manifest has been read: known, but not loaded.
+struct PluginCandidate: Equatable, Sendable {
+    /// The path of the `.so` file, as found in the plugin directory.
+    let file: String
+    let manifest: PluginManifest
+
+    var name: String { manifest.name }
+
+    /// The plugin as the operator reads it: `Domain (plugins/libDomain.so)`.
+    var label: String { "\(manifest.name) (\(file))" }
+}

@@ -1,0 +1,165 @@
+/// Reads the section table of a 64-bit ELF shared object without loading it.
+///
+/// Every offset and size taken from the file is checked against the file's size before it
+/// is used, so a truncated or hostile file gives an ``ELFError``, never a crash.
+struct ELFImage {
+    /// A place to read bytes from: a file, or bytes in memory (tests and fuzzing).
+    protocol Source {
+        var size: UInt64 { get }
+        func read(count: Int, at offset: UInt64) throws -> [UInt8]
+    }
+
+    struct Section {
+        let name: String
+        let type: UInt32
+        let offset: UInt64
+        let size: UInt64
+    }
+
+    /// The machine this host runs on, as ELF's `e_machine` names it.
+    static let hostMachine: UInt16 = {
+        #if arch(x86_64)
+        62
+        #elseif arch(arm64)
+        183
+        #elseif arch(riscv64)
+        243
+        #else
+        0
+        #endif
+    }()
+
+    private static let headerSize = 64
+    private static let sectionHeaderSize = 64
+    private static let maximumNameTableSize: UInt64 = 1 << 20
+
+    let sections: [Section]
+    private let source: any Source
+
+    /// Reads and checks the ELF header and the section table.
+    ///
+    /// - Throws: ``ELFError`` when the file is not a 64-bit little-endian ELF shared object
+    ///   for this machine or its section table is damaged; the source's own error when
+    ///   reading fails.
+    init(source: any Source) throws {
+        self.source = source
+        guard source.size >= 4 else {
+            throw source.size == 0 ? ELFError.empty : ELFError.notELF
+        }
+        let header = try source.read(count: Self.headerSize, at: 0)
+        guard header.starts(with: [0x7F, 0x45, 0x4C, 0x46]) else { throw ELFError.notELF }
+        guard header.count == Self.headerSize else { throw ELFError.truncated("the ELF header") }
+        guard header[4] == 2 else { throw ELFError.wrongClass }
+        guard header[5] == 1 else { throw ELFError.wrongByteOrder }
+        let fields = ByteReader(header)
+        let type = fields.u16(16)
+        guard type == 3 else { throw ELFError.notSharedObject(type: type) }
+        let machine = fields.u16(18)
+        guard machine == Self.hostMachine else { throw ELFError.wrongMachine(machine) }
+
+        let tableOffset = fields.u64(0x28)
+        let entrySize = fields.u16(0x3A)
+        var count = UInt64(fields.u16(0x3C))
+        var nameTableIndex = UInt64(fields.u16(0x3E))
+        guard tableOffset != 0 else { throw ELFError.noSections }
+        guard entrySize == UInt16(Self.sectionHeaderSize) else { throw ELFError.damaged("unexpected section header size \(entrySize)") }
+
+        let first = try Self.read(source, count: UInt64(Self.sectionHeaderSize), at: tableOffset, what: "the section table")
+        let firstHeader = ByteReader(first)
+        if count == 0 { count = firstHeader.u64(0x20) }
+        if nameTableIndex == 0xFFFF { nameTableIndex = UInt64(firstHeader.u32(0x28)) }
+        guard count > 0, count <= (source.size - tableOffset) / UInt64(Self.sectionHeaderSize) else {
+            throw ELFError.truncated("the section table")
+        }
+        guard nameTableIndex < count else { throw ELFError.damaged("section name table index \(nameTableIndex) out of range") }
+
+        let table = ByteReader(
+            try Self.read(source, count: count * UInt64(Self.sectionHeaderSize), at: tableOffset, what: "the section table"))
+        let raw = (0..<Int(count)).map { index in
+            let base = index * Self.sectionHeaderSize
+            return (name: table.u32(base), type: table.u32(base + 4), offset: table.u64(base + 0x18), size: table.u64(base + 0x20))
+        }
+        let names = raw[Int(nameTableIndex)]
+        guard names.size <= Self.maximumNameTableSize else { throw ELFError.damaged("section name table too large") }
+        let nameTable = try Self.read(source, count: names.size, at: names.offset, what: "the section name table")
+        sections = raw.map { entry in
+            Section(name: Self.string(in: nameTable, at: Int(entry.name)), type: entry.type, offset: entry.offset, size: entry.size)
+        }
+    }
+
+    /// The contents of the section called `name`, or `nil` when there is none.
+    ///
+    /// - Parameter maximumSize: The largest contents accepted.
+    /// - Throws: ``ELFError`` when the section is larger than `maximumSize`, holds no
+    ///   bytes in the file, or lies outside it.
+    func contents(ofSection name: String, maximumSize: UInt64) throws -> [UInt8]? {
+        guard let section = sections.first(where: { $0.name == name }) else { return nil }
+        guard section.type != 8 else { throw ELFError.damaged("section \(name) has no contents in the file") }
+        guard section.size <= maximumSize else { throw ELFError.sectionTooLarge(name: name, size: section.size, limit: maximumSize) }
+        return try Self.read(source, count: section.size, at: section.offset, what: "section \(name)")
+    }
+
+    private static func read(_ source: any Source, count: UInt64, at offset: UInt64, what: String) throws -> [UInt8] {
+        guard offset <= source.size, count <= source.size - offset else { throw ELFError.truncated(what) }
+        let bytes = try source.read(count: Int(count), at: offset)
+        guard bytes.count == Int(count) else { throw ELFError.truncated(what) }
+        return bytes
+    }
+
+    private static func string(in table: [UInt8], at offset: Int) -> String {
+        guard offset >= 0, offset < table.count else { return "" }
+        let end = table[offset...].firstIndex(of: 0) ?? table.count
+        return String(decoding: table[offset..<end], as: UTF8.self)
+    }
+}
+
+/// Little-endian fixed-width fields at byte offsets of a buffer whose size the caller
+/// has checked.
+private struct ByteReader {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func u16(_ offset: Int) -> UInt16 { UInt16(value(offset, width: 2)) }
+    func u32(_ offset: Int) -> UInt32 { UInt32(value(offset, width: 4)) }
+    func u64(_ offset: Int) -> UInt64 { value(offset, width: 8) }
+
+    private func value(_ offset: Int, width: Int) -> UInt64 {
+        var result: UInt64 = 0
+        for index in (0..<width).reversed() {
+            result = result << 8 | UInt64(bytes[offset + index])
+        }
+        return result
+    }
+}
+
+/// Why a file is not a shared object this host can load.
+enum ELFError: Error, Equatable, CustomStringConvertible {
+    case empty
+    case notELF
+    case truncated(String)
+    case wrongClass
+    case wrongByteOrder
+    case notSharedObject(type: UInt16)
+    case wrongMachine(UInt16)
+    case noSections
+    case damaged(String)
+    case sectionTooLarge(name: String, size: UInt64, limit: UInt64)
+
+    var description: String {
+        switch self {
+        case .empty: "the file is empty"
+        case .notELF: "not an ELF file"
+        case .truncated(let part): "truncated ELF file: \(part) extends past the end of the file"
+        case .wrongClass: "a 32-bit ELF file; plugins must be 64-bit"
+        case .wrongByteOrder: "a big-endian ELF file; this host is little-endian"
+        case .notSharedObject(let type):
+            "an ELF \(type == 2 ? "executable" : type == 1 ? "object file" : "file of type \(type)"), not a shared object (build it with -emit-library)"
+        case .wrongMachine(let machine):
+            "built for another machine (ELF machine \(machine), this host is \(ELFImage.hostMachine))"
+        case .noSections: "the ELF file has no section table"
+        case .damaged(let detail): "damaged ELF file: \(detail)"
+        case .sectionTooLarge(let name, let size, let limit): "section \(name) holds \(size) bytes, more than the \(limit) allowed"
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// Why the manifest of a plugin file could not be read.
+enum ManifestError: Error, Equatable, CustomStringConvertible {
+    /// The file could not be opened or read.
+    case unreadable(SystemError)
+    /// The file is not a 64-bit ELF shared object for this machine.
+    case notSharedObject(ELFError)
+    /// The file is a shared object without a manifest section.
+    case missing
+    /// The manifest section is there, but its contents are wrong.
+    case malformed(String)
+
+    var description: String {
+        switch self {
+        case .unreadable(let error): "cannot read the file: \(error)"
+        case .notSharedObject(let error): "not a loadable ELF shared object: \(error)"
+        case .missing:
+            "no plugin manifest: the file has no \(ManifestReader.sectionName) section; "
+                + "add one with objcopy as the README's \"Writing a plugin\" shows"
+        case .malformed(let reason): "malformed plugin manifest: \(reason)"
+        }
+    }
+}

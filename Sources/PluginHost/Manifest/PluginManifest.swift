@@ -1,0 +1,130 @@
+import PluginABI
+
+/// What a plugin declares about itself, stored as JSON in its `.so` file.
+///
+/// ```json
+/// { "name": "Domain", "version": "1.2.0", "abi": 1, "requires": ["Persistence"] }
+/// ```
+///
+/// Keys other than these are ignored, so that later versions may add some.
+struct PluginManifest: Equatable, Sendable {
+    /// The longest plugin name accepted.
+    static let maximumNameLength = 64
+
+    let name: String
+    let version: SemanticVersion
+    /// The plugin ABI version the plugin was built against.
+    let abi: Int
+    /// The plugins that must be bootstrapped before this one, in the order given.
+    let requires: [String]
+
+    init(name: String, version: SemanticVersion, abi: Int, requires: [String] = []) {
+        self.name = name
+        self.version = version
+        self.abi = abi
+        self.requires = requires
+    }
+
+    /// The identity the chain uses to decide what the plugin's component may see.
+    var identity: PluginIdentity { PluginIdentity(name: name, requires: requires) }
+
+    /// Reads a manifest from its JSON text.
+    ///
+    /// - Throws: ``ManifestError/malformed(_:)`` saying which field is wrong and why.
+    init(json bytes: [UInt8]) throws(ManifestError) {
+        let document: Setting
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw .malformed("not valid JSON: \(error)")
+        }
+        guard case .object(let fields) = document else {
+            throw .malformed("the manifest must be a JSON object, found \(document.typeName)")
+        }
+
+        guard case .string(let name)? = fields["name"] else {
+            throw .malformed(Self.wrongField("name", "a string", fields["name"]))
+        }
+        if let problem = Self.problem(withName: name) { throw .malformed("\"name\" \(problem)") }
+
+        guard case .string(let versionText)? = fields["version"] else {
+            throw .malformed(Self.wrongField("version", "a string", fields["version"]))
+        }
+        guard let version = SemanticVersion(versionText) else {
+            throw .malformed("\"version\" \"\(versionText.debugEscaped)\" is not a semantic version such as 1.0.0")
+        }
+
+        guard case .number(let abiNumber)? = fields["abi"], abiNumber.rounded() == abiNumber,
+            abiNumber >= 1, abiNumber <= Double(Int32.max)
+        else {
+            throw .malformed(Self.wrongField("abi", "a whole number of at least 1", fields["abi"]))
+        }
+
+        var requires: [String] = []
+        switch fields["requires"] {
+        case nil, .null?: break
+        case .array(let entries)?:
+            for entry in entries {
+                guard case .string(let required) = entry else {
+                    throw .malformed("\"requires\" must list plugin names as strings, found \(entry.typeName)")
+                }
+                if let problem = Self.problem(withName: required) {
+                    throw .malformed("\"requires\" entry \(problem)")
+                }
+                guard required != name else {
+                    throw .malformed("plugin \(name) requires itself; remove \"\(name)\" from \"requires\"")
+                }
+                guard !requires.contains(required) else {
+                    throw .malformed("\"requires\" lists \(required) twice")
+                }
+                requires.append(required)
+            }
+        case let other?:
+            throw .malformed("\"requires\" must be an array of plugin names, found \(other.typeName)")
+        }
+
+        self.init(name: name, version: version, abi: Int(abiNumber), requires: requires)
+    }
+
+    /// Why `name` cannot name a plugin, or `nil` when it can.
+    ///
+    /// A name starts with a letter or digit and holds only ASCII letters, digits, `.`,
+    /// `_` and `-`: it appears in file names, error messages and Graphviz output.
+    static func problem(withName name: String) -> String? {
+        if name.isEmpty { return "is empty" }
+        if name.utf8.count > maximumNameLength {
+            return "is longer than \(maximumNameLength) characters"
+        }
+        let allowed = name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        guard allowed, let first = name.utf8.first, first != UInt8(ascii: "."), first != UInt8(ascii: "-"), first != UInt8(ascii: "_")
+        else {
+            return "\"\(name.debugEscaped)\" may hold only ASCII letters, digits, '.', '_' and '-', "
+                + "and must start with a letter or digit"
+        }
+        return nil
+    }
+
+    private static func wrongField(_ key: String, _ expected: String, _ found: Setting?) -> String {
+        "\"\(key)\" must be \(expected), " + (found.map { "found \($0.typeName)" } ?? "but it is missing")
+    }
+}
+
+extension String {
+    /// The string with control characters and quotes escaped, safe to quote in a message.
+    var debugEscaped: String {
+        var text = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
+                text += "\\u{\(String(scalar.value, radix: 16))}"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+}

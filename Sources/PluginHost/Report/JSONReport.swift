@@ -1,0 +1,45 @@
+/// The machine-readable report printed by `--json`:
+///
+/// ```json
+/// {"plugins":[{"name","version","file","requires":[...],"status","milliseconds",...}],
+///  "errors":[{"code","plugin","file","message"}]}
+/// ```
+///
+/// `plugins` is in bootstrap order; `milliseconds` is load plus bootstrap time, also given
+/// apart as `loadMilliseconds` and `bootstrapMilliseconds`.
+enum JSONReport {
+    static func document(of report: RunReport) -> JSONOutput {
+        .object([
+            ("plugins", .array(report.plugins.map(plugin))),
+            ("errors", .array(report.problems.map(error))),
+        ])
+    }
+
+    private static func plugin(_ outcome: PluginOutcome) -> JSONOutput {
+        let manifest = outcome.candidate.manifest
+        return .object([
+            ("name", .string(manifest.name)),
+            ("version", .string(manifest.version.description)),
+            ("abi", .number(Double(manifest.abi))),
+            ("file", .string(outcome.candidate.file)),
+            ("requires", .array(manifest.requires.map(JSONOutput.string))),
+            ("status", .string(outcome.status.rawValue)),
+            ("milliseconds", .number(rounded(outcome.totalDuration))),
+            ("loadMilliseconds", .number(rounded(outcome.loadDuration))),
+            ("bootstrapMilliseconds", .number(rounded(outcome.bootstrapDuration))),
+        ])
+    }
+
+    private static func error(_ problem: Problem) -> JSONOutput {
+        .object([
+            ("code", .string(problem.code.rawValue)),
+            ("plugin", problem.plugin.map(JSONOutput.string) ?? .null),
+            ("file", problem.file.map(JSONOutput.string) ?? .null),
+            ("message", .string(problem.message)),
+        ])
+    }
+
+    private static func rounded(_ duration: Duration) -> Double {
+        (duration.milliseconds * 1000).rounded() / 1000
+    }
+}

@@ -1,0 +1,46 @@
+/// The human-readable report: a table of the plugins on standard output, one line per
+/// problem on standard error.
+enum TextReport {
+    /// The table printed on standard output.
+    static func summary(of report: RunReport) -> String {
+        let count = report.plugins.count
+        let bootstrapped = report.plugins.filter { $0.status == .bootstrapped }.count
+        var text = report.succeeded
+            ? "Bootstrapped \(count) plugin\(count == 1 ? "" : "s") from \(report.directory) in \(format(report.duration))\n"
+            : "Bootstrapped \(bootstrapped) of \(count) plugin\(count == 1 ? "" : "s") from \(report.directory); see the errors above\n"
+        guard !report.plugins.isEmpty else { return text }
+        let header = ["#", "plugin", "version", "requires", "status", "load", "bootstrap", "file"]
+        let rows = report.plugins.enumerated().map { index, outcome in
+            let manifest = outcome.candidate.manifest
+            let ran = outcome.status != .notRun
+            return [
+                "\(index + 1)", manifest.name, manifest.version.description,
+                manifest.requires.isEmpty ? "-" : manifest.requires.joined(separator: ","),
+                outcome.status.rawValue,
+                ran ? format(outcome.loadDuration) : "-",
+                outcome.status == .bootstrapped || (ran && outcome.bootstrapDuration > .zero) ? format(outcome.bootstrapDuration) : "-",
+                outcome.candidate.file,
+            ]
+        }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
+        for row in [header] + rows {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            text += "  " + cells.joined(separator: "  ") + "\n"
+        }
+        return text
+    }
+
+    /// The lines printed on standard error, one per problem.
+    static func errors(of report: RunReport) -> String {
+        report.problems.map { "plugin-host: error: \($0.message)\n" }.joined()
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let milliseconds = duration.milliseconds
+        return milliseconds < 10
+            ? "\(Double(Int((milliseconds * 100).rounded())) / 100) ms"
+            : "\(Int(milliseconds.rounded())) ms"
+    }
+}

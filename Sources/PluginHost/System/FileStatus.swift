@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("plugin-host runs on Linux: it needs Glibc or Musl")
+#endif
+
+/// What `stat(2)` says about a file.
+struct FileStatus: Equatable {
+    enum Kind: Equatable {
+        case regular, directory, symbolicLink, other
+    }
+
+    let kind: Kind
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let permissions: UInt32
+    let owner: UInt32
+    let modificationTime: Double
+
+    /// The status of the file at `path`, following symbolic links.
+    ///
+    /// - Throws: ``SystemError`` when the file cannot be examined.
+    init(path: String) throws(SystemError) {
+        var raw = stat()
+        guard stat(path, &raw) == 0 else { throw SystemError("stat", path: path) }
+        self.init(raw)
+    }
+
+    /// The status of an open file.
+    init(descriptor: Int32, path: String) throws(SystemError) {
+        var raw = stat()
+        guard fstat(descriptor, &raw) == 0 else { throw SystemError("fstat", path: path) }
+        self.init(raw)
+    }
+
+    private init(_ raw: stat) {
+        switch raw.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        device = UInt64(raw.st_dev)
+        inode = UInt64(raw.st_ino)
+        size = Int64(raw.st_size)
+        permissions = UInt32(raw.st_mode & 0o7777)
+        owner = UInt32(raw.st_uid)
+        modificationTime = Double(raw.st_mtim.tv_sec) + Double(raw.st_mtim.tv_nsec) / 1e9
+    }
+
+    /// Whether `other` is the same file (same device and inode).
+    func isSameFile(as other: FileStatus) -> Bool {
+        device == other.device && inode == other.inode
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("plugin-host runs on Linux: it needs Glibc or Musl")
+#endif
+
+/// A file opened for reading at arbitrary offsets; closed when the value goes away.
+final class ReadOnlyFile {
+    let path: String
+    private let descriptor: Int32
+
+    /// Opens `path` for reading.
+    ///
+    /// - Throws: ``SystemError`` when the file cannot be opened.
+    init(path: String) throws(SystemError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SystemError("open", path: path) }
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// The file's status.
+    func status() throws(SystemError) -> FileStatus {
+        try FileStatus(descriptor: descriptor, path: path)
+    }
+
+    /// Reads up to `count` bytes starting at `offset`; fewer only at the end of the file.
+    ///
+    /// - Throws: ``SystemError`` when reading fails.
+    func read(count: Int, at offset: UInt64) throws(SystemError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let result = bytes.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path: path)
+            }
+            if result == 0 { break }
+            filled += result
+        }
+        bytes.removeSubrange(filled...)
+        return bytes
+    }
+
+    /// Reads the whole file.
+    func readAll() throws(SystemError) -> [UInt8] {
+        let size = try status().size
+        return try read(count: Int(max(size, 0)), at: 0)
+    }
+}

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("plugin-host runs on Linux: it needs Glibc or Musl")
+#endif
+
+/// A failed C call: what was attempted, on which path, and the system's reason.
+///
+/// Reads like `open plugins/libA.so: Permission denied (errno: 13)`.
+struct SystemError: Error, Equatable, CustomStringConvertible {
+    /// What was attempted, such as `open`.
+    let operation: String
+    /// The file it concerned, if any.
+    let path: String?
+    /// The value of `errno` right after the call.
+    let code: Int32
+
+    /// Captures `errno` now; create it right after the failing call.
+    init(_ operation: String, path: String? = nil) {
+        self.init(operation, path: path, code: errno)
+    }
+
+    init(_ operation: String, path: String?, code: Int32) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+    }
+
+    /// The system's text for the error, such as `No such file or directory`.
+    var reason: String { String(cString: strerror(code)) }
+
+    var description: String {
+        let subject = path.map { "\(operation) \($0)" } ?? operation
+        return "\(subject): \(reason) (errno: \(code))"
+    }
+}

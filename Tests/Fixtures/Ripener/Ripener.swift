@@ -1,0 +1,17 @@
+import Domain
+import PluginABI
+
+/// A plugin dropped in after the host was built: obtains Domain's peeler through the chain.
+public final class RipenerComponent: Bootstrapping {
+    public init() {}
+
+    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
+        let peeler = try bootstrapped.component(DomainBootstrapping.self).bananaPeeler
+        print("Ripener: ripening the bananas in \(peeler.storePath)")
+    }
+}
+
+@c(plugin_host_bootstrapping)
+public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
+    PluginEntryPoint.export(RipenerComponent())
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// What a finished process left behind.
+struct CommandResult {
+    let status: Int32
+    /// Whether the process ended by a signal (`status` is then the signal number).
+    let signalled: Bool
+    let standardOutput: String
+    let standardError: String
+}
+
+/// A command that failed, with everything it printed.
+struct CommandFailure: Error, CustomStringConvertible {
+    let command: String
+    let result: CommandResult
+
+    var description: String {
+        "\(command) exited with \(result.status)\n\(result.standardOutput)\(result.standardError)"
+    }
+}
+
+enum Command {
+    /// Runs `executable` with `arguments` to completion, capturing its output in files so
+    /// that a full pipe cannot stall it.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> CommandResult {
+        let scratch = try Scratch.directory(named: "output")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appending(path: "stdout")
+        let errURL = scratch.appending(path: "stderr")
+        try Data().write(to: outURL)
+        try Data().write(to: errURL)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return CommandResult(
+            status: process.terminationStatus,
+            signalled: process.terminationReason == .uncaughtSignal,
+            standardOutput: try String(contentsOf: outURL, encoding: .utf8),
+            standardError: try String(contentsOf: errURL, encoding: .utf8))
+    }
+}

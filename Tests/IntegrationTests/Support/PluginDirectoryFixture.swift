@@ -1,0 +1,55 @@
+import Foundation
+
+/// A temporary plugin directory holding chosen plugin files, a data directory and a
+/// configuration file that points Persistence at it.
+struct PluginDirectoryFixture {
+    let root: URL
+    var plugins: URL { root.appending(path: "plugins") }
+    var data: URL { root.appending(path: "data") }
+    var configuration: URL { root.appending(path: "config.json") }
+
+    /// Creates the directory with the demo plugins named in `demo` and the fixture plugins
+    /// named in `fixtures`.
+    init(demo: [String] = [], fixtures: [String] = []) throws {
+        root = try Scratch.directory(named: "run")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        for name in demo { try add(Repository.demoPlugin(name)) }
+        for name in fixtures { try add(Fixtures.plugin(name)) }
+        let settings = #"{"plugins": {"Persistence": {"dataDirectory": "\#(data.path)"}}}"#
+        try Data(settings.utf8).write(to: configuration)
+    }
+
+    /// The demo application: Persistence, Domain and Application.
+    static func demo(fixtures: [String] = []) throws -> PluginDirectoryFixture {
+        try PluginDirectoryFixture(demo: ["Persistence", "Domain", "Application"], fixtures: fixtures)
+    }
+
+    /// Copies `file` into the plugin directory, as `name` if given.
+    func add(_ file: URL, as name: String? = nil) throws {
+        try FileManager.default.copyItem(at: file, to: plugins.appending(path: name ?? file.lastPathComponent))
+    }
+
+    /// Writes `contents` to a file in the plugin directory.
+    func write(_ contents: String, to name: String) throws {
+        try Data(contents.utf8).write(to: plugins.appending(path: name))
+    }
+
+    /// Runs the real `plugin-host` on this directory, with this configuration.
+    func runHost(_ extra: [String] = []) throws -> CommandResult {
+        try Command.run(Repository.host.path, ["--dir", plugins.path, "--config", configuration.path] + extra)
+    }
+
+    /// The `--json` report of a run, parsed.
+    func runHostJSON() throws -> (result: CommandResult, report: [String: Any]) {
+        let result = try runHost(["--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+        return (result, object as? [String: Any] ?? [:])
+    }
+}
+
+extension [String: Any] {
+    /// The `plugins` of a `--json` report.
+    var plugins: [[String: Any]] { self["plugins"] as? [[String: Any]] ?? [] }
+    /// The `errors` of a `--json` report.
+    var errors: [[String: Any]] { self["errors"] as? [[String: Any]] ?? [] }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The repository and what `make` builds in it.
+enum Repository {
+    /// The repository root, three levels above this file.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The host built by `make`.
+    static var host: URL { root.appending(path: "build/bin/plugin-host") }
+
+    /// A demo plugin built by `make`, such as `Persistence`.
+    static func demoPlugin(_ name: String) -> URL { root.appending(path: "plugins/lib\(name).so") }
+
+    /// Runs `make` in the repository with `arguments`.
+    ///
+    /// - Throws: ``CommandFailure`` with make's output when it fails.
+    static func make(_ arguments: [String]) throws {
+        let result = try Command.run("/usr/bin/env", ["make", "--no-print-directory", "-C", root.path] + arguments)
+        guard result.status == 0 else { throw CommandFailure(command: "make " + arguments.joined(separator: " "), result: result) }
+    }
+}
+
+/// Fixture plugins from `Tests/Fixtures`, built once per test run with `make fixtures`
+/// into a temporary directory.
+enum Fixtures {
+    private static let built: Result<URL, any Error> = Result {
+        try Repository.make(["all"])
+        let directory = try Scratch.directory(named: "fixtures")
+        try Repository.make(["fixtures", "FIXTURES_OUT=\(directory.path)", "-j2"])
+        return directory
+    }
+
+    /// The built fixture plugin `name`.
+    static func plugin(_ name: String) throws -> URL {
+        try built.get().appending(path: "lib\(name).so")
+    }
+}
+
+/// Temporary directories, removed by the system's temporary-file cleaning.
+enum Scratch {
+    static func directory(named name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appending(path: "plugin-host-tests-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

@@ -1,0 +1,169 @@
+import PluginABI
+import Synchronization
+import Testing
+
+@Suite("Bootstrapped: the immutable chain")
+struct BootstrappedTests {
+    @Test("an empty chain has no components and says so when asked for one")
+    func emptyChain() throws {
+        let chain = Bootstrapped()
+        #expect(chain.count == 0)
+        #expect(chain.plugins.isEmpty)
+        let error = try #require(throws: BootstrappingError.self) { try chain.component(Store.self) }
+        #expect(error.code == .componentNotFound)
+        #expect(error.requestingPlugin == nil)
+        #expect(error.description.hasPrefix("expected component not found: the host asked for PluginABITests.Store"))
+    }
+
+    @Test("bootstrapping returns a new chain and leaves the earlier one unchanged")
+    func bootstrapReturnsNewValue() throws {
+        let empty = Bootstrapped()
+        let one = try empty.bootstrap(Store(), as: PluginIdentity(name: "Store"))
+        let two = try one.bootstrap(Peeler(), as: PluginIdentity(name: "Peeler", requires: ["Store"]))
+
+        #expect(empty.count == 0)
+        #expect(one.count == 1)
+        #expect(two.count == 2)
+        #expect(one.plugins.map(\.name) == ["Store"])
+        #expect(two.plugins.map(\.name) == ["Store", "Peeler"])
+        #expect(throws: BootstrappingError.self) { try empty.component(Store.self) }
+        #expect(throws: BootstrappingError.self) { try one.component(Peeler.self) }
+    }
+
+    @Test("a component obtains an earlier component by its class")
+    func lookupByClass() throws {
+        let store = Store()
+        let peeler = Peeler()
+        let chain = try Bootstrapped()
+            .bootstrap(store, as: PluginIdentity(name: "Store"))
+            .bootstrap(peeler, as: PluginIdentity(name: "Peeler", requires: ["Store"]))
+        #expect(peeler.foundStore.withLock { $0 } === store)
+        #expect(try chain.component(Store.self) === store)
+    }
+
+    @Test("lookup by a superclass or a protocol finds the conforming component")
+    func lookupBySuperclassAndProtocol() throws {
+        let special = SpecialStore()
+        let chain = try Bootstrapped().bootstrap(special, as: PluginIdentity(name: "Special"))
+        #expect(try chain.component(Store.self) === special)
+        #expect(try chain.component((any Shelf).self) === special)
+    }
+
+    @Test("the earliest matching component wins")
+    func earliestWins() throws {
+        let first = Store()
+        let chain = try Bootstrapped()
+            .bootstrap(first, as: PluginIdentity(name: "A"))
+            .bootstrap(Store(), as: PluginIdentity(name: "B"))
+        #expect(try chain.component(Store.self) === first)
+    }
+
+    @Test("a component sees what it requires, directly and transitively")
+    func transitiveVisibility() throws {
+        let store = Store()
+        let probe = Probe<Store>()
+        _ = try Bootstrapped()
+            .bootstrap(store, as: PluginIdentity(name: "Store"))
+            .bootstrap(Peeler(), as: PluginIdentity(name: "Peeler", requires: ["Store"]))
+            .bootstrap(probe, as: PluginIdentity(name: "App", requires: ["Peeler"]))
+        let result = try #require(probe.result.withLock { $0 })
+        #expect(try result.get() === store)
+        #expect(probe.seen.withLock { $0 } == ["Store", "Peeler"])
+    }
+
+    @Test("an undeclared component is not found, even though it was bootstrapped earlier")
+    func undeclaredIsNotFound() throws {
+        let probe = Probe<Store>()
+        _ = try Bootstrapped()
+            .bootstrap(Store(), as: PluginIdentity(name: "Store"))
+            .bootstrap(Peeler(), as: PluginIdentity(name: "Peeler", requires: ["Store"]))
+            .bootstrap(probe, as: PluginIdentity(name: "Sneaky", requires: ["Peeler2"]))
+        let result = try #require(probe.result.withLock { $0 })
+        let error = try #require(throws: BootstrappingError.self) { try result.get() }
+        #expect(error.code == .componentNotFound)
+        #expect(error.requestingPlugin == "Sneaky")
+        #expect(error.requestedType == "PluginABITests.Store")
+        #expect(error.visiblePlugins.isEmpty)
+        #expect(
+            error.description
+                == "expected component not found: plugin Sneaky asked for PluginABITests.Store, but it can see no components; "
+                + "plugin Store provides one, but Sneaky does not require it: add \"Store\" to \"requires\" in Sneaky's manifest")
+    }
+
+    @Test("the not-found error lists what the requester could see")
+    func notFoundListsVisible() throws {
+        let probe = Probe<Unprovided>()
+        _ = try Bootstrapped()
+            .bootstrap(Store(), as: PluginIdentity(name: "Store"))
+            .bootstrap(probe, as: PluginIdentity(name: "App", requires: ["Store"]))
+        let result = try #require(probe.result.withLock { $0 })
+        let error = try #require(throws: BootstrappingError.self) { try result.get() }
+        #expect(error.visiblePlugins == ["Store"])
+        #expect(
+            error.description
+                == "expected component not found: plugin App asked for PluginABITests.Unprovided, but it can see only Store; "
+                + "add the plugin that provides it to \"requires\" in App's manifest and make sure that plugin is installed")
+    }
+
+    @Test("a component receives its own settings and name")
+    func settingsArePassed() throws {
+        let probe = Probe<Store>()
+        _ = try Bootstrapped().bootstrap(probe, as: PluginIdentity(name: "App"), settings: Settings(["answer": 42], for: "App"))
+        #expect(probe.settings.withLock { $0 }?["answer"] == .number(42))
+        #expect(probe.pluginName.withLock { $0 } == "App")
+    }
+
+    @Test("a throwing bootstrap propagates its error and adds nothing")
+    func throwingBootstrap() throws {
+        let chain = try Bootstrapped().bootstrap(Store(), as: PluginIdentity(name: "Store"))
+        #expect(throws: Refusal.self) { try chain.bootstrap(Refusing(), as: PluginIdentity(name: "Refusing")) }
+        #expect(chain.plugins.map(\.name) == ["Store"])
+    }
+
+    @Test("two plugins of one name cannot both join the chain")
+    func duplicateName() throws {
+        let chain = try Bootstrapped().bootstrap(Store(), as: PluginIdentity(name: "Store"))
+        let error = try #require(throws: BootstrappingError.self) { try chain.bootstrap(Store(), as: PluginIdentity(name: "Store")) }
+        #expect(error.code == .duplicatePlugin)
+    }
+}
+
+private protocol Shelf: AnyObject {}
+
+private class Store: Bootstrapping, @unchecked Sendable {
+    func bootstrap(_ bootstrapped: Bootstrapped) throws {}
+}
+
+private final class SpecialStore: Store, Shelf, @unchecked Sendable {}
+
+private final class Unprovided {}
+
+private final class Peeler: Bootstrapping {
+    let foundStore = Mutex<Store?>(nil)
+
+    func bootstrap(_ bootstrapped: Bootstrapped) throws {
+        let store = try bootstrapped.component(Store.self)
+        foundStore.withLock { $0 = store }
+    }
+}
+
+/// Records what it saw while bootstrapping, without failing.
+private final class Probe<Wanted>: Bootstrapping, @unchecked Sendable {
+    let result = Mutex<Result<Wanted, any Error>?>(nil)
+    let seen = Mutex<[String]>([])
+    let settings = Mutex<Settings?>(nil)
+    let pluginName = Mutex<String?>(nil)
+
+    func bootstrap(_ bootstrapped: Bootstrapped) throws {
+        result.withLock { $0 = Result { try bootstrapped.component(Wanted.self) } }
+        seen.withLock { $0 = bootstrapped.plugins.map(\.name) }
+        settings.withLock { $0 = bootstrapped.settings }
+        pluginName.withLock { $0 = bootstrapped.pluginName }
+    }
+}
+
+private struct Refusal: Error {}
+
+private final class Refusing: Bootstrapping {
+    func bootstrap(_ bootstrapped: Bootstrapped) throws { throw Refusal() }
+}

@@ -1,0 +1,124 @@
+import Testing
+
+@testable import PluginHost
+
+@Suite("DependencyResolver: the bootstrap order and every graph problem")
+struct DependencyResolverTests {
+    private let resolver = DependencyResolver(abiVersion: 1)
+
+    private func plugin(_ name: String, requires: [String] = [], abi: Int = 1, file: String? = nil) -> PluginCandidate {
+        PluginCandidate(
+            file: file ?? "plugins/lib\(name).so",
+            manifest: PluginManifest(name: name, version: SemanticVersion("1.0.0")!, abi: abi, requires: requires))
+    }
+
+    @Test("each plugin comes after the plugins it requires")
+    func dependencyOrder() {
+        let resolution = resolver.resolve([
+            plugin("Application", requires: ["Domain"]), plugin("Domain", requires: ["Persistence"]), plugin("Persistence"),
+        ])
+        #expect(resolution.problems.isEmpty)
+        #expect(resolution.order.map(\.name) == ["Persistence", "Domain", "Application"])
+    }
+
+    @Test("ties are broken by name, whatever order the files come in")
+    func tiesByName() {
+        let plugins = [
+            plugin("Zeta"), plugin("alpha"), plugin("Mid", requires: ["Zeta"]), plugin("Beta"), plugin("Apex", requires: ["Beta"]),
+        ]
+        let expected = ["Beta", "Apex", "Zeta", "Mid", "alpha"]
+        #expect(resolver.resolve(plugins).order.map(\.name) == expected)
+        #expect(resolver.resolve(plugins.reversed()).order.map(\.name) == expected)
+    }
+
+    @Test("a cycle is reported with its full path and its plugins are not ordered")
+    func cycle() throws {
+        let resolution = resolver.resolve([
+            plugin("C", requires: ["A"]), plugin("A", requires: ["B"]), plugin("B", requires: ["C"]),
+            plugin("D", requires: ["C"]), plugin("E"),
+        ])
+        #expect(resolution.order.map(\.name) == ["E"])
+        #expect(resolution.unordered.map(\.name) == ["A", "B", "C", "D"])
+        let problem = try #require(resolution.problems.first)
+        #expect(resolution.problems.count == 1)
+        #expect(problem.code == .dependencyCycle)
+        #expect(problem.message.hasPrefix("dependency cycle: A -> B -> C -> A (each requires the next)"))
+    }
+
+    @Test("a cycle's path is the shortest way back to its first plugin")
+    func shortestCyclePath() throws {
+        let resolution = resolver.resolve([
+            plugin("A", requires: ["B", "X"]), plugin("B", requires: ["C"]), plugin("C", requires: ["A"]), plugin("X", requires: ["A"]),
+        ])
+        #expect(resolution.problems.map(\.code) == [.dependencyCycle])
+        #expect(resolution.problems[0].message.hasPrefix("dependency cycle: A -> X -> A"))
+    }
+
+    @Test("two separate cycles are both reported")
+    func twoCycles() {
+        let resolution = resolver.resolve([
+            plugin("A", requires: ["B"]), plugin("B", requires: ["A"]), plugin("C", requires: ["D"]), plugin("D", requires: ["C"]),
+        ])
+        #expect(resolution.problems.map(\.message).map { String($0.prefix(30)) } == [
+            "dependency cycle: A -> B -> A ", "dependency cycle: C -> D -> C ",
+        ])
+    }
+
+    @Test("a missing dependency names the plugin that needs it and what it needs")
+    func missingDependency() throws {
+        let resolution = resolver.resolve([plugin("Domain", requires: ["Persistence"])])
+        let problem = try #require(resolution.problems.first)
+        #expect(problem.code == .missingDependency)
+        #expect(problem.plugin == "Domain")
+        #expect(problem.file == "plugins/libDomain.so")
+        #expect(problem.message.hasPrefix("plugin Domain (plugins/libDomain.so) requires Persistence, which is not installed"))
+    }
+
+    @Test("a duplicate name names both files")
+    func duplicateName() throws {
+        let resolution = resolver.resolve([plugin("Twin", file: "plugins/libTwin.so"), plugin("Twin", file: "plugins/libTwin-2.so")])
+        let problem = try #require(resolution.problems.first)
+        #expect(problem.code == .duplicateName)
+        #expect(problem.message.hasPrefix("duplicate plugin name Twin: plugins/libTwin-2.so and plugins/libTwin.so both declare it"))
+    }
+
+    @Test("an ABI mismatch says which version was found and which is expected")
+    func abiMismatch() throws {
+        let problem = try #require(resolver.resolve([plugin("Future", abi: 2)]).problems.first)
+        #expect(problem.code == .abiMismatch)
+        #expect(problem.message.contains("was built for plugin ABI 2, but this host provides ABI 1"))
+    }
+
+    @Test("every problem is reported at once")
+    func allProblemsAtOnce() {
+        let resolution = resolver.resolve([
+            plugin("A", requires: ["B"]), plugin("B", requires: ["A"]), plugin("C", requires: ["Ghost"]),
+            plugin("D", abi: 9), plugin("E"), plugin("E", file: "other/libE.so"),
+        ])
+        #expect(Set(resolution.problems.map(\.code)) == [.dependencyCycle, .missingDependency, .abiMismatch, .duplicateName])
+    }
+
+    @Test("a long chain resolves without exhausting the stack")
+    func longChain() {
+        let count = 20_000
+        let plugins = (0..<count).map { index in
+            plugin(String(format: index), requires: index == 0 ? [] : [String(format: index - 1)])
+        }
+        let resolution = resolver.resolve(plugins.reversed())
+        #expect(resolution.order.count == count)
+        #expect(resolution.order.first?.name == String(format: 0))
+    }
+
+    @Test("a long cycle is found without exhausting the stack")
+    func longCycle() {
+        let count = 20_000
+        let plugins = (0..<count).map { index in plugin(String(format: index), requires: [String(format: (index + 1) % count)]) }
+        let resolution = resolver.resolve(plugins)
+        #expect(resolution.problems.map(\.code) == [.dependencyCycle])
+    }
+}
+
+private func String(format index: Int) -> String {
+    let digits = String(index)
+    return "P" + String(repeating: "0", count: 6 - digits.count) + digits
+}
