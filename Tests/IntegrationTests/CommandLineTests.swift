@@ -40,4 +40,15 @@ struct CommandLineTests {
         #expect(result.standardError.contains(
             "plugin Persistence (\(directory.plugins.path)/libPersistence.so) failed to bootstrap: setting \"dataDirectory\" of plugin Persistence must be a string, but the configuration holds a number"))
     }
+
+    @Test("settings for a plugin that is not installed give a warning, not a failure")
+    func unknownPluginInConfiguration() throws {
+        let directory = try PluginDirectoryFixture.demo()
+        try Data(#"{"plugins": {"Persistance": {}, "Persistence": {"dataDirectory": "\#(directory.data.path)"}}}"#.utf8)
+            .write(to: directory.configuration)
+        let result = try directory.runHost()
+        #expect(result.status == 0)
+        #expect(result.standardError == "plugin-host: warning: configuration file \(directory.configuration.path) has settings for plugin "
+            + "Persistance, which is not in \(directory.plugins.path); check the spelling\n")
+    }
 }

@@ -27,6 +27,12 @@ struct RunCommand {
         }
 
         let scan = PluginDirectory(path: options.directory).scan()
+        let found = Set(scan.candidates.map(\.name))
+        for name in configuration.settings.keys.sorted() where !found.contains(name) {
+            report.warnings.append(
+                "configuration file \(options.configurationFile ?? "") has settings for plugin \(name.debugEscaped), "
+                    + "which is not in \(options.directory); check the spelling")
+        }
         let resolution = DependencyResolver(abiVersion: PluginABIVersion.current).resolve(scan.candidates)
         report.problems = scan.problems + resolution.problems
         guard report.problems.isEmpty else {

@@ -12,6 +12,7 @@ enum JSONReport {
         .object([
             ("plugins", .array(report.plugins.map(plugin))),
             ("errors", .array(report.problems.map(error))),
+            ("warnings", .array(report.warnings.map(JSONOutput.string))),
         ])
     }
 

@@ -5,6 +5,8 @@ struct RunReport: Equatable {
     var directory: String
     var plugins: [PluginOutcome] = []
     var problems: [Problem] = []
+    /// Things that do not stop the run but are probably mistakes.
+    var warnings: [String] = []
     /// Wall time of the whole run, from reading the configuration to the end of the chain.
     var duration: Duration = .zero
 

@@ -32,15 +32,19 @@ enum TextReport {
         return text
     }
 
-    /// The lines printed on standard error, one per problem.
+    /// The lines printed on standard error: one per warning, then one per problem.
     static func errors(of report: RunReport) -> String {
-        report.problems.map { "plugin-host: error: \($0.message)\n" }.joined()
+        report.warnings.map { "plugin-host: warning: \($0)\n" }.joined()
+            + report.problems.map { "plugin-host: error: \($0.message)\n" }.joined()
     }
 
+    /// A duration as milliseconds with two decimals below 10 ms, whole above: `0.42 ms`,
+    /// `125 ms`.
     static func format(_ duration: Duration) -> String {
         let milliseconds = duration.milliseconds
-        return milliseconds < 10
-            ? "\(Double(Int((milliseconds * 100).rounded())) / 100) ms"
-            : "\(Int(milliseconds.rounded())) ms"
+        guard milliseconds < 10 else { return "\(Int(milliseconds.rounded())) ms" }
+        let hundredths = Int((milliseconds * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) ms"
     }
 }
