@@ -55,13 +55,14 @@ $(HOST): $(HOST_SOURCES) $(ABI)
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -o $@ $(HOST_SOURCES)
 
-# build-plugin NAME, SOURCE-DIR, OUT-DIR, MODULE-DIR, LINKS
-# Compiles SOURCE-DIR/*.swift into OUT-DIR/libNAME.so against the shared PluginABI (and
-# the plugins named in LINKS), writes NAME's module interface to MODULE-DIR, and stores
-# SOURCE-DIR/manifest.json in the library's manifest section. RUNPATH: $ORIGIN for the
-# plugins it links, $ORIGIN/../.. for libPluginABI.so in an install tree.
+# build-plugin NAME, SOURCE-DIR, OUT-DIR, MODULE-DIR, LINKS[, SOURCES]
+# Compiles SOURCES (default: SOURCE-DIR/*.swift) into OUT-DIR/libNAME.so against the shared
+# PluginABI (and the plugins named in LINKS), writes NAME's module interface to MODULE-DIR,
+# and stores SOURCE-DIR/manifest.json in the library's manifest section. RUNPATH: $ORIGIN
+# for the plugins it links, $ORIGIN/../.. for libPluginABI.so in an install tree.
 define build-plugin
 	@test -f $(2)/manifest.json || { echo "$(2)/manifest.json: missing; every plugin needs a manifest" >&2; exit 1; }
+	@test -n "$(or $(6),$(wildcard $(2)/*.swift))" || { echo "$(2): no Swift sources" >&2; exit 1; }
 	@mkdir -p $(3) $(4)
 	$(SWIFTC) $(SWIFTFLAGS) -parse-as-library -emit-library -enable-library-evolution \
 	    -module-name $(1) \
@@ -69,7 +70,7 @@ define build-plugin
 	    -emit-module-interface-path $(4)/$(1).swiftinterface \
 	    -I $(MODULES) -I $(4) -L $(LIB) -L $(3) -L $(PLUGINS) -lPluginABI $(addprefix -l,$(5)) \
 	    -Xlinker -soname=lib$(1).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \
-	    -o $(3)/lib$(1).so.unpackaged $(sort $(wildcard $(2)/*.swift))
+	    -o $(3)/lib$(1).so.unpackaged $(or $(6),$(sort $(wildcard $(2)/*.swift)))
 	$(OBJCOPY) --add-section $(MANIFEST_SECTION)=$(2)/manifest.json \
 	    --set-section-flags $(MANIFEST_SECTION)=noload,readonly \
 	    $(3)/lib$(1).so.unpackaged $(3)/lib$(1).so
@@ -95,7 +96,8 @@ plugin: $(ABI) $(DEMO_PLUGINS)
 	$(call build-plugin,$(PLUGIN_NAME),$(PLUGIN_SOURCES),$(PLUGIN_OUT),$(PLUGIN_OUT)/modules,$(PLUGIN_LINKS))
 
 # The fixture plugins of the integration tests, each Tests/Fixtures/NAME into
-# $(FIXTURES_OUT)/libNAME.so. FIXTURE_LINKS_NAME lists the plugins a fixture links.
+# $(FIXTURES_OUT)/libNAME.so. FIXTURE_LINKS_NAME lists the plugins a fixture links. A
+# fixture directory with a manifest and no Swift source gets Tests/Fixtures/TrivialComponent.swift.
 FIXTURES_OUT ?= $(BUILD)/fixtures
 FIXTURE_NAMES := $(notdir $(patsubst %/,%,$(wildcard Tests/Fixtures/*/)))
 FIXTURE_LINKS_Sneaky   := Persistence
@@ -103,8 +105,8 @@ FIXTURE_LINKS_Impostor := Persistence
 FIXTURE_LINKS_Ripener  := Domain Persistence
 fixtures: $(addprefix $(FIXTURES_OUT)/lib,$(addsuffix .so,$(FIXTURE_NAMES)))
 
-$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* $(ABI) $(DEMO_PLUGINS)
-	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*))
+$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/TrivialComponent.swift $(ABI) $(DEMO_PLUGINS)
+	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/TrivialComponent.swift))
 
 run: all
 	$(HOST) --dir $(PLUGINS)/

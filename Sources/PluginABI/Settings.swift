@@ -37,11 +37,7 @@ public struct Settings: Sendable, Hashable {
     /// - Returns: The string, or `nil` when the key is absent or `null`.
     /// - Throws: ``SettingsError`` when the key holds another type.
     public func string(_ key: String) throws(SettingsError) -> String? {
-        switch values[key] {
-        case nil, .null?: return nil
-        case .string(let value)?: return value
-        case let other?: throw mismatch(key, expected: "string", found: other)
-        }
+        try value(key, expected: "string") { if case .string(let value) = $0 { value } else { nil } }
     }
 
     /// The boolean stored under `key`.
@@ -49,11 +45,7 @@ public struct Settings: Sendable, Hashable {
     /// - Returns: The boolean, or `nil` when the key is absent or `null`.
     /// - Throws: ``SettingsError`` when the key holds another type.
     public func bool(_ key: String) throws(SettingsError) -> Bool? {
-        switch values[key] {
-        case nil, .null?: return nil
-        case .bool(let value)?: return value
-        case let other?: throw mismatch(key, expected: "boolean", found: other)
-        }
+        try value(key, expected: "boolean") { if case .bool(let value) = $0 { value } else { nil } }
     }
 
     /// The number stored under `key`.
@@ -61,11 +53,7 @@ public struct Settings: Sendable, Hashable {
     /// - Returns: The number, or `nil` when the key is absent or `null`.
     /// - Throws: ``SettingsError`` when the key holds another type.
     public func number(_ key: String) throws(SettingsError) -> Double? {
-        switch values[key] {
-        case nil, .null?: return nil
-        case .number(let value)?: return value
-        case let other?: throw mismatch(key, expected: "number", found: other)
-        }
+        try value(key, expected: "number") { if case .number(let value) = $0 { value } else { nil } }
     }
 
     /// The whole number stored under `key`.
@@ -73,16 +61,22 @@ public struct Settings: Sendable, Hashable {
     /// - Returns: The number, or `nil` when the key is absent or `null`.
     /// - Throws: ``SettingsError`` when the key holds another type or a fraction.
     public func integer(_ key: String) throws(SettingsError) -> Int? {
-        switch values[key] {
-        case nil, .null?: return nil
-        case .number(let value)? where value.rounded() == value && abs(value) < 0x1p53:
+        try value(key, expected: "whole number") { setting in
+            guard case .number(let value) = setting, value.rounded() == value, abs(value) < 0x1p53 else { return nil }
             return Int(value)
-        case let other?: throw mismatch(key, expected: "whole number", found: other)
         }
     }
 
-    private func mismatch(_ key: String, expected: String, found: Setting) -> SettingsError {
-        SettingsError(pluginName: pluginName, key: key, expected: expected, found: found.typeName)
+    /// The value under `key` as `extract` reads it: `nil` when absent or `null`, an error
+    /// when `extract` cannot read it.
+    private func value<Value>(
+        _ key: String, expected: String, _ extract: (Setting) -> Value?
+    ) throws(SettingsError) -> Value? {
+        guard let setting = values[key], setting != .null else { return nil }
+        guard let value = extract(setting) else {
+            throw SettingsError(pluginName: pluginName, key: key, expected: expected, found: setting.typeName)
+        }
+        return value
     }
 }
 
