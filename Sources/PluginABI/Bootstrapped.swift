@@ -58,9 +58,10 @@ public struct Bootstrapped: Sendable {
     /// Bootstraps a component and returns a chain that holds it after the current ones.
     ///
     /// The component's ``Bootstrapping/bootstrap(_:)`` receives a view in which only the
-    /// plugins named by `identity.requires` (and, transitively, theirs) are visible, and
-    /// whose ``settings`` are `settings`. Requirements that name no plugin in the chain are
-    /// ignored here; the host reports them before anything runs.
+    /// plugins named by `identity.requires` and `identity.optional` (and, transitively,
+    /// theirs) are visible, and whose ``settings`` are `settings`. Names of plugins that are
+    /// not in the chain are ignored here: an absent optional plugin is simply not found, and
+    /// the host reports absent required ones before anything runs.
     ///
     /// - Parameters:
     ///   - component: The component to bootstrap.
@@ -80,7 +81,7 @@ public struct Bootstrapped: Sendable {
                 advice: "plugin \(identity.name) is already bootstrapped; every plugin needs a unique name")
         }
         var reachable = Set<Int>()
-        for name in identity.requires {
+        for name in identity.dependencies {
             guard let index = indexByName[name] else { continue }
             reachable.insert(index)
             reachable.formUnion(entries[index].reachable)

@@ -6,10 +6,12 @@ import Testing
 struct DependencyResolverTests {
     private let resolver = DependencyResolver(abiVersion: 1)
 
-    private func plugin(_ name: String, requires: [String] = [], abi: Int = 1, file: String? = nil) -> PluginCandidate {
+    private func plugin(
+        _ name: String, requires: [String] = [], optional: [String] = [], abi: Int = 1, file: String? = nil
+    ) -> PluginCandidate {
         PluginCandidate(
             file: file ?? "plugins/lib\(name).so",
-            manifest: PluginManifest(name: name, version: SemanticVersion("1.0.0")!, abi: abi, requires: requires))
+            manifest: PluginManifest(name: name, version: SemanticVersion("1.0.0")!, abi: abi, requires: requires, optional: optional))
     }
 
     @Test("each plugin comes after the plugins it requires")
@@ -31,14 +33,14 @@ struct DependencyResolverTests {
         #expect(resolver.resolve(plugins.reversed()).order.map(\.name) == expected)
     }
 
-    @Test("a cycle is reported with its full path and its plugins are not ordered")
+    @Test("a cycle is reported with its full path and its members fail")
     func cycle() throws {
         let resolution = resolver.resolve([
             plugin("C", requires: ["A"]), plugin("A", requires: ["B"]), plugin("B", requires: ["C"]),
             plugin("D", requires: ["C"]), plugin("E"),
         ])
-        #expect(resolution.order.map(\.name) == ["E"])
-        #expect(resolution.unordered.map(\.name) == ["A", "B", "C", "D"])
+        #expect(resolution.order.map(\.name) == ["A", "B", "C", "D", "E"])
+        #expect(Set(resolution.failures.keys) == ["A", "B", "C"])
         let problem = try #require(resolution.problems.first)
         #expect(resolution.problems.count == 1)
         #expect(problem.code == .dependencyCycle)
@@ -87,6 +89,36 @@ struct DependencyResolverTests {
         let problem = try #require(resolver.resolve([plugin("Future", abi: 2)]).problems.first)
         #expect(problem.code == .abiMismatch)
         #expect(problem.message.contains("was built for plugin ABI 2, but this host provides ABI 1"))
+    }
+
+    @Test("an installed optional dependency is ordered first; an absent one is no problem")
+    func optionalDependencies() {
+        let present = resolver.resolve([plugin("App", optional: ["Metrics"]), plugin("Metrics", requires: ["Zlib"]), plugin("Zlib")])
+        #expect(present.problems.isEmpty)
+        #expect(present.order.map(\.name) == ["Zlib", "Metrics", "App"])
+        let absent = resolver.resolve([plugin("App", optional: ["Metrics"])])
+        #expect(absent.problems.isEmpty)
+        #expect(absent.order.map(\.name) == ["App"])
+    }
+
+    @Test("a cycle through an optional dependency is still a cycle")
+    func optionalCycle() {
+        let resolution = resolver.resolve([plugin("A", optional: ["B"]), plugin("B", requires: ["A"])])
+        #expect(resolution.problems.map(\.code) == [.dependencyCycle])
+    }
+
+    @Test("plugins with graph problems are recorded as failures; the rest stays ordered for --keep-going")
+    func failuresForKeepGoing() {
+        let resolution = resolver.resolve([
+            plugin("Lonely", requires: ["Ghost"]), plugin("Old", abi: 0), plugin("Fine"), plugin("User", requires: ["Lonely"]),
+            plugin("Twin"), plugin("Twin", file: "plugins/libTwin-2.so"), plugin("P", requires: ["Q"]), plugin("Q", requires: ["P"]),
+            plugin("AfterCycle", optional: ["P"]),
+        ])
+        #expect(Set(resolution.failures.keys) == ["Lonely", "Old", "Twin", "P", "Q"])
+        #expect(resolution.failures["Lonely"]?.code == .missingDependency)
+        let order = resolution.order.map(\.name)
+        #expect(Set(order) == ["AfterCycle", "Fine", "Lonely", "Old", "P", "Q", "Twin", "User"])
+        #expect(order.firstIndex(of: "Lonely")! < order.firstIndex(of: "User")!)
     }
 
     @Test("every problem is reported at once")

@@ -70,6 +70,10 @@ struct ManifestReaderTests {
         (#"{"name":"A","version":"1.0.0","abi":1,"requires":"B"}"#, "must be an array of plugin names"),
         (#"{"name":"A","version":"1.0.0","abi":1,"requires":["A"]}"#, "plugin A requires itself"),
         (#"{"name":"A","version":"1.0.0","abi":1,"requires":["B","B"]}"#, "lists B twice"),
+        (#"{"name":"A","version":"1.0.0","abi":1,"optional":["A"]}"#, "plugin A requires itself"),
+        (#"{"name":"A","version":"1.0.0","abi":1,"requires":["B"],"optional":["B"]}"#, #"B is listed in both "requires" and "optional""#),
+        (#"{"name":"A\u0000","version":"1.0.0","abi":1}"#, #""A\u{0}" may hold only ASCII letters"#),
+        (#"{"name":"../evil","version":"1.0.0","abi":1}"#, "may hold only ASCII letters"),
     ])
     func malformed(json: String, expected: String) throws {
         let error = try #require(throws: ManifestError.self) { try read(ELFBuilder.plugin(manifest: json).build()) }
@@ -78,6 +82,14 @@ struct ManifestReaderTests {
             return
         }
         #expect(error.description.contains(expected), "\(error)")
+    }
+
+    @Test("optional dependencies are read apart from required ones")
+    func optional() throws {
+        let manifest = try read(ELFBuilder.plugin(manifest: #"{"name":"App","version":"1.0.0","abi":1,"requires":["Domain"],"optional":["Metrics"]}"#).build())
+        #expect(manifest.requires == ["Domain"])
+        #expect(manifest.optional == ["Metrics"])
+        #expect(manifest.identity.dependencies == ["Domain", "Metrics"])
     }
 
     @Test("a manifest that is not valid UTF-8 is malformed")

@@ -6,7 +6,7 @@ enum HelpText {
 
     static var versionLine: String { "plugin-host \(version) (plugin ABI \(PluginABIVersion.current))\n" }
 
-    static let usage = "Usage: plugin-host [--dir DIR] [--config FILE] [--json]\n"
+    static let usage = "Usage: plugin-host [--dir DIR] [--config FILE] [--json] [--keep-going] [--timeout SECONDS] [--allow-any-owner]\n"
 
     static func help(defaultDirectory: String?) -> String {
         """
@@ -22,6 +22,15 @@ enum HelpText {
           --config FILE  a JSON file of settings per plugin: {"plugins": {"NAME": {...}}}
           --json         print the report as one JSON document on stdout; anything
                          plugins print goes to stderr
+          --keep-going   when a plugin fails, still run every plugin that does not
+                         require it (directly or transitively); exit 1 all the same
+          --timeout SECONDS
+                         how long one plugin may take to load, and to bootstrap, before
+                         the host names it and exits 124 (default: 30; 0: no limit)
+          --allow-any-owner
+                         load plugins (and a directory) owned by other users too; for
+                         development trees only. Files writable by group or others are
+                         refused all the same
           --help, -h     print this help and exit
           --version      print the version and the plugin ABI version, and exit
 
@@ -30,6 +39,9 @@ enum HelpText {
           1   a plugin directory, configuration, manifest, dependency graph, load or
               bootstrap problem; each is on stderr (and in "errors" with --json)
           64  the command line is wrong
+          70  a plugin crashed (or called exit()) while loading or bootstrapping;
+              stderr names it: plugin NAME (FILE) crashed during load|bootstrap: SIGNAL
+          124 a plugin did not finish loading or bootstrapping within --timeout
 
         """
     }

@@ -13,6 +13,15 @@ struct RunOptions: Equatable {
     var configurationFile: String?
     /// Print the report as JSON instead of text.
     var json = false
+    /// Run every plugin that does not depend on a failed one, instead of stopping.
+    var keepGoing = false
+    /// How long one plugin may take to load or to bootstrap; `nil` for no limit.
+    var timeout: Duration? = RunOptions.defaultTimeout
+    /// Load plugins owned by users other than the current one and root.
+    var allowAnyOwner = false
+
+    /// The default of `--timeout`.
+    static let defaultTimeout: Duration? = .seconds(30)
 }
 
 /// The command line is not one `plugin-host` understands.
@@ -43,7 +52,7 @@ extension Command {
         }
         var directory: String?
         var configurationFile: String?
-        var json = false
+        var options = RunOptions(directory: "")
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             var name = argument
@@ -67,9 +76,19 @@ extension Command {
             case "--config":
                 guard configurationFile == nil else { throw UsageError(message: "--config given more than once") }
                 configurationFile = try value()
-            case "--json":
-                guard inlineValue == nil else { throw UsageError(message: "--json takes no value") }
-                json = true
+            case "--timeout":
+                let text = try value()
+                guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 * 365 else {
+                    throw UsageError(message: "--timeout needs a number of seconds (0 for no limit), not '\(text.debugEscaped)'")
+                }
+                options.timeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+            case "--json", "--keep-going", "--allow-any-owner":
+                guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value") }
+                switch name {
+                case "--json": options.json = true
+                case "--keep-going": options.keepGoing = true
+                default: options.allowAnyOwner = true
+                }
             default:
                 throw UsageError(
                     message: name.hasPrefix("-") ? "unknown option '\(name.debugEscaped)'" : "unexpected argument '\(name.debugEscaped)'")
@@ -78,6 +97,8 @@ extension Command {
         guard let directory = directory ?? defaultDirectory else {
             throw UsageError(message: "no plugin directory: give one with --dir")
         }
-        self = .run(RunOptions(directory: directory, configurationFile: configurationFile, json: json))
+        options.directory = directory
+        options.configurationFile = configurationFile
+        self = .run(options)
     }
 }

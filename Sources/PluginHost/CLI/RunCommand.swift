@@ -26,7 +26,7 @@ struct RunCommand {
             }
         }
 
-        let scan = PluginDirectory(path: options.directory).scan()
+        let scan = PluginDirectory(path: options.directory, trust: FileTrust(allowAnyOwner: options.allowAnyOwner)).scan()
         let found = Set(scan.candidates.map(\.name))
         for name in configuration.settings.keys.sorted() where !found.contains(name) {
             report.warnings.append(
@@ -35,14 +35,16 @@ struct RunCommand {
         }
         let resolution = DependencyResolver(abiVersion: PluginABIVersion.current).resolve(scan.candidates)
         report.problems = scan.problems + resolution.problems
-        guard report.problems.isEmpty else {
-            report.plugins = (resolution.order + resolution.unordered).map { PluginOutcome(candidate: $0, status: .notRun) }
+        guard report.problems.isEmpty || options.keepGoing else {
+            report.plugins = resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
             return report
         }
 
-        let outcome = ChainRunner(settings: configuration.settings).run(resolution.order)
+        let runner = ChainRunner(
+            settings: configuration.settings, keepGoing: options.keepGoing, pluginGuard: PluginGuard(timeout: options.timeout))
+        let outcome = runner.run(resolution.order, graphFailures: resolution.failures)
         report.plugins = outcome.plugins
-        if let problem = outcome.problem { report.problems.append(problem) }
+        report.problems += outcome.problems
         return report
     }
 

@@ -8,6 +8,8 @@ struct PluginOutcome: Equatable, Sendable {
 
     let candidate: PluginCandidate
     var status: Status
+    /// Why the plugin failed or did not run.
+    var reason: String?
     /// Time spent in `dlopen` and the entry point.
     var loadDuration: Duration = .zero
     /// Time spent in the component's bootstrap.

@@ -8,6 +8,8 @@ import Musl
 struct PluginDirectory {
     /// The directory as the operator named it.
     let path: String
+    /// Which files and directories to trust.
+    var trust = FileTrust()
 
     /// What a scan found: plugins whose manifests could be read, and problems with the
     /// other `.so` files (or with the directory itself).
@@ -17,11 +19,19 @@ struct PluginDirectory {
     }
 
     /// Reads the manifest of every `*.so` file in the directory, in name order. Other
-    /// files are ignored.
+    /// files are ignored; plugin files and a directory that ``FileTrust`` refuses are
+    /// reported and not read.
     func scan() -> Scan {
         var scan = Scan()
         let names: [String]
+        let resolvedDirectory: String
         do {
+            let status = try FileStatus(path: path)
+            if let problem = trust.problem(withDirectory: path, status: status) {
+                scan.problems.append(Problem(.unsafeFile, file: path, "refusing plugin directory \(path): \(problem)"))
+                return scan
+            }
+            resolvedDirectory = try resolvedPath(path)
             names = try directoryEntries(at: path)
         } catch {
             scan.problems.append(Problem(
@@ -31,6 +41,10 @@ struct PluginDirectory {
         }
         for name in names where name.hasSuffix(".so") {
             let file = self.file(named: name)
+            if let problem = trust.problem(withFile: file, inResolvedDirectory: resolvedDirectory) {
+                scan.problems.append(Problem(.unsafeFile, file: file, "refusing plugin file \(file): \(problem)"))
+                continue
+            }
             do {
                 scan.candidates.append(PluginCandidate(file: file, manifest: try ManifestReader.manifest(at: file)))
             } catch {

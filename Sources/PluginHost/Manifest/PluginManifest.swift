@@ -3,8 +3,11 @@ import PluginABI
 /// What a plugin declares about itself, stored as JSON in its `.so` file.
 ///
 /// ```json
-/// { "name": "Domain", "version": "1.2.0", "abi": 1, "requires": ["Persistence"] }
+/// { "name": "Domain", "version": "1.2.0", "abi": 1, "requires": ["Persistence"], "optional": ["Metrics"] }
 /// ```
+///
+/// `optional` names plugins used when present: they are ordered first and visible when they
+/// are installed, and the plugin bootstraps without them when they are not.
 ///
 /// Keys other than these are ignored, so that later versions may add some.
 struct PluginManifest: Equatable, Sendable {
@@ -17,16 +20,19 @@ struct PluginManifest: Equatable, Sendable {
     let abi: Int
     /// The plugins that must be bootstrapped before this one, in the order given.
     let requires: [String]
+    /// The plugins bootstrapped before this one when they are installed.
+    let optional: [String]
 
-    init(name: String, version: SemanticVersion, abi: Int, requires: [String] = []) {
+    init(name: String, version: SemanticVersion, abi: Int, requires: [String] = [], optional: [String] = []) {
         self.name = name
         self.version = version
         self.abi = abi
         self.requires = requires
+        self.optional = optional
     }
 
     /// The identity the chain uses to decide what the plugin's component may see.
-    var identity: PluginIdentity { PluginIdentity(name: name, requires: requires) }
+    var identity: PluginIdentity { PluginIdentity(name: name, requires: requires, optional: optional) }
 
     /// Reads a manifest from its JSON text.
     ///
@@ -60,30 +66,41 @@ struct PluginManifest: Equatable, Sendable {
             throw .malformed(Self.wrongField("abi", "a whole number of at least 1", fields["abi"]))
         }
 
-        var requires: [String] = []
-        switch fields["requires"] {
+        let requires = try Self.pluginNames(fields["requires"], key: "requires", of: name, excluding: [])
+        let optional = try Self.pluginNames(fields["optional"], key: "optional", of: name, excluding: requires)
+        self.init(name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional)
+    }
+
+    /// The plugin names listed under `key`: absent or `null` is none.
+    private static func pluginNames(
+        _ value: Setting?, key: String, of name: String, excluding earlier: [String]
+    ) throws(ManifestError) -> [String] {
+        var names: [String] = []
+        switch value {
         case nil, .null?: break
         case .array(let entries)?:
             for entry in entries {
-                guard case .string(let required) = entry else {
-                    throw .malformed("\"requires\" must list plugin names as strings, found \(entry.typeName)")
+                guard case .string(let listed) = entry else {
+                    throw .malformed("\"\(key)\" must list plugin names as strings, found \(entry.typeName)")
                 }
-                if let problem = Self.problem(withName: required) {
-                    throw .malformed("\"requires\" entry \(problem)")
+                if let problem = problem(withName: listed) {
+                    throw .malformed("\"\(key)\" entry \(problem)")
                 }
-                guard required != name else {
-                    throw .malformed("plugin \(name) requires itself; remove \"\(name)\" from \"requires\"")
+                guard listed != name else {
+                    throw .malformed("plugin \(name) requires itself; remove \"\(name)\" from \"\(key)\"")
                 }
-                guard !requires.contains(required) else {
-                    throw .malformed("\"requires\" lists \(required) twice")
+                guard !names.contains(listed) else {
+                    throw .malformed("\"\(key)\" lists \(listed) twice")
                 }
-                requires.append(required)
+                guard !earlier.contains(listed) else {
+                    throw .malformed("\(listed) is listed in both \"requires\" and \"\(key)\"; keep one")
+                }
+                names.append(listed)
             }
         case let other?:
-            throw .malformed("\"requires\" must be an array of plugin names, found \(other.typeName)")
+            throw .malformed("\"\(key)\" must be an array of plugin names, found \(other.typeName)")
         }
-
-        self.init(name: name, version: version, abi: Int(abiNumber), requires: requires)
+        return names
     }
 
     /// Why `name` cannot name a plugin, or `nil` when it can.

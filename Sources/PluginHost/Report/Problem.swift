@@ -24,6 +24,8 @@ struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
         static let notAComponent = Code("not-a-component")
         static let componentMismatch = Code("component-mismatch")
         static let bootstrapFailed = Code("bootstrap-failed")
+        static let dependencyFailed = Code("dependency-failed")
+        static let unsafeFile = Code("unsafe-file")
 
         var description: String { rawValue }
     }

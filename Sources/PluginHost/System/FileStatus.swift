@@ -29,6 +29,15 @@ struct FileStatus: Equatable {
         self.init(raw)
     }
 
+    /// The status of the file at `path` itself: a symbolic link is described, not followed.
+    ///
+    /// - Throws: ``SystemError`` when the file cannot be examined.
+    init(linkAt path: String) throws(SystemError) {
+        var raw = stat()
+        guard lstat(path, &raw) == 0 else { throw SystemError("lstat", path: path) }
+        self.init(raw)
+    }
+
     /// The status of an open file.
     init(descriptor: Int32, path: String) throws(SystemError) {
         var raw = stat()
@@ -56,3 +65,15 @@ struct FileStatus: Equatable {
         device == other.device && inode == other.inode
     }
 }
+
+/// The absolute path of `path` with every symbolic link, `.` and `..` resolved.
+///
+/// - Throws: ``SystemError`` when a component does not exist or cannot be read.
+func resolvedPath(_ path: String) throws(SystemError) -> String {
+    guard let resolved = realpath(path, nil) else { throw SystemError("resolve", path: path) }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
+/// The user the host runs as (its effective user id).
+var currentUser: UInt32 { UInt32(geteuid()) }

@@ -11,11 +11,11 @@ final class ReadOnlyFile {
     let path: String
     private let descriptor: Int32
 
-    /// Opens `path` for reading.
+    /// Opens `path` for reading. Opening does not block, even on a FIFO.
     ///
     /// - Throws: ``SystemError`` when the file cannot be opened.
     init(path: String) throws(SystemError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw SystemError("open", path: path) }
         self.path = path
         self.descriptor = descriptor
