@@ -103,6 +103,7 @@ FIXTURE_NAMES := $(notdir $(patsubst %/,%,$(wildcard Tests/Fixtures/*/)))
 FIXTURE_LINKS_Sneaky   := Persistence
 FIXTURE_LINKS_Impostor := Persistence
 FIXTURE_LINKS_Ripener  := Domain Persistence
+FIXTURE_LINKS_Hammer   := Domain Persistence
 fixtures: $(addprefix $(FIXTURES_OUT)/lib,$(addsuffix .so,$(FIXTURE_NAMES)))
 
 $(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/TrivialComponent.swift $(ABI) $(DEMO_PLUGINS)

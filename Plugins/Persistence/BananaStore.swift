@@ -13,10 +13,15 @@ import Musl
 /// directory, which is flushed to disk, renamed over the store, and the directory is
 /// flushed too. A run interrupted at any point leaves either the old store or the new one,
 /// never a mix. A store file that cannot be read is reported, never replaced.
+///
+/// One process at a time: opening takes an advisory lock (`flock`) on `bananas.lock` in
+/// the same directory, held until the process ends; a second process fails with
+/// ``BananaStoreError/inUse(path:holder:)`` instead of interleaving its writes.
 public final class BananaStore: Sendable {
     /// The store file.
     public let path: String
     private let bananas: Mutex<[Banana]>
+    private let lock: FileOperations.Lock
 
     private struct Contents: Codable {
         var format: Int
@@ -31,7 +36,10 @@ public final class BananaStore: Sendable {
     ///   file exists but cannot be read or parsed.
     public init(directory: String) throws(BananaStoreError) {
         try FileOperations.createDirectories(directory)
-        path = (directory.hasSuffix("/") ? directory : directory + "/") + "bananas.json"
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        path = prefix + "bananas.json"
+        lock = try FileOperations.Lock(path: prefix + "bananas.lock", guarding: path)
+        FileOperations.removeLeftover(temporaryFileFor: path)
         bananas = Mutex(try Self.load(path))
     }
 
@@ -80,6 +88,7 @@ public enum BananaStoreError: Error, CustomStringConvertible {
     case corrupt(path: String, reason: String)
     case unreadable(path: String, reason: String)
     case unwritable(path: String, reason: String)
+    case inUse(path: String, holder: String)
 
     public var description: String {
         switch self {
@@ -90,6 +99,9 @@ public enum BananaStoreError: Error, CustomStringConvertible {
             "cannot read banana store \(path): \(reason)"
         case .unwritable(let path, let reason):
             "cannot save banana store \(path): \(reason); the previous contents are kept"
+        case .inUse(let path, let holder):
+            "banana store \(path) is in use by \(holder); run one host per data directory, "
+                + "or give this one another \"dataDirectory\""
         }
     }
 }

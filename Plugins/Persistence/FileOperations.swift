@@ -42,8 +42,12 @@ enum FileOperations {
     /// Replaces the file at `path` with `bytes` so that a crash at any moment leaves
     /// either the old file or the new one: write a temporary file beside it, `fsync` it,
     /// `rename` it over the old one, `fsync` the directory.
+    ///
+    /// The temporary file has one fixed name, `PATH.tmp`: the store's lock makes it this
+    /// process's alone, and a run killed mid-write leaves at most that one file, which the
+    /// next open removes.
     static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(BananaStoreError) {
-        let temporary = "\(path).tmp-\(getpid())"
+        let temporary = temporaryFile(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .unwritable(path: path, reason: "cannot create \(temporary): \(reason())") }
         var written = 0
@@ -78,6 +82,43 @@ enum FileOperations {
                 throw .unwritable(path: path, reason: "cannot flush directory \(directory) to disk: \(reason())")
             }
         }
+    }
+
+    static func temporaryFile(for path: String) -> String { path + ".tmp" }
+
+    /// Removes the temporary file a killed run may have left; call with the lock held.
+    static func removeLeftover(temporaryFileFor path: String) {
+        unlink(temporaryFile(for: path))
+    }
+
+    /// An exclusive advisory lock on a file, held until the process ends.
+    final class Lock: Sendable {
+        private let descriptor: Int32
+
+        /// Takes the lock on `path` (created if needed), writing this process's id in it.
+        ///
+        /// - Throws: ``BananaStoreError/inUse(path:holder:)`` when another process holds it.
+        init(path: String, guarding store: String) throws(BananaStoreError) {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw .unwritable(path: store, reason: "cannot open lock file \(path): \(reason())") }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let failure = errno
+                var holder = [UInt8](repeating: 0, count: 32)
+                let count = read(descriptor, &holder, holder.count)
+                close(descriptor)
+                guard failure == EWOULDBLOCK else {
+                    throw .unwritable(path: store, reason: "cannot lock \(path): \(String(cString: strerror(failure)))")
+                }
+                let pid = count > 0 ? String(decoding: holder[..<count], as: UTF8.self).filter(\.isNumber) : ""
+                throw .inUse(path: store, holder: pid.isEmpty ? "another process" : "process \(pid)")
+            }
+            let pid = Array("\(getpid())\n".utf8)
+            _ = ftruncate(descriptor, 0)
+            _ = pwrite(descriptor, pid, pid.count, 0)
+            self.descriptor = descriptor
+        }
+
+        deinit { close(descriptor) }
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

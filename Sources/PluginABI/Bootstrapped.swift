@@ -130,9 +130,9 @@ public struct Bootstrapped: Sendable {
         if let undeclared, let requester {
             let provider = entries[undeclared].identity.name
             advice = "plugin \(provider) provides one, but \(requester) does not require it: "
-                + "add \"\(provider)\" to \"requires\" in \(requester)'s manifest"
+                + "add \"\(provider)\" to \"requires\" in the manifest of \(requester)"
         } else if let requester {
-            advice = "add the plugin that provides it to \"requires\" in \(requester)'s manifest "
+            advice = "add the plugin that provides it to \"requires\" in the manifest of \(requester) "
                 + "and make sure that plugin is installed"
         } else {
             advice = "no bootstrapped plugin provides it; install the plugin that does"

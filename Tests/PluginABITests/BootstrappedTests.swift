@@ -87,7 +87,7 @@ struct BootstrappedTests {
         #expect(
             error.description
                 == "expected component not found: plugin Sneaky asked for PluginABITests.Store, but it can see no components; "
-                + "plugin Store provides one, but Sneaky does not require it: add \"Store\" to \"requires\" in Sneaky's manifest")
+                + "plugin Store provides one, but Sneaky does not require it: add \"Store\" to \"requires\" in the manifest of Sneaky")
     }
 
     @Test("the not-found error lists what the requester could see")
@@ -102,7 +102,7 @@ struct BootstrappedTests {
         #expect(
             error.description
                 == "expected component not found: plugin App asked for PluginABITests.Unprovided, but it can see only Store; "
-                + "add the plugin that provides it to \"requires\" in App's manifest and make sure that plugin is installed")
+                + "add the plugin that provides it to \"requires\" in the manifest of App and make sure that plugin is installed")
     }
 
     @Test("a component receives its own settings and name")

@@ -6,7 +6,8 @@
 /// ```
 ///
 /// `plugins` is in bootstrap order; `milliseconds` is load plus bootstrap time, also given
-/// apart as `loadMilliseconds` and `bootstrapMilliseconds`.
+/// apart as `loadMilliseconds` and `bootstrapMilliseconds`; `reason` says why a plugin
+/// failed or did not run (`null` otherwise).
 enum JSONReport {
     static func document(of report: RunReport) -> JSONOutput {
         .object([
@@ -28,6 +29,7 @@ enum JSONReport {
             ("milliseconds", .number(rounded(outcome.totalDuration))),
             ("loadMilliseconds", .number(rounded(outcome.loadDuration))),
             ("bootstrapMilliseconds", .number(rounded(outcome.bootstrapDuration))),
+            ("reason", outcome.reason.map(JSONOutput.string) ?? .null),
         ])
     }
 

@@ -12,13 +12,12 @@ enum TextReport {
         let header = ["#", "plugin", "version", "requires", "status", "load", "bootstrap", "file"]
         let rows = report.plugins.enumerated().map { index, outcome in
             let manifest = outcome.candidate.manifest
-            let ran = outcome.status != .notRun
             return [
                 "\(index + 1)", manifest.name, manifest.version.description,
                 manifest.requires.isEmpty ? "-" : manifest.requires.joined(separator: ","),
                 outcome.status.rawValue,
-                ran ? format(outcome.loadDuration) : "-",
-                outcome.status == .bootstrapped || (ran && outcome.bootstrapDuration > .zero) ? format(outcome.bootstrapDuration) : "-",
+                outcome.loadDuration > .zero ? format(outcome.loadDuration) : "-",
+                outcome.bootstrapDuration > .zero ? format(outcome.bootstrapDuration) : "-",
                 outcome.candidate.file,
             ]
         }

@@ -35,13 +35,19 @@ struct PluginDirectoryFixture {
     }
 
     /// Runs the real `plugin-host` on this directory, with this configuration.
-    func runHost(_ extra: [String] = []) throws -> CommandResult {
-        try Command.run(Repository.host.path, ["--dir", plugins.path, "--config", configuration.path] + extra)
+    func runHost(_ extra: [String] = [], environment: [String: String] = [:]) throws -> CommandResult {
+        try Command.run(Repository.host.path, ["--dir", plugins.path, "--config", configuration.path] + extra, environment: environment)
+    }
+
+    /// Writes the configuration file: Persistence's data directory plus `settings`.
+    func configure(_ settings: String) throws {
+        let text = #"{"plugins": {"Persistence": {"dataDirectory": "\#(data.path)"}, \#(settings)}}"#
+        try Data(text.utf8).write(to: configuration)
     }
 
     /// The `--json` report of a run, parsed.
-    func runHostJSON() throws -> (result: CommandResult, report: [String: Any]) {
-        let result = try runHost(["--json"])
+    func runHostJSON(_ extra: [String] = [], environment: [String: String] = [:]) throws -> (result: CommandResult, report: [String: Any]) {
+        let result = try runHost(["--json"] + extra, environment: environment)
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
         return (result, object as? [String: Any] ?? [:])
     }
