@@ -109,6 +109,7 @@ struct JSONParser {
     }
 
     private mutating func parseString() throws(JSONError) -> String {
+        let start = position
         position += 1
         var utf8: [UInt8] = []
         while true {
@@ -117,6 +118,7 @@ struct JSONParser {
             case UInt8(ascii: "\""):
                 position += 1
                 guard let string = String(validating: utf8, as: UTF8.self) else {
+                    position = start
                     throw error("string is not valid UTF-8")
                 }
                 return string
