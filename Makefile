@@ -6,6 +6,8 @@
 #   make install    install into $(DESTDIR)$(PREFIX)
 #   make plugin PLUGIN_SOURCES=DIR PLUGIN_OUT=DIR [PLUGIN_LINKS="Domain ..."]
 #                   build one plugin from DIR/*.swift and DIR/manifest.json
+#   make fuzz [FUZZ_SECONDS=600]
+#                   fuzz the manifest and ELF reader with libFuzzer and AddressSanitizer
 #
 # The build directory is laid out like an install tree: build/bin, build/lib,
 # build/lib/swift (module interfaces). The demo plugins go to plugins/, the directory
@@ -33,7 +35,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test unit-test install uninstall plugin fixtures clean
+.PHONY: all run test install uninstall plugin fixtures fuzz fuzz-smoke clean
 .DELETE_ON_ERROR:
 
 all: $(HOST) $(DEMO_PLUGINS)
@@ -112,11 +114,39 @@ $(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/TrivialComponent.swif
 run: all
 	$(HOST) --dir $(PLUGINS)/
 
+# The manifest reader's fuzz target: the harness, compiled with the host's sources that read
+# plugin files (and a static PluginABI, for its JSON value type), under libFuzzer and ASan.
+FUZZ         := $(BUILD)/fuzz
+FUZZER       := $(FUZZ)/manifest-fuzzer
+FUZZ_SECONDS ?= 600
+FUZZ_FLAGS   := -swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library
+FUZZ_SOURCES := Tests/Fuzz/ManifestFuzzer.swift $(wildcard Sources/PluginHost/Manifest/*.swift) \
+                $(wildcard Sources/PluginHost/JSON/*.swift) \
+                $(addprefix Sources/PluginHost/System/,SystemError.swift ReadOnlyFile.swift FileStatus.swift)
+$(FUZZER): $(FUZZ_SOURCES) $(ABI_SOURCES)
+	@mkdir -p $(FUZZ)
+	$(SWIFTC) $(FUZZ_FLAGS) -wmo -module-name PluginABI -emit-module -emit-module-path $(FUZZ)/PluginABI.swiftmodule \
+	    -emit-object -o $(FUZZ)/PluginABI.o $(ABI_SOURCES)
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name ManifestFuzz -I $(FUZZ) -o $@ $(FUZZ_SOURCES) $(FUZZ)/PluginABI.o
+
+# Runs the fuzzer for FUZZ_SECONDS on a copy of the seed corpus; new inputs it finds stay
+# in build/fuzz/corpus, a crashing input is written to build/fuzz/crash-*.
+fuzz: $(FUZZER)
+	@mkdir -p $(FUZZ)/corpus
+	cp Tests/Fuzz/corpus/* $(FUZZ)/corpus/
+	$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=5 -dict=Tests/Fuzz/manifest.dict \
+	    -artifact_prefix=$(FUZZ)/ -print_final_stats=1 $(FUZZ)/corpus
+
+# The short run that `make test` includes.
+fuzz-smoke:
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+
 # Unit tests need nothing but SwiftPM; the integration tests run the binaries built here
 # and build the fixture plugins with `make fixtures` into a temporary directory.
 test: all
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory fuzz-smoke
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/swift $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins
