@@ -77,9 +77,12 @@ define build-plugin
 	    --set-section-flags $(MANIFEST_SECTION)=noload,readonly \
 	    $(3)/lib$(1).so.unpackaged $(3)/lib$(1).so
 	@rm -f $(3)/lib$(1).so.unpackaged
+	@chmod 755 $(3)/lib$(1).so
 endef
 
+# The demo plugin directory: the host refuses one writable by group or others.
 $(PLUGINS)/libPersistence.so: $(wildcard Plugins/Persistence/*) $(ABI)
+	@install -d -m 755 $(PLUGINS)
 	$(call build-plugin,Persistence,Plugins/Persistence,$(PLUGINS),$(MODULES),)
 
 $(PLUGINS)/libDomain.so: $(wildcard Plugins/Domain/*) $(PLUGINS)/libPersistence.so

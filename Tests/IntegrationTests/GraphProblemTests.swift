@@ -64,6 +64,7 @@ struct GraphProblemTests {
         let stripped = directory.plugins.appending(path: "libBare.so")
         let result = try Command.run("/usr/bin/env", ["objcopy", "--remove-section", ".plugin_host_manifest", Fixtures.plugin("Twin").path, stripped.path])
         #expect(result.status == 0)
+        try directory.trust(stripped)
         try expectFailure(directory, code: "missing-manifest", naming: ["\(stripped.path): no plugin manifest"])
     }
 

@@ -12,6 +12,7 @@ struct MalformedInputTests {
         let result = try Command.run(
             "/usr/bin/env", ["objcopy", "--update-section", ".plugin_host_manifest=\(contents.path)", Fixtures.plugin("Twin").path, target.path])
         #expect(result.status == 0, "\(result.standardError)")
+        try directory.trust(target)
         return target
     }
 
@@ -30,7 +31,7 @@ struct MalformedInputTests {
         for length in [1, 5, 63, 64, 1000, whole.count / 2, whole.count - 1] {
             let directory = try PluginDirectoryFixture()
             let file = directory.plugins.appending(path: "libCut.so")
-            try whole.prefix(length).write(to: file)
+            try directory.write(whole.prefix(length), to: file)
             let (result, report) = try directory.runHostJSON()
             #expect(result.status == 1, "length \(length)")
             #expect(!result.signalled)
@@ -43,7 +44,7 @@ struct MalformedInputTests {
     func empty() throws {
         let directory = try PluginDirectoryFixture()
         let file = directory.plugins.appending(path: "libEmpty.so")
-        try Data().write(to: file)
+        try directory.write(Data(), to: file)
         try expectError(directory, file: file, code: "not-a-shared-object", "not a loadable ELF shared object: the file is empty")
     }
 
@@ -54,7 +55,7 @@ struct MalformedInputTests {
         bytes[18] = 183  // EM_AARCH64
         bytes[19] = 0
         let file = directory.plugins.appending(path: "libArm.so")
-        try bytes.write(to: file)
+        try directory.write(bytes, to: file)
         try expectError(directory, file: file, code: "not-a-shared-object", "built for another machine (ELF machine 183, this host is 62)")
     }
 

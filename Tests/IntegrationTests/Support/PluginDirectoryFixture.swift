@@ -12,7 +12,8 @@ struct PluginDirectoryFixture {
     /// named in `fixtures`.
     init(demo: [String] = [], fixtures: [String] = []) throws {
         root = try Scratch.directory(named: "run")
-        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        // Mode 755 whatever the umask: the host refuses a group-writable plugin directory.
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         for name in demo { try add(Repository.demoPlugin(name)) }
         for name in fixtures { try add(Fixtures.plugin(name)) }
         let settings = #"{"plugins": {"Persistence": {"dataDirectory": "\#(data.path)"}}}"#
@@ -29,9 +30,21 @@ struct PluginDirectoryFixture {
         try FileManager.default.copyItem(at: file, to: plugins.appending(path: name ?? file.lastPathComponent))
     }
 
-    /// Writes `contents` to a file in the plugin directory.
+    /// Writes `contents` to a file in the plugin directory, with mode 644.
     func write(_ contents: String, to name: String) throws {
-        try Data(contents.utf8).write(to: plugins.appending(path: name))
+        try write(Data(contents.utf8), to: plugins.appending(path: name))
+    }
+
+    /// Writes `data` to `file` with mode 644 whatever the umask, as the host requires of
+    /// plugin files.
+    func write(_ data: Data, to file: URL) throws {
+        try data.write(to: file)
+        try trust(file)
+    }
+
+    /// Gives `file` mode 755, so that the host's file checks pass whatever the umask.
+    func trust(_ file: URL) throws {
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path)
     }
 
     /// Runs the real `plugin-host` on this directory, with this configuration.
