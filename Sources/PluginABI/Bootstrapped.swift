@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The components bootstrapped so far: an immutable value that grows one component at a
 /// time.
 ///
@@ -12,34 +14,49 @@
 /// ```
 ///
 /// While a component bootstraps it receives a *view* of the chain: ``component(_:)`` finds
-/// only components of the plugins it requires, directly or transitively, so that a
-/// dependency its manifest does not declare never works by accident of load order.
+/// only components of the plugins it declared (`requires` and, when installed, `optional`),
+/// directly or transitively, so that a dependency its manifest does not declare never works
+/// by accident of load order. In a view the nearest component wins: first the declared
+/// plugins in the order of the manifest, then theirs, breadth first. This order depends
+/// only on the manifests, so it is the same however many components bootstrap at once.
+///
+/// Values share their storage: appending to the newest value of a chain costs O(1), and an
+/// older value keeps seeing only the components it held.
 public struct Bootstrapped: Sendable {
     private struct Entry: Sendable {
         let identity: PluginIdentity
         let component: any Bootstrapping
-        /// Indices of the entries this one may see: its requirements, transitively.
-        let reachable: Set<Int>
     }
 
     private struct Viewer: Sendable {
         let identity: PluginIdentity
-        let reachable: Set<Int>
         let settings: Settings
     }
 
-    private let entries: [Entry]
-    private let indexByName: [String: Int]
+    /// Entries shared by the values of one chain; a value sees the first `count`.
+    private final class Storage: Sendable {
+        struct State: Sendable {
+            var entries: [Entry] = []
+            var indexByName: [String: Int] = [:]
+        }
+
+        let state: Mutex<State>
+
+        init(_ state: State = State()) { self.state = Mutex(state) }
+    }
+
+    private let storage: Storage
+    private let held: Int
     private let viewer: Viewer?
 
     /// Creates an empty chain.
     public init() {
-        self.init(entries: [], indexByName: [:], viewer: nil)
+        self.init(storage: Storage(), held: 0, viewer: nil)
     }
 
-    private init(entries: [Entry], indexByName: [String: Int], viewer: Viewer?) {
-        self.entries = entries
-        self.indexByName = indexByName
+    private init(storage: Storage, held: Int, viewer: Viewer?) {
+        self.storage = storage
+        self.held = held
         self.viewer = viewer
     }
 
@@ -49,25 +66,27 @@ public struct Bootstrapped: Sendable {
     /// The settings of the plugin being bootstrapped; empty for the whole chain.
     public var settings: Settings { viewer?.settings ?? Settings() }
 
-    /// The plugins whose components this value can see, in bootstrap order.
-    public var plugins: [PluginIdentity] { visibleIndices.map { entries[$0].identity } }
+    /// The plugins whose components this value can see: for the whole chain in bootstrap
+    /// order, for a view nearest first.
+    public var plugins: [PluginIdentity] {
+        let entries = snapshot()
+        return visibleIndices(in: entries).map { entries.entries[$0].identity }
+    }
 
     /// The number of components this value can see.
-    public var count: Int { viewer?.reachable.count ?? entries.count }
+    public var count: Int { viewer == nil ? held : plugins.count }
 
-    /// Bootstraps a component and returns a chain that holds it after the current ones.
+    /// Bootstraps a component synchronously and returns a chain that holds it after the
+    /// current ones.
     ///
-    /// The component's ``Bootstrapping/bootstrap(_:)`` receives a view in which only the
-    /// plugins named by `identity.requires` and `identity.optional` (and, transitively,
-    /// theirs) are visible, and whose ``settings`` are `settings`. Names of plugins that are
-    /// not in the chain are ignored here: an absent optional plugin is simply not found, and
-    /// the host reports absent required ones before anything runs.
+    /// The component's synchronous ``Bootstrapping/bootstrap(_:)`` receives
+    /// ``view(for:settings:)``. `self` is unchanged.
     ///
     /// - Parameters:
     ///   - component: The component to bootstrap.
-    ///   - identity: The name of its plugin and the plugins it requires.
+    ///   - identity: The name of its plugin and the plugins it depends on.
     ///   - settings: The plugin's settings.
-    /// - Returns: A new chain: this one plus `component`. `self` is unchanged.
+    /// - Returns: A new chain: this one plus `component`.
     /// - Throws: ``BootstrappingError`` with code `duplicatePlugin` when a plugin of the
     ///   same name is already in the chain, or whatever the component's bootstrap throws.
     public func bootstrap(
@@ -75,33 +94,65 @@ public struct Bootstrapped: Sendable {
         as identity: PluginIdentity,
         settings: Settings? = nil
     ) throws -> Bootstrapped {
-        guard indexByName[identity.name] == nil else {
-            throw BootstrappingError(
-                code: .duplicatePlugin, requestingPlugin: identity.name,
-                advice: "plugin \(identity.name) is already bootstrapped; every plugin needs a unique name")
-        }
-        var reachable = Set<Int>()
-        for name in identity.dependencies {
-            guard let index = indexByName[name] else { continue }
-            reachable.insert(index)
-            reachable.formUnion(entries[index].reachable)
-        }
-        let view = Bootstrapped(
-            entries: entries, indexByName: indexByName,
-            viewer: Viewer(
-                identity: identity, reachable: reachable,
-                settings: settings ?? Settings(for: identity.name)))
-        try component.bootstrap(view)
-
-        var indexByName = indexByName
-        indexByName[identity.name] = entries.count
-        return Bootstrapped(
-            entries: entries + [Entry(identity: identity, component: component, reachable: reachable)],
-            indexByName: indexByName, viewer: nil)
+        try checkUnique(identity)
+        try component.bootstrap(view(for: identity, settings: settings))
+        return try appending(component, as: identity)
     }
 
-    /// Returns the earliest visible component whose type is `type` or a subclass of it, or
-    /// conforms to it when `type` is a protocol.
+    /// Bootstraps a component, synchronous or asynchronous, and returns a chain that holds
+    /// it after the current ones; see ``bootstrap(_:as:settings:)``.
+    public func bootstrap(
+        _ component: any Bootstrapping,
+        as identity: PluginIdentity,
+        settings: Settings? = nil
+    ) async throws -> Bootstrapped {
+        try checkUnique(identity)
+        try await component.bootstrap(view(for: identity, settings: settings))
+        return try appending(component, as: identity)
+    }
+
+    /// The view of this chain that the component of `identity` receives while it
+    /// bootstraps: only the plugins it depends on (and theirs) are visible, and its
+    /// settings are `settings`.
+    ///
+    /// Hosts that bootstrap components concurrently take views from the chain of the
+    /// components bootstrapped so far; every plugin a component depends on must be in it.
+    public func view(for identity: PluginIdentity, settings: Settings? = nil) -> Bootstrapped {
+        Bootstrapped(
+            storage: storage, held: held,
+            viewer: Viewer(identity: identity, settings: settings ?? Settings(for: identity.name)))
+    }
+
+    /// A chain holding `component`, bootstrapped already, after the current ones. `self` is
+    /// unchanged. For hosts that bootstrap components themselves, and for tests that stand
+    /// in for a dependency.
+    ///
+    /// - Throws: ``BootstrappingError`` with code `duplicatePlugin` when a plugin of the
+    ///   same name is already in the chain.
+    public func appending(_ component: any Bootstrapping, as identity: PluginIdentity) throws -> Bootstrapped {
+        try checkUnique(identity)
+        let entry = Entry(identity: identity, component: component)
+        let appendedInPlace = storage.state.withLock { state in
+            guard state.entries.count == held else { return false }
+            state.indexByName[identity.name] = state.entries.count
+            state.entries.append(entry)
+            return true
+        }
+        if appendedInPlace {
+            return Bootstrapped(storage: storage, held: held + 1, viewer: nil)
+        }
+        // Another value of this chain appended first: copy what this one holds.
+        var state = Storage.State()
+        state.entries = Array(snapshot().entries[..<held])
+        for (index, held) in state.entries.enumerated() { state.indexByName[held.identity.name] = index }
+        state.indexByName[identity.name] = state.entries.count
+        state.entries.append(entry)
+        return Bootstrapped(storage: Storage(state), held: held + 1, viewer: nil)
+    }
+
+    /// Returns the visible component whose type is `type` or a subclass of it, or conforms
+    /// to it when `type` is a protocol: for the whole chain the earliest, for a view the
+    /// nearest (declared plugins first, in manifest order, then theirs).
     ///
     /// - Parameter type: A class or protocol type, such as `PersistenceBootstrapping.self`.
     /// - Returns: The component, as `type`.
@@ -109,26 +160,73 @@ public struct Bootstrapped: Sendable {
     ///   type, the plugin that asked and the plugins it can see; when an undeclared plugin
     ///   has such a component, the error says which one to add to `requires`.
     public func component<T>(_ type: T.Type = T.self) throws -> T {
-        for index in visibleIndices {
-            if let found = entries[index].component as? T { return found }
+        let state = snapshot()
+        if let viewer {
+            // Breadth first from the declared plugins, stopping at the first match.
+            var queue = viewer.identity.dependencies
+            var seen = Set(queue)
+            var head = 0
+            while head < queue.count {
+                let name = queue[head]
+                head += 1
+                guard let index = state.indexByName[name], index < held else { continue }
+                let entry = state.entries[index]
+                if let found = entry.component as? T { return found }
+                for next in entry.identity.dependencies where seen.insert(next).inserted {
+                    queue.append(next)
+                }
+            }
+        } else {
+            for entry in state.entries[..<held] {
+                if let found = entry.component as? T { return found }
+            }
         }
-        throw notFound(type)
+        throw notFound(type, in: state)
     }
 
-    private var visibleIndices: [Int] {
-        guard let viewer else { return Array(entries.indices) }
-        return viewer.reachable.sorted()
+    private func snapshot() -> Storage.State {
+        storage.state.withLock { $0 }
     }
 
-    private func notFound<T>(_ type: T.Type) -> BootstrappingError {
+    private func checkUnique(_ identity: PluginIdentity) throws(BootstrappingError) {
+        let existing = storage.state.withLock { $0.indexByName[identity.name] }
+        if let existing, existing < held {
+            throw BootstrappingError(
+                code: .duplicatePlugin, requestingPlugin: identity.name,
+                advice: "plugin \(identity.name) is already bootstrapped; every plugin needs a unique name")
+        }
+    }
+
+    /// The indices of the visible entries: all held ones in order, or for a view the
+    /// closure of the viewer's dependencies, breadth first.
+    private func visibleIndices(in state: Storage.State) -> [Int] {
+        guard let viewer else { return Array(0..<held) }
+        var indices: [Int] = []
+        var queue = viewer.identity.dependencies
+        var seen = Set(queue)
+        var head = 0
+        while head < queue.count {
+            let name = queue[head]
+            head += 1
+            guard let index = state.indexByName[name], index < held else { continue }
+            indices.append(index)
+            for next in state.entries[index].identity.dependencies where seen.insert(next).inserted {
+                queue.append(next)
+            }
+        }
+        return indices
+    }
+
+    private func notFound<T>(_ type: T.Type, in state: Storage.State) -> BootstrappingError {
         let requester = viewer?.identity.name
-        let visible = visibleIndices.map { entries[$0].identity.name }
-        let undeclared = entries.indices.first { index in
-            viewer?.reachable.contains(index) == false && entries[index].component is T
+        let visible = visibleIndices(in: state)
+        let visibleSet = Set(visible)
+        let undeclared = (0..<held).first { index in
+            viewer != nil && !visibleSet.contains(index) && state.entries[index].component is T
         }
         let advice: String
         if let undeclared, let requester {
-            let provider = entries[undeclared].identity.name
+            let provider = state.entries[undeclared].identity.name
             advice = "plugin \(provider) provides one, but \(requester) does not require it: "
                 + "add \"\(provider)\" to \"requires\" in the manifest of \(requester)"
         } else if let requester {
@@ -139,6 +237,7 @@ public struct Bootstrapped: Sendable {
         }
         return BootstrappingError(
             code: .componentNotFound, requestingPlugin: requester,
-            requestedType: readableName(of: type), visiblePlugins: visible, advice: advice)
+            requestedType: readableName(of: type), visiblePlugins: visible.map { state.entries[$0].identity.name },
+            advice: advice)
     }
 }

@@ -20,15 +20,55 @@
 /// that a later component obtains the very object an earlier one set up. They are
 /// `Sendable` because the host may bootstrap independent components concurrently.
 ///
+/// ## Lifecycle
+/// 1. `bootstrap(_:)`, synchronous or `async`: implement either one. The host always calls
+///    the `async` one, whose default calls the synchronous one. Components whose
+///    dependencies are all bootstrapped may bootstrap concurrently (`--jobs`).
+/// 2. The run phase: components that conform to ``Service`` run until the host is asked
+///    to stop.
+/// 3. `reload(_:)` of ``Reloadable`` components, on SIGHUP, with the re-read settings.
+/// 4. `shutdown()`, in reverse bootstrap order, when the host stops.
+///
 /// ## Evolution
-/// `PluginABI` is built with library evolution. New lifecycle hooks (asynchronous
-/// bootstrap, shutdown, reload) are added to this protocol as requirements with default
-/// implementations, so a plugin built against an earlier version keeps loading.
+/// `PluginABI` is built with library evolution. New hooks are added to this protocol as
+/// requirements with default implementations, so a plugin built against an earlier
+/// version keeps loading: the asynchronous `bootstrap(_:)` and `shutdown()` came that way
+/// after ABI 1 was first published, and plugins built before them still load and run.
 public protocol Bootstrapping: AnyObject, Sendable {
     /// Sets the component up, obtaining what it needs from earlier components.
     ///
     /// - Parameter bootstrapped: The components this one may use (the plugins it requires,
     ///   directly or transitively) and its own settings.
-    /// - Throws: Any error; the host stops the run and reports it with the plugin's name.
+    /// - Throws: Any error; the host reports it with the plugin's name.
     func bootstrap(_ bootstrapped: Bootstrapped) throws
+
+    /// Sets the component up asynchronously, for work such as opening a database.
+    ///
+    /// The default calls the synchronous ``bootstrap(_:)``.
+    func bootstrap(_ bootstrapped: Bootstrapped) async throws
+
+    /// Releases what the component holds. Called once, in reverse bootstrap order (a plugin
+    /// shuts down before the plugins it depends on), when the host stops, after a failed
+    /// bootstrap, or at the end of a run without services; bounded by
+    /// `--shutdown-timeout`. The default does nothing.
+    func shutdown() async throws
+}
+
+extension Bootstrapping {
+    /// Does nothing: for components that implement only the asynchronous bootstrap.
+    public func bootstrap(_ bootstrapped: Bootstrapped) throws {}
+
+    /// Calls the synchronous ``bootstrap(_:)``.
+    public func bootstrap(_ bootstrapped: Bootstrapped) async throws {
+        try bootstrapSynchronously(bootstrapped)
+    }
+
+    /// Does nothing.
+    public func shutdown() async throws {}
+
+    /// Calls the synchronous requirement; from a synchronous context the call cannot pick
+    /// the asynchronous overload.
+    private func bootstrapSynchronously(_ bootstrapped: Bootstrapped) throws {
+        try bootstrap(bootstrapped)
+    }
 }

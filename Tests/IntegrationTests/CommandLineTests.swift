@@ -29,7 +29,8 @@ struct CommandLineTests {
         #expect(result.status == 64)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError == "plugin-host: option --dir needs a value\n"
-            + "Usage: plugin-host [--dir DIR] [--config FILE] [--json] [--keep-going] [--timeout SECONDS] [--allow-any-owner]\n"
+            + "Usage: plugin-host [--dir DIR] [--config FILE] [--json] [--keep-going] [--jobs N] [--timeout SECONDS] "
+            + "[--shutdown-timeout SECONDS] [--allow-any-owner]\n"
             + "See 'plugin-host --help'.\n")
     }
 

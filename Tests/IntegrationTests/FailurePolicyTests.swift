@@ -6,9 +6,22 @@ struct FailurePolicyTests {
     @Test("by default the first failure stops the run")
     func failFast() throws {
         let directory = try PluginDirectoryFixture.demo(fixtures: ["Failing", "NeedsFailing"])
-        let (result, report) = try directory.runHostJSON()
+        let (result, report) = try directory.runHostJSON(["--jobs", "1"])
         #expect(result.status == 1)
         #expect(report.plugins.filter { $0["status"] as? String == "bootstrapped" }.isEmpty)
+    }
+
+    @Test("with concurrent bootstraps, a failure lets those already running finish and starts no new one")
+    func failFastConcurrently() throws {
+        let directory = try PluginDirectoryFixture.demo(fixtures: ["Failing"])
+        let (result, report) = try directory.runHostJSON(["--jobs", "2"])
+        #expect(result.status == 1)
+        let status = Dictionary(uniqueKeysWithValues: report.plugins.map { ($0["name"] as! String, $0["status"] as! String) })
+        // Failing and Persistence are ready together and start together; Domain would start
+        // only after Persistence, by which time Failing has failed.
+        #expect(status["Failing"] == "failed")
+        #expect(status["Domain"] == "not-run")
+        #expect(status["Application"] == "not-run")
     }
 
     @Test("--keep-going runs everything that does not depend on a failure and gives each reason chain")

@@ -7,7 +7,7 @@ struct LoadProblemTests {
     @Test("looking up an undeclared component fails with the not-found error, though it was bootstrapped first")
     func undeclaredLookup() throws {
         let directory = try PluginDirectoryFixture.demo(fixtures: ["Sneaky"])
-        let (result, report) = try directory.runHostJSON()
+        let (result, report) = try directory.runHostJSON(["--jobs", "1"])
         #expect(result.status == 1)
         let names = report.plugins.map { $0["name"] as? String }
         #expect(names == ["Persistence", "Domain", "Application", "Sneaky"])
@@ -21,7 +21,7 @@ struct LoadProblemTests {
     @Test("a failing bootstrap stops the run and names the plugins that did not run")
     func failingBootstrap() throws {
         let directory = try PluginDirectoryFixture.demo(fixtures: ["Failing"])
-        let (result, report) = try directory.runHostJSON()
+        let (result, report) = try directory.runHostJSON(["--jobs", "1"])
         #expect(result.status == 1)
         #expect(report.plugins.map { $0["status"] as? String } == ["failed", "not-run", "not-run", "not-run"])
         let error = try #require(report.errors.first)

@@ -46,6 +46,10 @@ struct StoreDurabilityTests {
         var progressed = 0
         for round in 1...200 {
             let host = try startHost(directory)
+            defer {
+                if host.isRunning { kill(host.processIdentifier, SIGKILL) }
+                host.waitUntilExit()
+            }
             usleep(UInt32.random(in: 3_000...40_000))
             kill(host.processIdentifier, SIGKILL)
             host.waitUntilExit()

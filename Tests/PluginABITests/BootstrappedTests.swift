@@ -58,7 +58,7 @@ struct BootstrappedTests {
         #expect(try chain.component(Store.self) === first)
     }
 
-    @Test("a component sees what it requires, directly and transitively")
+    @Test("a component sees what it requires, directly and transitively, nearest first")
     func transitiveVisibility() throws {
         let store = Store()
         let probe = Probe<Store>()
@@ -68,7 +68,7 @@ struct BootstrappedTests {
             .bootstrap(probe, as: PluginIdentity(name: "App", requires: ["Peeler"]))
         let result = try #require(probe.result.withLock { $0 })
         #expect(try result.get() === store)
-        #expect(probe.seen.withLock { $0 } == ["Store", "Peeler"])
+        #expect(probe.seen.withLock { $0 } == ["Peeler", "Store"])
     }
 
     @Test("an undeclared component is not found, even though it was bootstrapped earlier")
@@ -103,6 +103,39 @@ struct BootstrappedTests {
             error.description
                 == "expected component not found: plugin App asked for PluginABITests.Unprovided, but it can see only Store; "
                 + "add the plugin that provides it to \"requires\" in the manifest of App and make sure that plugin is installed")
+    }
+
+    @Test("in a view, the nearest match wins: declared plugins in manifest order before theirs")
+    func nearestWins() throws {
+        let first = Store()
+        let second = Store()
+        let probe = Probe<Store>()
+        _ = try Bootstrapped()
+            .bootstrap(first, as: PluginIdentity(name: "First"))
+            .bootstrap(second, as: PluginIdentity(name: "Second"))
+            .bootstrap(Peeler(), as: PluginIdentity(name: "Peeler", requires: ["First"]))
+            .bootstrap(probe, as: PluginIdentity(name: "App", requires: ["Peeler", "Second"]))
+        let result = try #require(probe.result.withLock { $0 })
+        #expect(try result.get() === second)
+    }
+
+    @Test("an older chain value keeps its components when another branch appends")
+    func branches() throws {
+        let base = try Bootstrapped().bootstrap(Store(), as: PluginIdentity(name: "Base"))
+        let left = try base.appending(Store(), as: PluginIdentity(name: "Left"))
+        let right = try base.appending(Store(), as: PluginIdentity(name: "Right"))
+        #expect(base.plugins.map(\.name) == ["Base"])
+        #expect(left.plugins.map(\.name) == ["Base", "Left"])
+        #expect(right.plugins.map(\.name) == ["Base", "Right"])
+    }
+
+    @Test("an asynchronous bootstrap is awaited, and a synchronous one runs through the async entry")
+    func asynchronousBootstrap() async throws {
+        let chain = try await Bootstrapped()
+            .bootstrap(Store(), as: PluginIdentity(name: "Store"))
+            .bootstrap(AsyncPeeler(), as: PluginIdentity(name: "Peeler", requires: ["Store"]))
+        let peeler = try chain.component(AsyncPeeler.self)
+        #expect(peeler.ready.withLock { $0 })
     }
 
     @Test("a component receives its own settings and name")
@@ -159,6 +192,16 @@ private final class Probe<Wanted>: Bootstrapping, @unchecked Sendable {
         seen.withLock { $0 = bootstrapped.plugins.map(\.name) }
         settings.withLock { $0 = bootstrapped.settings }
         pluginName.withLock { $0 = bootstrapped.pluginName }
+    }
+}
+
+private final class AsyncPeeler: Bootstrapping {
+    let ready = Mutex(false)
+
+    func bootstrap(_ bootstrapped: Bootstrapped) async throws {
+        try await Task.sleep(for: .milliseconds(1))
+        _ = try bootstrapped.component(Store.self)
+        ready.withLock { $0 = true }
     }
 }
 

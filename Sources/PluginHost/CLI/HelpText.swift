@@ -6,7 +6,7 @@ enum HelpText {
 
     static var versionLine: String { "plugin-host \(version) (plugin ABI \(PluginABIVersion.current))\n" }
 
-    static let usage = "Usage: plugin-host [--dir DIR] [--config FILE] [--json] [--keep-going] [--timeout SECONDS] [--allow-any-owner]\n"
+    static let usage = "Usage: plugin-host [--dir DIR] [--config FILE] [--json] [--keep-going] [--jobs N] [--timeout SECONDS] [--shutdown-timeout SECONDS] [--allow-any-owner]\n"
 
     static func help(defaultDirectory: String?) -> String {
         """
@@ -24,9 +24,17 @@ enum HelpText {
                          plugins print goes to stderr
           --keep-going   when a plugin fails, still run every plugin that does not
                          require it (directly or transitively); exit 1 all the same
+          --jobs N       how many components may bootstrap at once, when their
+                         dependencies allow (default: the number of processors, here
+                         \(RunOptions.defaultJobs); 1 bootstraps one at a time)
           --timeout SECONDS
                          how long one plugin may take to load, and to bootstrap, before
-                         the host names it and exits 124 (default: 30; 0: no limit)
+                         the host names it and exits 124 (default: 30; 0: no limit);
+                         also bounds each reload hook
+          --shutdown-timeout SECONDS
+                         how long each shutdown hook, and the services together, may
+                         take to stop before they are named and skipped (default: 10;
+                         0: no limit)
           --allow-any-owner
                          load plugins (and a directory) owned by other users too; for
                          development trees only. Files writable by group or others are
@@ -34,14 +42,21 @@ enum HelpText {
           --help, -h     print this help and exit
           --version      print the version and the plugin ABI version, and exit
 
+        Signals: SIGINT or SIGTERM stops the host: services are cancelled, then each
+        component's shutdown hook runs in reverse bootstrap order; a second one ends the
+        host at once. SIGHUP re-reads --config and calls the reload hooks.
+
         Exit status:
-          0   every plugin bootstrapped
-          1   a plugin directory, configuration, manifest, dependency graph, load or
-              bootstrap problem; each is on stderr (and in "errors" with --json)
+          0   every plugin bootstrapped, ran and shut down (also when stopped by a signal)
+          1   a plugin directory, configuration, manifest, dependency graph, load,
+              bootstrap, service or shutdown problem; each is on stderr (and, up to
+              the end of the bootstrap, in "errors" with --json)
           64  the command line is wrong
           70  a plugin crashed (or called exit()) while loading or bootstrapping;
               stderr names it: plugin NAME (FILE) crashed during load|bootstrap: SIGNAL
           124 a plugin did not finish loading or bootstrapping within --timeout
+          130, 143
+              a second SIGINT (130) or SIGTERM (143) ended the host during shutdown
 
         """
     }

@@ -19,9 +19,17 @@ struct RunOptions: Equatable {
     var timeout: Duration? = RunOptions.defaultTimeout
     /// Load plugins owned by users other than the current one and root.
     var allowAnyOwner = false
+    /// How many components may bootstrap at once.
+    var jobs = RunOptions.defaultJobs
+    /// How long one shutdown hook may take; `nil` for no limit.
+    var shutdownTimeout: Duration? = RunOptions.defaultShutdownTimeout
 
     /// The default of `--timeout`.
     static let defaultTimeout: Duration? = .seconds(30)
+    /// The default of `--shutdown-timeout`.
+    static let defaultShutdownTimeout: Duration? = .seconds(10)
+    /// The default of `--jobs`: the number of processors online.
+    static var defaultJobs: Int { processorCount }
 }
 
 /// The command line is not one `plugin-host` understands.
@@ -77,11 +85,15 @@ extension Command {
                 guard configurationFile == nil else { throw UsageError(message: "--config given more than once") }
                 configurationFile = try value()
             case "--timeout":
+                options.timeout = try Self.seconds(try value(), for: name)
+            case "--shutdown-timeout":
+                options.shutdownTimeout = try Self.seconds(try value(), for: name)
+            case "--jobs":
                 let text = try value()
-                guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 * 365 else {
-                    throw UsageError(message: "--timeout needs a number of seconds (0 for no limit), not '\(text.debugEscaped)'")
+                guard let jobs = Int(text), (1...128).contains(jobs) else {
+                    throw UsageError(message: "--jobs needs a whole number from 1 to 128, not '\(text.debugEscaped)'")
                 }
-                options.timeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+                options.jobs = jobs
             case "--json", "--keep-going", "--allow-any-owner":
                 guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value") }
                 switch name {
@@ -100,5 +112,13 @@ extension Command {
         options.directory = directory
         options.configurationFile = configurationFile
         self = .run(options)
+    }
+
+    /// A duration option: seconds, fractions allowed, 0 for no limit.
+    private static func seconds(_ text: String, for option: String) throws(UsageError) -> Duration? {
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 * 365 else {
+            throw UsageError(message: "\(option) needs a number of seconds (0 for no limit), not '\(text.debugEscaped)'")
+        }
+        return seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 }

@@ -1,12 +1,25 @@
+import Synchronization
+
 /// The `plugin-host` program.
 @main
 struct PluginHostCommand {
     static func main() {
-        Process.exit(run(arguments: Array(CommandLine.arguments.dropFirst())).rawValue)
+        // Before any other thread exists, so that every thread inherits the mask and only
+        // the host's signal thread receives SIGINT, SIGTERM and SIGHUP.
+        TerminationSignals.block()
+        let status = Mutex(ExitStatus.success)
+        let finished = Semaphore()
+        Task.detached {
+            let result = await run(arguments: Array(CommandLine.arguments.dropFirst()))
+            status.withLock { $0 = result }
+            finished.signal()
+        }
+        finished.wait(timeout: nil)
+        Process.exit(status.withLock { $0 }.rawValue)
     }
 
     /// Runs the program with `arguments` (without the program name).
-    static func run(arguments: [String]) -> ExitStatus {
+    static func run(arguments: [String]) async -> ExitStatus {
         let defaultDirectory = installedPluginDirectory
         let command: Command
         do {
@@ -23,7 +36,7 @@ struct PluginHostCommand {
             StandardStreams.writeToOutput(HelpText.versionLine)
             return .success
         case .run(let options):
-            return RunCommand(options: options).run()
+            return await RunCommand(options: options).run()
         }
     }
 

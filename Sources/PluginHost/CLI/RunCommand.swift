@@ -1,29 +1,28 @@
 import PluginABI
 
-/// `plugin-host --dir DIR`: scan, resolve, load and bootstrap, then report.
+/// `plugin-host --dir DIR`: scan, resolve, load and bootstrap, report; then run the
+/// services, reload on SIGHUP, and shut down.
 struct RunCommand {
     let options: RunOptions
 
-    /// Runs the plugins and returns the report; prints nothing.
-    func report() -> RunReport {
+    /// Scans, resolves, loads and bootstraps; prints nothing.
+    ///
+    /// - Returns: The report, and the bootstrapped plugins in bootstrap order.
+    func bootstrap(events: HostEvents? = nil) async -> (report: RunReport, bootstrapped: [(candidate: PluginCandidate, component: any Bootstrapping)]) {
         let clock = ContinuousClock()
         let start = clock.now
-        var report = bootstrap()
-        report.duration = clock.now - start
-        return report
-    }
-
-    private func bootstrap() -> RunReport {
         var report = RunReport(directory: options.directory)
+        var bootstrapped: [(candidate: PluginCandidate, component: any Bootstrapping)] = []
+        defer { _ = report }
 
-        var configuration = Configuration()
-        if let file = options.configurationFile {
-            do {
-                configuration = try Configuration(contentsOf: file)
-            } catch {
-                report.problems.append(error)
-                return report
-            }
+        let configuration: Configuration
+        switch readConfiguration() {
+        case .failure(let problem):
+            report.problems.append(problem)
+            report.duration = clock.now - start
+            return (report, [])
+        case .success(let read):
+            configuration = read
         }
 
         let scan = PluginDirectory(path: options.directory, trust: FileTrust(allowAnyOwner: options.allowAnyOwner)).scan()
@@ -37,21 +36,54 @@ struct RunCommand {
         report.problems = scan.problems + resolution.problems
         guard report.problems.isEmpty || options.keepGoing else {
             report.plugins = resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
-            return report
+            report.duration = clock.now - start
+            return (report, [])
         }
 
         let runner = ChainRunner(
-            settings: configuration.settings, keepGoing: options.keepGoing, pluginGuard: PluginGuard(timeout: options.timeout))
-        let outcome = runner.run(resolution.order, graphFailures: resolution.failures)
+            settings: configuration.settings, keepGoing: options.keepGoing, jobs: options.jobs,
+            pluginGuard: PluginGuard(timeout: options.timeout), epoch: start,
+            stopRequested: { events?.stopRequested ?? false })
+        let outcome = await runner.run(resolution.order, graphFailures: resolution.failures)
         report.plugins = outcome.plugins
         report.problems += outcome.problems
-        return report
+        report.duration = clock.now - start
+        for plugin in outcome.plugins where plugin.status == .bootstrapped {
+            if let component = plugin.component { bootstrapped.append((plugin.candidate, component)) }
+        }
+        return (report, bootstrapped)
     }
 
-    /// Runs the plugins, prints the report and returns the exit status.
-    func run() -> ExitStatus {
+    /// Runs the whole lifecycle, prints the report and returns the exit status.
+    func run() async -> ExitStatus {
+        let events = HostEvents()
+        events.listen()
         let jsonOutput = options.json ? StandardStreams.divertOutputToError() : nil
-        let report = report()
+        var (report, bootstrapped) = await bootstrap(events: events)
+        if events.stopRequested { report.stoppedBySignal = true }
+        print(report, jsonOutput: jsonOutput)
+
+        let lifecycle = Lifecycle(
+            plugins: bootstrapped, events: events, shutdownTimeout: options.shutdownTimeout, reloadTimeout: options.timeout,
+            readConfiguration: { readConfiguration().map(\.settings) })
+        var problems: [Problem] = []
+        if report.succeeded || options.keepGoing {
+            problems += await lifecycle.runServices()
+        }
+        problems += await lifecycle.shutDown()
+        return report.succeeded && problems.isEmpty ? .success : .failure
+    }
+
+    private func readConfiguration() -> Result<Configuration, Problem> {
+        guard let file = options.configurationFile else { return .success(Configuration()) }
+        do {
+            return .success(try Configuration(contentsOf: file))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func print(_ report: RunReport, jsonOutput: Int32?) {
         if options.json {
             let document = JSONReport.document(of: report).rendered() + "\n"
             StandardStreams.writeToError(TextReport.errors(of: report))
@@ -66,7 +98,5 @@ struct RunCommand {
                 StandardStreams.writeToOutput(TextReport.summary(of: report))
             }
         }
-        return report.succeeded ? .success : .failure
     }
 }
-

@@ -1,26 +1,38 @@
 import PluginABI
 
-/// Loads ordered plugins and bootstraps their components as a reduce over an immutable
-/// ``Bootstrapped``.
+/// Loads ordered plugins, then bootstraps their components: concurrently where the
+/// dependency graph allows, at most ``jobs`` at a time, each on a ``PluginThread`` of its
+/// own under the ``PluginGuard``.
 ///
-/// By default the first failure stops the run. With ``keepGoing`` every plugin that does
-/// not require a failed plugin still runs; the others are reported with the chain of
-/// reasons (`Application did not run: it requires Domain, which failed: ...`).
-struct ChainRunner {
+/// Each component receives the view of the components bootstrapped so far that holds
+/// exactly its dependencies, so the outcome is the sequential one whatever order components
+/// finish in; the final ``Bootstrapped`` holds them in the given (topological) order.
+///
+/// By default the first failure stops the run: components already bootstrapping finish,
+/// no new one starts. With ``keepGoing`` every plugin that does not require a failed plugin
+/// still runs; the others are reported with the chain of reasons
+/// (`Application did not run: it requires Domain, which failed: ...`).
+struct ChainRunner: Sendable {
     /// The settings of each plugin, by name; plugins not named get empty settings.
     var settings: [String: Settings] = [:]
     /// Run everything that does not depend on a failure, instead of stopping at the first.
     var keepGoing = false
-    /// Watches each plugin's load and bootstrap; see ``PluginGuard``.
-    var pluginGuard: PluginGuard?
+    /// How many components may bootstrap at once.
+    var jobs = 1
+    /// Watches each plugin's load and bootstrap.
+    var pluginGuard: PluginGuard
+    /// The start of the host, from which plugin times are measured.
+    var epoch = ContinuousClock.now
+    /// Answers whether the host was asked to stop; no plugin starts bootstrapping then.
+    var stopRequested: @Sendable () -> Bool = { false }
 
     /// The result of a run.
-    struct Outcome {
+    struct Outcome: Sendable {
         /// Every plugin of the order, with what happened to it.
         var plugins: [PluginOutcome]
         /// The failures, in the order they happened, then the plugins that did not run.
         var problems: [Problem] = []
-        /// The chain holding every bootstrapped component.
+        /// Every bootstrapped component, in the given order.
         var bootstrapped = Bootstrapped()
     }
 
@@ -37,18 +49,27 @@ struct ChainRunner {
         }
     }
 
-    /// Loads every plugin of `order`, then bootstraps their components in that order.
+    private struct Completion: Sendable {
+        let index: Int
+        let thread: Int
+        let error: String?
+        let started: Duration
+        let finished: Duration
+    }
+
+    /// Loads every plugin of `order`, then bootstraps their components.
     ///
     /// - Parameters:
-    ///   - order: Plugins in bootstrap order.
+    ///   - order: Plugins in bootstrap order: each after the plugins it depends on.
     ///   - graphFailures: Plugins that must not run because of a graph problem, which the
     ///     caller has reported already (only with ``keepGoing``).
-    func run(_ order: [PluginCandidate], graphFailures: [String: Problem] = [:]) -> Outcome {
+    func run(_ order: [PluginCandidate], graphFailures: [String: Problem] = [:]) async -> Outcome {
         var outcome = Outcome(plugins: order.map { PluginOutcome(candidate: $0, status: .notRun) })
         var fates = graphFailures.mapValues { Fate.failed($0.message) }
+        var stopped = false
         let clock = ContinuousClock()
+        let threads = (0..<max(1, min(jobs, order.count, FatalSignals.slotCount - 1))).map { _ in PluginThread() }
 
-        /// The reason `candidate` cannot run because of a required plugin, if any.
         func blocker(of candidate: PluginCandidate) -> String? {
             for required in candidate.manifest.requires {
                 if let fate = fates[required] { return "it requires \(required), which \(fate.text)" }
@@ -60,7 +81,7 @@ struct ChainRunner {
             let candidate = order[index]
             fates[candidate.name] = .didNotRun(reason)
             outcome.plugins[index].reason = reason
-            if keepGoing {
+            if keepGoing && !stopped {
                 outcome.problems.append(Problem(
                     .dependencyFailed, plugin: candidate.name, file: candidate.file, "\(candidate.name) did not run: \(reason)"))
             }
@@ -71,79 +92,140 @@ struct ChainRunner {
             outcome.plugins[index].status = .failed
             outcome.plugins[index].reason = cause
             outcome.problems.append(problem)
+            if !keepGoing { stopped = true }
         }
 
-        var components: [Int: any Bootstrapping] = [:]
+        // Loading: in order, on one plugin thread (dlopen is serialised by the loader anyway).
+        let loader = threads[0]
         for (index, candidate) in order.enumerated() {
             if let problem = graphFailures[candidate.name] {
                 outcome.plugins[index].status = .failed
                 outcome.plugins[index].reason = problem.message
                 continue
             }
+            if stopped || stopRequested() { break }
             if let reason = blocker(of: candidate) {
                 markNotRun(index, because: reason)
                 continue
             }
             let start = clock.now
+            outcome.plugins[index].loadStarted = start - epoch
             do {
-                components[index] = try pluginGuard.watching(candidate, during: .load) { () throws(Problem) in
-                    try PluginLoader.component(of: candidate)
+                outcome.plugins[index].component = try await withTaskExecutorPreference(loader) { () async throws(Problem) in
+                    try await pluginGuard.watching(candidate, during: .load, slot: loader.slot) { () throws(Problem) in
+                        try PluginLoader.component(of: candidate)
+                    }
                 }
-                outcome.plugins[index].loadDuration = clock.now - start
             } catch {
-                outcome.plugins[index].loadDuration = clock.now - start
                 markFailed(index, error, cause: error.message)
-                if !keepGoing { return stopped(outcome, after: index, order) }
+            }
+            outcome.plugins[index].loadDuration = clock.now - start
+        }
+
+        // Bootstrapping: a plugin is ready when every plugin it depends on is done.
+        var indexByName: [String: Int] = [:]
+        for (index, candidate) in order.enumerated() { indexByName[candidate.name] = index }
+        var waiting = [Int](repeating: 0, count: order.count)
+        var dependents = [[Int]](repeating: [], count: order.count)
+        for (index, candidate) in order.enumerated() {
+            for dependency in candidate.manifest.identity.dependencies {
+                guard let dependencyIndex = indexByName[dependency], dependencyIndex != index else { continue }
+                waiting[index] += 1
+                dependents[dependencyIndex].append(index)
+            }
+        }
+        var done = [Bool](repeating: false, count: order.count)
+        var ready = MinHeap<Int>()
+        var chain = Bootstrapped()
+
+        func finish(_ index: Int) {
+            done[index] = true
+            for dependent in dependents[index] {
+                waiting[dependent] -= 1
+                if waiting[dependent] == 0 { ready.insert(dependent) }
             }
         }
 
-        for (index, candidate) in order.enumerated() {
-            guard let component = components[index] else { continue }
-            if let reason = blocker(of: candidate) {
-                markNotRun(index, because: reason)
-                continue
-            }
-            let start = clock.now
-            do {
-                outcome.bootstrapped = try pluginGuard.watching(candidate, during: .bootstrap) {
-                    try outcome.bootstrapped.bootstrap(
-                        component, as: candidate.manifest.identity,
-                        settings: settings[candidate.name] ?? Settings(for: candidate.name))
+        for index in order.indices where waiting[index] == 0 { ready.insert(index) }
+        var freeThreads = Array(threads.reversed())
+        await withTaskGroup(of: Completion.self) { group in
+            var running = 0
+            while true {
+                while running < threads.count, let index = ready.popMin() {
+                    let candidate = order[index]
+                    guard !stopped, !stopRequested(), let component = outcome.plugins[index].component,
+                        outcome.plugins[index].status == .notRun, outcome.plugins[index].reason == nil
+                    else {
+                        finish(index)
+                        continue
+                    }
+                    if let reason = blocker(of: candidate) {
+                        markNotRun(index, because: reason)
+                        finish(index)
+                        continue
+                    }
+                    let thread = freeThreads.removeLast()
+                    let view = chain.view(for: candidate.manifest.identity, settings: settings[candidate.name])
+                    running += 1
+                    group.addTask(executorPreference: thread) { [pluginGuard, epoch] in
+                        let started = ContinuousClock.now - epoch
+                        var failure: String?
+                        do {
+                            try await pluginGuard.watching(candidate, during: .bootstrap, slot: thread.slot) {
+                                try await component.bootstrap(view)
+                            }
+                        } catch {
+                            failure = "\(error)"
+                        }
+                        return Completion(
+                            index: index, thread: threads.firstIndex { $0 === thread }!, error: failure,
+                            started: started, finished: ContinuousClock.now - epoch)
+                    }
                 }
-                outcome.plugins[index].bootstrapDuration = clock.now - start
-                outcome.plugins[index].status = .bootstrapped
-            } catch {
-                outcome.plugins[index].bootstrapDuration = clock.now - start
-                markFailed(
-                    index,
-                    Problem(
-                        .bootstrapFailed, plugin: candidate.name, file: candidate.file,
-                        "plugin \(candidate.label) failed to bootstrap: \(error)"),
-                    cause: "\(error)")
-                if !keepGoing { return stopped(outcome, after: index, order) }
+                guard let completion = await group.next() else { break }
+                running -= 1
+                freeThreads.append(threads[completion.thread])
+                let index = completion.index
+                let candidate = order[index]
+                outcome.plugins[index].bootstrapStarted = completion.started
+                outcome.plugins[index].bootstrapFinished = completion.finished
+                outcome.plugins[index].bootstrapDuration = completion.finished - completion.started
+                if let error = completion.error {
+                    markFailed(
+                        index,
+                        Problem(.bootstrapFailed, plugin: candidate.name, file: candidate.file, "plugin \(candidate.label) failed to bootstrap: \(error)"),
+                        cause: error)
+                } else if let component = outcome.plugins[index].component {
+                    outcome.plugins[index].status = .bootstrapped
+                    chain = (try? chain.appending(component, as: candidate.manifest.identity)) ?? chain
+                }
+                finish(index)
             }
         }
-        return outcome
+
+        // The final chain, in the given order, whatever order the components finished in.
+        for plugin in outcome.plugins where plugin.status == .bootstrapped {
+            if let component = plugin.component {
+                outcome.bootstrapped = (try? outcome.bootstrapped.appending(component, as: plugin.candidate.manifest.identity))
+                    ?? outcome.bootstrapped
+            }
+        }
+        if stopRequested() {
+            for index in order.indices where outcome.plugins[index].status == .notRun && outcome.plugins[index].reason == nil {
+                outcome.plugins[index].reason = "the host was asked to stop before it started"
+            }
+        }
+        return stopped ? notRunSummary(outcome) : outcome
     }
 
-    /// Fail-fast: the last problem gains the list of the plugins that did not run.
-    private func stopped(_ outcome: Outcome, after index: Int, _ order: [PluginCandidate]) -> Outcome {
+    /// Fail-fast: the first problem gains the list of the plugins that did not run.
+    private func notRunSummary(_ outcome: Outcome) -> Outcome {
         var outcome = outcome
         let notRun = outcome.plugins.filter { $0.status == .notRun }.map(\.candidate.name)
-        if !notRun.isEmpty, let last = outcome.problems.popLast() {
-            outcome.problems.append(Problem(
-                last.code, plugin: last.plugin, file: last.file, last.message + "; not run: \(notRun.joined(separator: ", "))"))
+        if !notRun.isEmpty, let first = outcome.problems.first {
+            outcome.problems[0] = Problem(
+                first.code, plugin: first.plugin, file: first.file, first.message + "; not run: \(notRun.joined(separator: ", "))")
         }
         return outcome
-    }
-}
-
-extension Optional where Wrapped == PluginGuard {
-    /// Runs `body` under the guard, or plainly when there is none.
-    func watching<Result, Failure: Error>(
-        _ candidate: PluginCandidate, during phase: PluginGuard.Phase, _ body: () throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        guard let pluginGuard = self else { return try body() }
-        return try pluginGuard.watching(candidate, during: phase, body)
     }
 }

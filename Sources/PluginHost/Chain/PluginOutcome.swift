@@ -1,5 +1,7 @@
+import PluginABI
+
 /// What happened to one plugin in a run.
-struct PluginOutcome: Equatable, Sendable {
+struct PluginOutcome: Sendable {
     enum Status: String, Equatable, Sendable {
         case bootstrapped
         case failed
@@ -10,10 +12,22 @@ struct PluginOutcome: Equatable, Sendable {
     var status: Status
     /// Why the plugin failed or did not run.
     var reason: String?
+    /// The component, once loaded.
+    var component: (any Bootstrapping)?
+    /// When loading started, and when bootstrapping started and finished, measured from
+    /// the start of the host.
+    var loadStarted: Duration?
+    var bootstrapStarted: Duration?
+    var bootstrapFinished: Duration?
     /// Time spent in `dlopen` and the entry point.
     var loadDuration: Duration = .zero
     /// Time spent in the component's bootstrap.
     var bootstrapDuration: Duration = .zero
+
+    init(candidate: PluginCandidate, status: Status) {
+        self.candidate = candidate
+        self.status = status
+    }
 
     var totalDuration: Duration { loadDuration + bootstrapDuration }
 }

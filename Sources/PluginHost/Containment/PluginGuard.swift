@@ -5,20 +5,15 @@ import Synchronization
 /// does not return within the timeout is named and the host ends without waiting for it.
 ///
 /// All of it is in-process: fatal signals are caught by handlers on an alternate stack
-/// (``FatalSignals``), the timeout by one watchdog thread that sleeps on a semaphore while
-/// no plugin runs. Arming the guard around a plugin costs two short copies and a semaphore
-/// post, so it adds microseconds to start-up, not a process per plugin.
+/// (``FatalSignals``), the timeout by one watchdog thread that sleeps on a semaphore until
+/// the earliest deadline of the plugins running. Arming the guard around a plugin costs two
+/// short copies and a semaphore post, so it adds microseconds, not a process per plugin.
 final class PluginGuard: Sendable {
     /// What a plugin is doing.
     enum Phase: String, Sendable {
         case load
         case bootstrap
     }
-
-    /// How the host ends when a plugin crashes or calls `exit()`.
-    static let crashStatus = ExitStatus.crashed
-    /// How the host ends when a plugin overruns the timeout.
-    static let timeoutStatus = ExitStatus.timedOut
 
     private struct Armed {
         let label: String
@@ -27,7 +22,8 @@ final class PluginGuard: Sendable {
     }
 
     private let timeout: Duration?
-    private let armed = Mutex<Armed?>(nil)
+    /// The plugins running, by the crash-report slot of their thread.
+    private let armed = Mutex<[Int: Armed]>([:])
     private let wake = Semaphore()
 
     /// Installs the crash handlers and, when `timeout` is given, starts the watchdog.
@@ -36,38 +32,44 @@ final class PluginGuard: Sendable {
     ///   for no limit.
     init(timeout: Duration?) {
         self.timeout = timeout
-        FatalSignals.install(exitStatus: Self.crashStatus.rawValue)
+        FatalSignals.install(exitStatus: ExitStatus.crashed.rawValue)
         if timeout != nil {
             startDetachedThread { [self] in watch() }
         }
     }
 
-    /// Runs `body`, which runs code of `candidate`, under the guard.
+    /// Runs `body`, code of `candidate` that runs on the thread of `slot`, under the guard.
     func watching<Result, Failure: Error>(
-        _ candidate: PluginCandidate, during phase: Phase, _ body: () throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        let label = "plugin \(candidate.label)"
-        FatalSignals.describe(subject: label, phase: phase.rawValue, isPluginCode: true)
-        if let timeout {
-            armed.withLock { $0 = Armed(label: label, phase: phase, deadline: .now + timeout) }
-            wake.signal()
-        }
-        defer {
-            if timeout != nil {
-                armed.withLock { $0 = nil }
-                wake.signal()
-            }
-            FatalSignals.describe(subject: "plugin-host", phase: "its own work")
-        }
-        return try body()
+        _ candidate: PluginCandidate, during phase: Phase, slot: Int, _ body: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
+        arm(candidate, phase, slot: slot)
+        defer { disarm(slot: slot) }
+        return try await body()
     }
 
-    /// The watchdog: sleeps until the armed deadline, and ends the host when a plugin is
+    private func arm(_ candidate: PluginCandidate, _ phase: Phase, slot: Int) {
+        let label = "plugin \(candidate.label)"
+        FatalSignals.describe(slot: slot, subject: label, phase: phase.rawValue, isPluginCode: true)
+        if let timeout {
+            armed.withLock { $0[slot] = Armed(label: label, phase: phase, deadline: .now + timeout) }
+            wake.signal()
+        }
+    }
+
+    private func disarm(slot: Int) {
+        if timeout != nil {
+            armed.withLock { $0[slot] = nil }
+            wake.signal()
+        }
+        FatalSignals.describe(slot: slot, subject: "plugin-host", phase: "its own work")
+    }
+
+    /// The watchdog: sleeps until the earliest deadline, and ends the host when a plugin is
     /// still running then.
     private func watch() {
         while true {
-            let current = armed.withLock { $0 }
-            guard let current, let timeout else {
+            let earliest = armed.withLock { $0.min { $0.value.deadline < $1.value.deadline } }
+            guard let (slot, current) = earliest, let timeout else {
                 wake.wait(timeout: nil)
                 continue
             }
@@ -77,11 +79,11 @@ final class PluginGuard: Sendable {
                 continue
             }
             // Still the same plugin? It may have returned while we woke up.
-            guard armed.withLock({ $0?.deadline == current.deadline }) else { continue }
+            guard armed.withLock({ $0[slot]?.deadline == current.deadline }) else { continue }
             StandardStreams.writeToError(
                 "\(current.label) timed out during \(current.phase.rawValue): still running after "
                     + "\(TextReport.format(seconds: timeout)) (--timeout); stopped the host without waiting for it\n")
-            exitImmediately(Self.timeoutStatus.rawValue)
+            exitImmediately(ExitStatus.timedOut.rawValue)
         }
     }
 }

@@ -6,8 +6,10 @@
 /// ```
 ///
 /// `plugins` is in bootstrap order; `milliseconds` is load plus bootstrap time, also given
-/// apart as `loadMilliseconds` and `bootstrapMilliseconds`; `reason` says why a plugin
-/// failed or did not run (`null` otherwise).
+/// apart as `loadMilliseconds` and `bootstrapMilliseconds`; `startedMilliseconds` and
+/// `finishedMilliseconds` say when the bootstrap started and finished, and
+/// `loadStartedMilliseconds` when loading started, from the start of the host (`null` when
+/// it did not happen); `reason` says why a plugin failed or did not run (`null` otherwise).
 enum JSONReport {
     static func document(of report: RunReport) -> JSONOutput {
         .object([
@@ -29,6 +31,9 @@ enum JSONReport {
             ("milliseconds", .number(rounded(outcome.totalDuration))),
             ("loadMilliseconds", .number(rounded(outcome.loadDuration))),
             ("bootstrapMilliseconds", .number(rounded(outcome.bootstrapDuration))),
+            ("loadStartedMilliseconds", outcome.loadStarted.map { .number(rounded($0)) } ?? .null),
+            ("startedMilliseconds", outcome.bootstrapStarted.map { .number(rounded($0)) } ?? .null),
+            ("finishedMilliseconds", outcome.bootstrapFinished.map { .number(rounded($0)) } ?? .null),
             ("reason", outcome.reason.map(JSONOutput.string) ?? .null),
         ])
     }

@@ -26,6 +26,10 @@ struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
         static let bootstrapFailed = Code("bootstrap-failed")
         static let dependencyFailed = Code("dependency-failed")
         static let unsafeFile = Code("unsafe-file")
+        static let serviceFailed = Code("service-failed")
+        static let reloadFailed = Code("reload-failed")
+        static let shutdownFailed = Code("shutdown-failed")
+        static let shutdownTimedOut = Code("shutdown-timed-out")
 
         var description: String { rawValue }
     }

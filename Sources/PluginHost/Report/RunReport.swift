@@ -1,6 +1,6 @@
 /// Everything a run has to tell the operator: what happened to each plugin, in bootstrap
 /// order, and every problem.
-struct RunReport: Equatable {
+struct RunReport {
     /// The plugin directory, as given.
     var directory: String
     var plugins: [PluginOutcome] = []
@@ -9,6 +9,9 @@ struct RunReport: Equatable {
     var warnings: [String] = []
     /// Wall time of the whole run, from reading the configuration to the end of the chain.
     var duration: Duration = .zero
+
+    /// Whether SIGINT or SIGTERM arrived before the chain was complete.
+    var stoppedBySignal = false
 
     var succeeded: Bool { problems.isEmpty }
 }

@@ -5,9 +5,14 @@ enum TextReport {
     static func summary(of report: RunReport) -> String {
         let count = report.plugins.count
         let bootstrapped = report.plugins.filter { $0.status == .bootstrapped }.count
-        var text = report.succeeded
-            ? "Bootstrapped \(count) plugin\(count == 1 ? "" : "s") from \(report.directory) in \(format(report.duration))\n"
-            : "Bootstrapped \(bootstrapped) of \(count) plugin\(count == 1 ? "" : "s") from \(report.directory); see the errors above\n"
+        let plural = count == 1 ? "" : "s"
+        var text = if report.stoppedBySignal {
+            "Stopped by a signal after bootstrapping \(bootstrapped) of \(count) plugin\(plural) from \(report.directory)\n"
+        } else if report.succeeded {
+            "Bootstrapped \(count) plugin\(plural) from \(report.directory) in \(format(report.duration))\n"
+        } else {
+            "Bootstrapped \(bootstrapped) of \(count) plugin\(plural) from \(report.directory); see the errors above\n"
+        }
         guard !report.plugins.isEmpty else { return text }
         let header = ["#", "plugin", "version", "requires", "status", "load", "bootstrap", "file"]
         let rows = report.plugins.enumerated().map { index, outcome in

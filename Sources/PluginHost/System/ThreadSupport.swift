@@ -63,3 +63,6 @@ final class Semaphore: @unchecked Sendable {
 func exitImmediately(_ status: Int32) -> Never {
     _exit(status)
 }
+
+/// The number of processors online.
+var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }

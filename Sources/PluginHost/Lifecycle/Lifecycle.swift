@@ -1,0 +1,164 @@
+import PluginABI
+import Synchronization
+
+/// The phases after the chain: the run phase of services, reloads on SIGHUP, and the
+/// shutdown in reverse bootstrap order.
+///
+/// ```
+///  bootstrap ──▶ run (services) ──▶ shutdown ──▶ exit
+///     │            │   ▲   SIGHUP: reload, in bootstrap order
+///     │            └───┘
+///     └─ failure ─────────────────▶ shutdown (what bootstrapped) ──▶ exit 1
+/// ```
+struct Lifecycle: Sendable {
+    /// The bootstrapped plugins with their components, in bootstrap order.
+    let plugins: [(candidate: PluginCandidate, component: any Bootstrapping)]
+    let events: HostEvents
+    /// How long one shutdown hook, or the services together, may take to stop.
+    var shutdownTimeout: Duration?
+    /// How long one reload hook may take.
+    var reloadTimeout: Duration?
+    /// Reads the configuration file again: the settings of each plugin, or a problem.
+    var readConfiguration: @Sendable () -> Result<[String: Settings], Problem>
+
+    /// The services among the plugins, in bootstrap order.
+    var services: [(candidate: PluginCandidate, service: any Service)] {
+        plugins.compactMap { plugin in (plugin.component as? any Service).map { (plugin.candidate, $0) } }
+    }
+
+    /// Runs the services until the host is asked to stop or they have all ended, handling
+    /// reloads meanwhile.
+    ///
+    /// - Returns: The services that failed, or did not stop in time once cancelled.
+    func runServices() async -> [Problem] {
+        let services = services
+        guard !services.isEmpty, !events.stopRequested else { return [] }
+        var tasks: [String: Task<Void, Never>] = [:]
+        for (candidate, service) in services {
+            tasks[candidate.name] = Task { [events] in
+                do {
+                    try await service.run()
+                    events.serviceEnded(candidate.name, error: nil)
+                } catch {
+                    events.serviceEnded(candidate.name, error: "\(error)")
+                }
+            }
+        }
+        var problems: [Problem] = []
+        var running = Set(tasks.keys)
+        var stopping = false
+        for await event in events.stream {
+            switch event {
+            case .reload:
+                // A failed reload leaves the components as they were; the host keeps running.
+                if !stopping { _ = await reload() }
+            case .serviceEnded(let name, let error):
+                running.remove(name)
+                if let error, let candidate = services.first(where: { $0.candidate.name == name })?.candidate {
+                    problems.append(report(Problem(
+                        .serviceFailed, plugin: name, file: candidate.file,
+                        "service \(candidate.label) failed: \(error); stopping the others")))
+                    stopping = true
+                }
+            case .stop:
+                stopping = true
+            }
+            if running.isEmpty { break }
+            if stopping {
+                for name in running { tasks[name]?.cancel() }
+                problems += await waitForServices(running, of: services)
+                break
+            }
+        }
+        return problems
+    }
+
+    /// After cancelling the services: waits up to the shutdown timeout for them to return,
+    /// and names those that did not.
+    private func waitForServices(
+        _ running: Set<String>, of services: [(candidate: PluginCandidate, service: any Service)]
+    ) async -> [Problem] {
+        let left = Mutex(running)
+        let waited = await withDeadline(shutdownTimeout) { [events] in
+            for await event in events.stream {
+                if case .serviceEnded(let name, _) = event, left.withLock({ $0.remove(name); return $0.isEmpty }) {
+                    return
+                }
+            }
+        }
+        guard case .overran = waited else { return [] }
+        let stillRunning = left.withLock { $0 }
+        return services.filter { stillRunning.contains($0.candidate.name) }.map { candidate, _ in
+            report(Problem(
+                .shutdownTimedOut, plugin: candidate.name, file: candidate.file,
+                "service \(candidate.label) did not stop within \(TextReport.format(seconds: shutdownTimeout ?? .zero)) "
+                    + "of being cancelled (--shutdown-timeout); left behind"))
+        }
+    }
+
+    /// Reads the configuration file again and calls `reload(_:)` of every reloadable
+    /// component, in bootstrap order, each with its new settings.
+    ///
+    /// - Returns: The reloads that failed or overran, also reported on stderr; those
+    ///   components keep running as they were.
+    func reload() async -> [Problem] {
+        let settings: [String: Settings]
+        switch readConfiguration() {
+        case .failure(let problem):
+            return [report(Problem(problem.code, plugin: nil, file: problem.file, "reload refused: \(problem.message); nothing was reloaded"))]
+        case .success(let read):
+            settings = read
+        }
+        var problems: [Problem] = []
+        var reloaded: [String] = []
+        for (candidate, component) in plugins {
+            guard let reloadable = component as? any Reloadable else { continue }
+            let own = settings[candidate.name] ?? Settings(for: candidate.name)
+            switch await withDeadline(reloadTimeout, { try await reloadable.reload(own) }) {
+            case .finished:
+                reloaded.append(candidate.name)
+            case .failed(let error):
+                problems.append(report(Problem(
+                    .reloadFailed, plugin: candidate.name, file: candidate.file,
+                    "plugin \(candidate.label) failed to reload: \(error); it keeps running as it was")))
+            case .overran:
+                problems.append(report(Problem(
+                    .reloadFailed, plugin: candidate.name, file: candidate.file,
+                    "plugin \(candidate.label) did not finish reloading within "
+                        + "\(TextReport.format(seconds: reloadTimeout ?? .zero)) (--timeout); left running")))
+            }
+        }
+        StandardStreams.writeToError("plugin-host: reloaded \(reloaded.isEmpty ? "no plugins" : reloaded.joined(separator: ", "))\n")
+        return problems
+    }
+
+    /// Calls `shutdown()` of every component in reverse bootstrap order, each within the
+    /// shutdown timeout.
+    ///
+    /// - Returns: The hooks that failed or overran (and were skipped), also on stderr.
+    func shutDown() async -> [Problem] {
+        var problems: [Problem] = []
+        for (candidate, component) in plugins.reversed() {
+            switch await withDeadline(shutdownTimeout, { try await component.shutdown() }) {
+            case .finished:
+                break
+            case .failed(let error):
+                problems.append(report(Problem(
+                    .shutdownFailed, plugin: candidate.name, file: candidate.file,
+                    "plugin \(candidate.label) failed to shut down: \(error)")))
+            case .overran:
+                problems.append(report(Problem(
+                    .shutdownTimedOut, plugin: candidate.name, file: candidate.file,
+                    "plugin \(candidate.label) did not shut down within "
+                        + "\(TextReport.format(seconds: shutdownTimeout ?? .zero)) (--shutdown-timeout); skipped")))
+            }
+        }
+        return problems
+    }
+
+    /// Prints a problem of the running host on stderr at once.
+    private func report(_ problem: Problem) -> Problem {
+        StandardStreams.writeToError("plugin-host: error: \(problem.message)\n")
+        return problem
+    }
+}
