@@ -57,9 +57,10 @@ $(HOST): $(HOST_SOURCES) $(ABI)
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -o $@ $(HOST_SOURCES)
 
-# build-plugin NAME, SOURCE-DIR, OUT-DIR, MODULE-DIR, LINKS[, SOURCES]
+# build-plugin NAME, SOURCE-DIR, OUT-DIR, MODULE-DIR, LINKS[, SOURCES[, MODULE-SEARCH]]
 # Compiles SOURCES (default: SOURCE-DIR/*.swift) into OUT-DIR/libNAME.so against the shared
-# PluginABI (and the plugins named in LINKS), writes NAME's module interface to MODULE-DIR,
+# PluginABI (and the plugins named in LINKS; modules are looked up in MODULE-SEARCH first,
+# then in build/lib/swift), writes NAME's module interface to MODULE-DIR,
 # and stores SOURCE-DIR/manifest.json in the library's manifest section. RUNPATH: $ORIGIN
 # for the plugins it links, $ORIGIN/../.. for libPluginABI.so in an install tree.
 define build-plugin
@@ -70,7 +71,7 @@ define build-plugin
 	    -module-name $(1) \
 	    -emit-module-path $(4)/$(1).swiftmodule \
 	    -emit-module-interface-path $(4)/$(1).swiftinterface \
-	    -I $(MODULES) -I $(4) -L $(LIB) -L $(3) -L $(PLUGINS) -lPluginABI $(addprefix -l,$(5)) \
+	    $(addprefix -I ,$(7)) -I $(MODULES) -I $(4) -L $(LIB) -L $(3) -L $(PLUGINS) -lPluginABI $(addprefix -l,$(5)) \
 	    -Xlinker -soname=lib$(1).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \
 	    -o $(3)/lib$(1).so.unpackaged $(or $(6),$(sort $(wildcard $(2)/*.swift)))
 	$(OBJCOPY) --add-section $(MANIFEST_SECTION)=$(2)/manifest.json \
@@ -102,17 +103,20 @@ plugin: $(ABI) $(DEMO_PLUGINS)
 
 # The fixture plugins of the integration tests, each Tests/Fixtures/NAME into
 # $(FIXTURES_OUT)/libNAME.so. FIXTURE_LINKS_NAME lists the plugins a fixture links. A
-# fixture directory with a manifest and no Swift source gets Tests/Fixtures/TrivialComponent.swift.
+# fixture directory with a manifest and no Swift source gets Tests/Fixtures/RecordingComponent.swift.
+# FIXTURE_MODULES_NAME names a directory searched first for modules: Legacy is compiled
+# against the interface of ABI 1.0 as first published.
 FIXTURES_OUT ?= $(BUILD)/fixtures
 FIXTURE_NAMES := $(notdir $(patsubst %/,%,$(wildcard Tests/Fixtures/*/)))
 FIXTURE_LINKS_Sneaky   := Persistence
 FIXTURE_LINKS_Impostor := Persistence
 FIXTURE_LINKS_Ripener  := Domain Persistence
 FIXTURE_LINKS_Hammer   := Domain Persistence
+FIXTURE_MODULES_Legacy := Tests/Baselines/PluginABI-1.0
 fixtures: $(addprefix $(FIXTURES_OUT)/lib,$(addsuffix .so,$(FIXTURE_NAMES)))
 
-$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/TrivialComponent.swift $(ABI) $(DEMO_PLUGINS)
-	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/TrivialComponent.swift))
+$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/RecordingComponent.swift $(ABI) $(DEMO_PLUGINS)
+	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/RecordingComponent.swift),$(FIXTURE_MODULES_$*))
 
 run: all
 	$(HOST) --dir $(PLUGINS)/

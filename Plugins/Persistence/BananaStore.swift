@@ -54,6 +54,7 @@ public final class BananaStore: Sendable {
     ///   store then still holds the previous bananas, in memory and on disk.
     public func update<Result>(_ change: (inout [Banana]) throws -> Result) throws -> Result {
         try bananas.withLock { current in
+            guard !lock.isReleased else { throw BananaStoreError.closed(path: path) }
             var changed = current
             let result = try change(&changed)
             let data: Data
@@ -66,6 +67,13 @@ public final class BananaStore: Sendable {
             current = changed
             return result
         }
+    }
+
+    /// Closes the store: every acknowledged change is on disk already (each `update`
+    /// returns after `fsync`), so this waits for a change in progress and releases the
+    /// lock, letting another process open the store. Later updates throw.
+    public func close() {
+        bananas.withLock { _ in lock.release() }
     }
 
     private static func load(_ path: String) throws(BananaStoreError) -> [Banana] {
@@ -89,6 +97,7 @@ public enum BananaStoreError: Error, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case unwritable(path: String, reason: String)
     case inUse(path: String, holder: String)
+    case closed(path: String)
 
     public var description: String {
         switch self {
@@ -99,6 +108,8 @@ public enum BananaStoreError: Error, CustomStringConvertible {
             "cannot read banana store \(path): \(reason)"
         case .unwritable(let path, let reason):
             "cannot save banana store \(path): \(reason); the previous contents are kept"
+        case .closed(let path):
+            "banana store \(path) is closed: the host is shutting down"
         case .inUse(let path, let holder):
             "banana store \(path) is in use by \(holder); run one host per data directory, "
                 + "or give this one another \"dataDirectory\""

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -91,9 +93,11 @@ enum FileOperations {
         unlink(temporaryFile(for: path))
     }
 
-    /// An exclusive advisory lock on a file, held until the process ends.
+    /// An exclusive advisory lock on a file, held until ``release()`` or the end of the
+    /// process.
     final class Lock: Sendable {
         private let descriptor: Int32
+        private let released = Mutex(false)
 
         /// Takes the lock on `path` (created if needed), writing this process's id in it.
         ///
@@ -118,7 +122,19 @@ enum FileOperations {
             self.descriptor = descriptor
         }
 
-        deinit { close(descriptor) }
+        /// Whether ``release()`` was called.
+        var isReleased: Bool { released.withLock { $0 } }
+
+        /// Releases the lock and closes its file.
+        func release() {
+            released.withLock { released in
+                guard !released else { return }
+                released = true
+                close(descriptor)
+            }
+        }
+
+        deinit { release() }
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

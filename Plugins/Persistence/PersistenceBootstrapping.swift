@@ -30,6 +30,12 @@ public final class PersistenceBootstrapping: Bootstrapping {
         store.withLock { $0 = opened }
     }
 
+    /// Closes the banana store: acknowledged changes are on disk already; the lock is
+    /// released for the next process.
+    public func shutdown() async throws {
+        store.withLock { $0 }?.close()
+    }
+
     /// `$XDG_DATA_HOME/plugin-host`, else `$HOME/.local/share/plugin-host`.
     static func defaultDataDirectory() throws(PersistenceError) -> String {
         if let data = environment("XDG_DATA_HOME"), data.hasPrefix("/") { return data + "/plugin-host" }

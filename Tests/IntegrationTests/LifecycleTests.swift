@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+
+/// The real binary's lifecycle: services run until a signal, shutdown hooks run in reverse
+/// bootstrap order within their deadline, SIGHUP reloads, a second signal ends the host.
+@Suite("Lifecycle: run phase, shutdown, reload, signals")
+struct LifecycleTests {
+    /// Recording fixtures RecA <- RecB <- RecC and a Server requiring RecB, all logging to one file.
+    private func recorders(_ settings: [String: String] = [:], server: Bool = true) throws -> (PluginDirectoryFixture, URL) {
+        let directory = try PluginDirectoryFixture(fixtures: ["RecA", "RecB", "RecC"] + (server ? ["Server"] : []))
+        let log = directory.root.appending(path: "events.log")
+        let entries = ["RecA", "RecB", "RecC", "Server"].map { name in
+            "\"\(name)\": {\"log\": \"\(log.path)\"\(settings[name].map { ", " + $0 } ?? "")}"
+        }
+        try directory.configure(entries.joined(separator: ", "))
+        return (directory, log)
+    }
+
+    private func lines(of log: URL) -> [String] {
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Waits until the log holds `line`, for at most ten seconds.
+    private func wait(for line: String, in log: URL) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if lines(of: log).contains(line) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    private func start(_ directory: PluginDirectoryFixture, _ extra: [String] = []) throws -> RunningHost {
+        try RunningHost(Repository.host.path, ["--dir", directory.plugins.path, "--config", directory.configuration.path, "--jobs", "1"] + extra)
+    }
+
+    @Test("SIGTERM and SIGINT: the service is cancelled, then every shutdown hook runs in reverse bootstrap order; exit 0",
+          arguments: [SIGTERM, SIGINT])
+    func stopSignal(signal: Int32) throws {
+        let (directory, log) = try recorders()
+        let host = try start(directory)
+        #expect(wait(for: "Server run", in: log))
+        let result = host.stop(with: signal)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(lines(of: log) == [
+            "RecA bootstrap", "RecB bootstrap", "RecC bootstrap", "Server bootstrap", "Server run", "Server stopped",
+            "Server shutdown", "RecC shutdown", "RecB shutdown", "RecA shutdown",
+        ])
+        #expect(result.standardError.contains("plugin-host: received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); shutting down"))
+    }
+
+    @Test("without services the host shuts down right after the chain and exits 0")
+    func noServices() throws {
+        let (directory, log) = try recorders(server: false)
+        let result = try directory.runHost(["--jobs", "1"])
+        #expect(result.status == 0)
+        #expect(lines(of: log) == ["RecA bootstrap", "RecB bootstrap", "RecC bootstrap", "RecC shutdown", "RecB shutdown", "RecA shutdown"])
+    }
+
+    @Test("a failed bootstrap shuts down what did bootstrap, in reverse order")
+    func failedBootstrapShutsDown() throws {
+        let (directory, log) = try recorders(["RecC": #""bootstrapFails": true"#])
+        let result = try directory.runHost(["--jobs", "1"])
+        #expect(result.status == 1)
+        #expect(lines(of: log) == ["RecA bootstrap", "RecB bootstrap", "RecB shutdown", "RecA shutdown"])
+    }
+
+    @Test("a shutdown hook that overruns --shutdown-timeout is named and skipped, and the others still run")
+    func shutdownDeadline() throws {
+        let (directory, log) = try recorders(["RecB": #""shutdownDelay": 5000"#], server: false)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try directory.runHost(["--jobs", "1", "--shutdown-timeout", "0.3"])
+        #expect(clock.now - start < .seconds(4))
+        #expect(result.status == 1)
+        #expect(result.standardError.contains(
+            "plugin RecB (\(directory.plugins.path)/libRecB.so) did not shut down within 0.3 s (--shutdown-timeout); skipped"))
+        #expect(lines(of: log) == ["RecA bootstrap", "RecB bootstrap", "RecC bootstrap", "RecC shutdown", "RecA shutdown"])
+    }
+
+    @Test("a service that ignores cancellation is named after --shutdown-timeout, and shutdown goes on")
+    func serviceDeadline() throws {
+        let (directory, log) = try recorders(["Server": #""ignoresCancellation": true"#])
+        let host = try start(directory, ["--shutdown-timeout", "0.3"])
+        #expect(wait(for: "Server run", in: log))
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains(
+            "service Server (\(directory.plugins.path)/libServer.so) did not stop within 0.3 s of being cancelled (--shutdown-timeout); left behind"))
+        #expect(lines(of: log).suffix(4) == ["Server shutdown", "RecC shutdown", "RecB shutdown", "RecA shutdown"])
+    }
+
+    @Test("a second signal ends the host at once, with 128 + the signal's number")
+    func secondSignal() throws {
+        let (directory, log) = try recorders(["RecA": #""shutdownDelay": 10000"#])
+        let host = try start(directory, ["--shutdown-timeout", "30"])
+        #expect(wait(for: "Server run", in: log))
+        kill(host.processIdentifier, SIGTERM)
+        #expect(wait(for: "RecB shutdown", in: log))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = host.stop(with: SIGTERM)
+        #expect(clock.now - start < .seconds(5))
+        #expect(result.status == 143)
+        #expect(!result.signalled)
+        #expect(result.standardError.contains("plugin-host: received SIGTERM again; exiting at once without finishing the shutdown"))
+        #expect(!lines(of: log).contains("RecA shutdown"))
+    }
+
+    @Test("a failing service stops the others and the host shuts down with exit 1")
+    func failingService() throws {
+        let (directory, log) = try recorders(["Server": #""failAfter": 100"#])
+        let result = try directory.runHost(["--jobs", "1"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("service Server (\(directory.plugins.path)/libServer.so) failed: the server lost its socket"))
+        #expect(lines(of: log).suffix(4) == ["Server shutdown", "RecC shutdown", "RecB shutdown", "RecA shutdown"])
+    }
+
+    @Test("SIGHUP re-reads the configuration and reloads in bootstrap order; a failing reload is reported and the host runs on")
+    func reload() throws {
+        let (directory, log) = try recorders()
+        let host = try start(directory)
+        #expect(wait(for: "Server run", in: log))
+        try directory.configure([
+            #""RecA": {"log": "\#(log.path)", "marker": "2"}"#,
+            #""RecB": {"log": "\#(log.path)", "reloadFails": true}"#,
+            #""RecC": {"log": "\#(log.path)", "marker": "2"}"#,
+            #""Server": {"log": "\#(log.path)"}"#,
+        ].joined(separator: ", "))
+        kill(host.processIdentifier, SIGHUP)
+        #expect(wait(for: "RecC reload marker=2", in: log))
+        #expect(host.isRunning)
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0)
+        let events = lines(of: log)
+        #expect(events.firstIndex(of: "RecA reload marker=2")! < events.firstIndex(of: "RecC reload marker=2")!)
+        #expect(!events.contains { $0.hasPrefix("RecB reload") })
+        #expect(result.standardError.contains(
+            "plugin RecB (\(directory.plugins.path)/libRecB.so) failed to reload: RecB refuses the new settings; it keeps running as it was"))
+        #expect(result.standardError.contains("plugin-host: reloaded RecA, RecC"))
+    }
+
+    @Test("a configuration that no longer parses refuses the reload and keeps the host running")
+    func reloadWithBrokenConfiguration() throws {
+        let (directory, log) = try recorders()
+        let host = try start(directory)
+        #expect(wait(for: "Server run", in: log))
+        try Data("{ broken".utf8).write(to: directory.configuration)
+        kill(host.processIdentifier, SIGHUP)
+        usleep(300_000)
+        #expect(host.isRunning)
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0)
+        #expect(result.standardError.contains("reload refused: configuration file \(directory.configuration.path): not valid JSON"))
+    }
+}
+
+/// A `plugin-host` running in the background, to be signalled.
+final class RunningHost {
+    private let process = Process()
+    private let output: URL
+    private let errors: URL
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        let scratch = try Scratch.directory(named: "running")
+        output = scratch.appending(path: "stdout")
+        errors = scratch.appending(path: "stderr")
+        try Data().write(to: output)
+        try Data().write(to: errors)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var processIdentifier: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
+    /// Sends `signal`, waits for the host to end (killing it after 20 s), returns its output.
+    func stop(with signal: Int32) -> CommandResult {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+            standardOutput: (try? String(contentsOf: output, encoding: .utf8)) ?? "",
+            standardError: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+    }
+}
