@@ -11,6 +11,7 @@ import Glibc
 ///
 /// - `log` (path): appends `NAME bootstrap`, `NAME reload KEY=VALUE`, `NAME shutdown` lines.
 /// - `bootstrapDelay` (milliseconds): sleeps asynchronously while bootstrapping.
+/// - `bootstrapBusy` (milliseconds): blocks its thread while bootstrapping.
 /// - `bootstrapFails` (boolean): throws from its bootstrap.
 /// - `shutdownDelay` (milliseconds): blocks while shutting down (to overrun the deadline).
 /// - `reloadFails` (boolean): throws from `reload(_:)`.
@@ -23,6 +24,9 @@ public final class RecordingComponent: Bootstrapping, Reloadable {
         state.withLock { $0 = (bootstrapped.pluginName ?? "", bootstrapped.settings) }
         if let delay = try bootstrapped.settings.integer("bootstrapDelay") {
             try await Task.sleep(for: .milliseconds(delay))
+        }
+        if let busy = try bootstrapped.settings.integer("bootstrapBusy") {
+            usleep(UInt32(busy) * 1000)
         }
         if try bootstrapped.settings.bool("bootstrapFails") == true { throw BootstrapRefused() }
         try record("bootstrap")

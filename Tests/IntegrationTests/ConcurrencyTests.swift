@@ -3,29 +3,36 @@ import Testing
 
 @Suite("Concurrent bootstrap and ABI evolution")
 struct ConcurrencyTests {
-    /// Two independent fixtures that each sleep `delay` ms in an asynchronous bootstrap.
-    private func sleepers(_ delay: Int) throws -> PluginDirectoryFixture {
+    /// Two independent fixtures that each wait 300 ms in their bootstrap: `setting` is
+    /// `bootstrapDelay` (an asynchronous sleep) or `bootstrapBusy` (a blocking one).
+    private func sleepers(_ setting: String) throws -> PluginDirectoryFixture {
         let directory = try PluginDirectoryFixture.demo(fixtures: ["RecA", "Twin"])
-        try directory.configure(#""RecA": {"bootstrapDelay": \#(delay)}, "Twin": {"bootstrapDelay": \#(delay)}"#)
+        try directory.configure(#""RecA": {"\#(setting)": 300}, "Twin": {"\#(setting)": 300}"#)
         return directory
+    }
+
+    private func overlaps(_ directory: PluginDirectoryFixture, jobs: Int) throws -> Bool {
+        let (result, report) = try directory.runHostJSON(["--jobs", "\(jobs)"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let byName = Dictionary(uniqueKeysWithValues: report.plugins.map { ($0["name"] as! String, $0) })
+        return interval(byName["RecA"]!).overlaps(interval(byName["Twin"]!))
     }
 
     private func interval(_ plugin: [String: Any]) -> ClosedRange<Double> {
         (plugin["startedMilliseconds"] as? Double ?? 0)...(plugin["finishedMilliseconds"] as? Double ?? 0)
     }
 
-    @Test("independent components bootstrap at the same time with --jobs 2, one after the other with --jobs 1")
-    func overlap() throws {
-        let directory = try sleepers(300)
-        let (parallel, parallelReport) = try directory.runHostJSON(["--jobs", "2"])
-        #expect(parallel.status == 0, "\(parallel.standardError)")
-        let byName = Dictionary(uniqueKeysWithValues: parallelReport.plugins.map { ($0["name"] as! String, $0) })
-        #expect(interval(byName["RecA"]!).overlaps(interval(byName["Twin"]!)))
+    @Test("blocking bootstraps of independent plugins run at once with --jobs 2, one after the other with --jobs 1")
+    func blockingBootstraps() throws {
+        let directory = try sleepers("bootstrapBusy")
+        #expect(try overlaps(directory, jobs: 2))
+        #expect(try !overlaps(directory, jobs: 1))
+    }
 
-        let (sequential, sequentialReport) = try directory.runHostJSON(["--jobs", "1"])
-        #expect(sequential.status == 0)
-        let sequentialByName = Dictionary(uniqueKeysWithValues: sequentialReport.plugins.map { ($0["name"] as! String, $0) })
-        #expect(!interval(sequentialByName["RecA"]!).overlaps(interval(sequentialByName["Twin"]!)))
+    @Test("asynchronous bootstraps that wait hold no thread, so they overlap even with --jobs 1")
+    func waitingBootstraps() throws {
+        let directory = try sleepers("bootstrapDelay")
+        #expect(try overlaps(directory, jobs: 1))
     }
 
     @Test("the outcome does not depend on --jobs: same order, same statuses")

@@ -1,15 +1,19 @@
 import PluginABI
+import Synchronization
 
 /// Loads ordered plugins, then bootstraps their components: concurrently where the
-/// dependency graph allows, at most ``jobs`` at a time, each on a ``PluginThread`` of its
-/// own under the ``PluginGuard``.
+/// dependency graph allows, on ``jobs`` threads of a ``PluginThreadPool``, under the
+/// ``PluginGuard``. A plugin starts as soon as everything it depends on is done; a
+/// synchronous bootstrap holds a thread until it returns, an asynchronous one that waits
+/// holds none. With one thread, plugins start in the given order and only one runs code at
+/// a time.
 ///
 /// Each component receives the view of the components bootstrapped so far that holds
 /// exactly its dependencies, so the outcome is the sequential one whatever order components
 /// finish in; the final ``Bootstrapped`` holds them in the given (topological) order.
 ///
-/// By default the first failure stops the run: components already bootstrapping finish,
-/// no new one starts. With ``keepGoing`` every plugin that does not require a failed plugin
+/// By default the first failure stops the run: bootstraps already running finish, no new
+/// one starts. With ``keepGoing`` every plugin that does not require a failed plugin
 /// still runs; the others are reported with the chain of reasons
 /// (`Application did not run: it requires Domain, which failed: ...`).
 struct ChainRunner: Sendable {
@@ -17,7 +21,7 @@ struct ChainRunner: Sendable {
     var settings: [String: Settings] = [:]
     /// Run everything that does not depend on a failure, instead of stopping at the first.
     var keepGoing = false
-    /// How many components may bootstrap at once.
+    /// How many threads run plugin code.
     var jobs = 1
     /// Watches each plugin's load and bootstrap.
     var pluginGuard: PluginGuard
@@ -51,8 +55,8 @@ struct ChainRunner: Sendable {
 
     private struct Completion: Sendable {
         let index: Int
-        let thread: Int
-        let error: String?
+        /// `nil` when the run stopped before this bootstrap began.
+        let error: String??
         let started: Duration
         let finished: Duration
     }
@@ -68,7 +72,8 @@ struct ChainRunner: Sendable {
         var fates = graphFailures.mapValues { Fate.failed($0.message) }
         var stopped = false
         let clock = ContinuousClock()
-        let threads = (0..<max(1, min(jobs, order.count, FatalSignals.slotCount - 1))).map { _ in PluginThread() }
+        let pool = PluginThreadPool(threads: max(1, min(jobs, order.count, FatalSignals.slotCount - 1)))
+        let halted = Shared(false)
 
         func blocker(of candidate: PluginCandidate) -> String? {
             for required in candidate.manifest.requires {
@@ -92,11 +97,13 @@ struct ChainRunner: Sendable {
             outcome.plugins[index].status = .failed
             outcome.plugins[index].reason = cause
             outcome.problems.append(problem)
-            if !keepGoing { stopped = true }
+            if !keepGoing {
+                stopped = true
+                halted.withLock { $0 = true }
+            }
         }
 
-        // Loading: in order, on one plugin thread (dlopen is serialised by the loader anyway).
-        let loader = threads[0]
+        // Loading: in order, one at a time (the dynamic loader serialises dlopen anyway).
         for (index, candidate) in order.enumerated() {
             if let problem = graphFailures[candidate.name] {
                 outcome.plugins[index].status = .failed
@@ -111,8 +118,10 @@ struct ChainRunner: Sendable {
             let start = clock.now
             outcome.plugins[index].loadStarted = start - epoch
             do {
-                outcome.plugins[index].component = try await withTaskExecutorPreference(loader) { () async throws(Problem) in
-                    try await pluginGuard.watching(candidate, during: .load, slot: loader.slot) { () throws(Problem) in
+                outcome.plugins[index].component = try await withTaskExecutorPreference(
+                    pool.executor(for: candidate, during: .load)
+                ) { () async throws(Problem) in
+                    try await pluginGuard.watching(candidate, at: index, during: .load) { () throws(Problem) in
                         try PluginLoader.component(of: candidate)
                     }
                 }
@@ -136,7 +145,9 @@ struct ChainRunner: Sendable {
         }
         var done = [Bool](repeating: false, count: order.count)
         var ready = MinHeap<Int>()
-        var chain = Bootstrapped()
+        // The components bootstrapped so far, in the order they finished: each bootstrap
+        // takes its view from it when it begins (everything it depends on is in it).
+        let completed = Shared(Bootstrapped())
 
         func finish(_ index: Int) {
             done[index] = true
@@ -147,11 +158,9 @@ struct ChainRunner: Sendable {
         }
 
         for index in order.indices where waiting[index] == 0 { ready.insert(index) }
-        var freeThreads = Array(threads.reversed())
         await withTaskGroup(of: Completion.self) { group in
-            var running = 0
             while true {
-                while running < threads.count, let index = ready.popMin() {
+                while let index = ready.popMin() {
                     let candidate = order[index]
                     guard !stopped, !stopRequested(), let component = outcome.plugins[index].component,
                         outcome.plugins[index].status == .notRun, outcome.plugins[index].reason == nil
@@ -164,40 +173,47 @@ struct ChainRunner: Sendable {
                         finish(index)
                         continue
                     }
-                    let thread = freeThreads.removeLast()
-                    let view = chain.view(for: candidate.manifest.identity, settings: settings[candidate.name])
-                    running += 1
-                    group.addTask(executorPreference: thread) { [pluginGuard, epoch] in
+                    let ownSettings = settings[candidate.name]
+                    group.addTask(executorPreference: pool.executor(for: candidate, during: .bootstrap)) { [pluginGuard, epoch, keepGoing] in
                         let started = ContinuousClock.now - epoch
+                        guard !halted.withLock({ $0 }) else {
+                            return Completion(index: index, error: nil, started: started, finished: started)
+                        }
+                        let view = completed.withLock { $0.view(for: candidate.manifest.identity, settings: ownSettings) }
                         var failure: String?
                         do {
-                            try await pluginGuard.watching(candidate, during: .bootstrap, slot: thread.slot) {
+                            try await pluginGuard.watching(candidate, at: index, during: .bootstrap) {
                                 try await component.bootstrap(view)
+                            }
+                            // Published before the next bootstrap on this thread begins.
+                            completed.withLock { chain in
+                                chain = (try? chain.appending(component, as: candidate.manifest.identity)) ?? chain
                             }
                         } catch {
                             failure = "\(error)"
+                            // Fail fast: no bootstrap that has not begun may begin now.
+                            if !keepGoing { halted.withLock { $0 = true } }
                         }
-                        return Completion(
-                            index: index, thread: threads.firstIndex { $0 === thread }!, error: failure,
-                            started: started, finished: ContinuousClock.now - epoch)
+                        return Completion(index: index, error: .some(failure), started: started, finished: ContinuousClock.now - epoch)
                     }
                 }
                 guard let completion = await group.next() else { break }
-                running -= 1
-                freeThreads.append(threads[completion.thread])
                 let index = completion.index
+                guard let result = completion.error else {
+                    finish(index)
+                    continue
+                }
                 let candidate = order[index]
                 outcome.plugins[index].bootstrapStarted = completion.started
                 outcome.plugins[index].bootstrapFinished = completion.finished
                 outcome.plugins[index].bootstrapDuration = completion.finished - completion.started
-                if let error = completion.error {
+                if let error = result {
                     markFailed(
                         index,
                         Problem(.bootstrapFailed, plugin: candidate.name, file: candidate.file, "plugin \(candidate.label) failed to bootstrap: \(error)"),
                         cause: error)
-                } else if let component = outcome.plugins[index].component {
+                } else {
                     outcome.plugins[index].status = .bootstrapped
-                    chain = (try? chain.appending(component, as: candidate.manifest.identity)) ?? chain
                 }
                 finish(index)
             }
@@ -228,4 +244,13 @@ struct ChainRunner: Sendable {
         }
         return outcome
     }
+}
+
+/// A value shared by the scheduler and the tasks it starts.
+private final class Shared<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+
+    init(_ value: Value) { self.value = Mutex(value) }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { value.withLock { body(&$0) } }
 }

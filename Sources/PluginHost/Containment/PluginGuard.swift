@@ -5,9 +5,10 @@ import Synchronization
 /// does not return within the timeout is named and the host ends without waiting for it.
 ///
 /// All of it is in-process: fatal signals are caught by handlers on an alternate stack
-/// (``FatalSignals``), the timeout by one watchdog thread that sleeps on a semaphore until
-/// the earliest deadline of the plugins running. Arming the guard around a plugin costs two
-/// short copies and a semaphore post, so it adds microseconds, not a process per plugin.
+/// (``FatalSignals``, told whose code each thread runs by the ``PluginThreadPool``), the
+/// timeout by one watchdog thread that sleeps on a semaphore until the earliest deadline of
+/// the plugins running. Arming the watchdog costs a lock and a semaphore post per plugin
+/// and phase, so it adds microseconds, not a process per plugin.
 final class PluginGuard: Sendable {
     /// What a plugin is doing.
     enum Phase: String, Sendable {
@@ -22,7 +23,7 @@ final class PluginGuard: Sendable {
     }
 
     private let timeout: Duration?
-    /// The plugins running, by the crash-report slot of their thread.
+    /// The plugins running, by their place in the order.
     private let armed = Mutex<[Int: Armed]>([:])
     private let wake = Semaphore()
 
@@ -38,30 +39,23 @@ final class PluginGuard: Sendable {
         }
     }
 
-    /// Runs `body`, code of `candidate` that runs on the thread of `slot`, under the guard.
+    /// Runs `body`, code of `candidate` (the plugin at `position` in the order), under the
+    /// watchdog. The crash handlers know whose code runs from the ``PluginThreadPool``.
     func watching<Result, Failure: Error>(
-        _ candidate: PluginCandidate, during phase: Phase, slot: Int, _ body: () async throws(Failure) -> Result
+        _ candidate: PluginCandidate, at position: Int, during phase: Phase, _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        arm(candidate, phase, slot: slot)
-        defer { disarm(slot: slot) }
-        return try await body()
-    }
-
-    private func arm(_ candidate: PluginCandidate, _ phase: Phase, slot: Int) {
-        let label = "plugin \(candidate.label)"
-        FatalSignals.describe(slot: slot, subject: label, phase: phase.rawValue, isPluginCode: true)
         if let timeout {
-            armed.withLock { $0[slot] = Armed(label: label, phase: phase, deadline: .now + timeout) }
+            let armed = Armed(label: "plugin \(candidate.label)", phase: phase, deadline: .now + timeout)
+            self.armed.withLock { $0[position] = armed }
             wake.signal()
         }
-    }
-
-    private func disarm(slot: Int) {
-        if timeout != nil {
-            armed.withLock { $0[slot] = nil }
-            wake.signal()
+        defer {
+            if timeout != nil {
+                armed.withLock { $0[position] = nil }
+                wake.signal()
+            }
         }
-        FatalSignals.describe(slot: slot, subject: "plugin-host", phase: "its own work")
+        return try await body()
     }
 
     /// The watchdog: sleeps until the earliest deadline, and ends the host when a plugin is
@@ -69,7 +63,7 @@ final class PluginGuard: Sendable {
     private func watch() {
         while true {
             let earliest = armed.withLock { $0.min { $0.value.deadline < $1.value.deadline } }
-            guard let (slot, current) = earliest, let timeout else {
+            guard let (position, current) = earliest, let timeout else {
                 wake.wait(timeout: nil)
                 continue
             }
@@ -79,7 +73,7 @@ final class PluginGuard: Sendable {
                 continue
             }
             // Still the same plugin? It may have returned while we woke up.
-            guard armed.withLock({ $0[slot]?.deadline == current.deadline }) else { continue }
+            guard armed.withLock({ $0[position]?.deadline == current.deadline }) else { continue }
             StandardStreams.writeToError(
                 "\(current.label) timed out during \(current.phase.rawValue): still running after "
                     + "\(TextReport.format(seconds: timeout)) (--timeout); stopped the host without waiting for it\n")
