@@ -6,6 +6,7 @@
 #   make install    install into $(DESTDIR)$(PREFIX)
 #   make plugin PLUGIN_SOURCES=DIR PLUGIN_OUT=DIR [PLUGIN_LINKS="Domain ..."]
 #                   build one plugin from DIR/*.swift and DIR/manifest.json
+#   make bench      run the benchmarks in Benchmarks/ and print their figures
 #   make fuzz [FUZZ_SECONDS=600]
 #                   fuzz the manifest and ELF reader with libFuzzer and AddressSanitizer
 #
@@ -35,7 +36,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test install uninstall plugin fixtures fuzz fuzz-smoke clean
+.PHONY: all run test install uninstall plugin fixtures fuzz fuzz-smoke bench clean
 .DELETE_ON_ERROR:
 
 all: $(HOST) $(DEMO_PLUGINS)
@@ -143,6 +144,10 @@ fuzz: $(FUZZER)
 	cp Tests/Fuzz/corpus/* $(FUZZ)/corpus/
 	$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=5 -dict=Tests/Fuzz/manifest.dict \
 	    -artifact_prefix=$(FUZZ)/ -print_final_stats=1 $(FUZZ)/corpus
+
+# The benchmarks: each script prints its figures (see the README's "Performance").
+bench: all
+	python3 Benchmarks/lifecycle.py
 
 # The short run that `make test` includes.
 fuzz-smoke:
