@@ -160,15 +160,33 @@ test: all
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory fuzz-smoke
 
+# plugin-abi.pc: `pkg-config --cflags --libs plugin-abi` gives the swiftc flags to build a
+# plugin against this install tree; ${pcfiledir} keeps it right when the tree moves.
+define PLUGIN_ABI_PC
+prefix=$${pcfiledir}/../..
+libdir=$${prefix}/lib
+plugindir=$${libdir}/plugin-host/plugins
+
+Name: plugin-abi
+Description: The shared plugin ABI of plugin-host, for building plugins with swiftc
+Version: $(VERSION)
+Cflags: -I$${libdir}/swift
+Libs: -L$${libdir} -L$${plugindir} -lPluginABI
+endef
+export PLUGIN_ABI_PC
+VERSION := 0.1.0
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/swift $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf '%s\n' "$$PLUGIN_ABI_PC" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/plugin-abi.pc
 	install -m 755 $(HOST) $(DESTDIR)$(PREFIX)/bin/plugin-host
 	install -m 755 $(ABI) $(DESTDIR)$(PREFIX)/lib/libPluginABI.so
 	install -m 644 $(filter-out %.private.swiftinterface,$(wildcard $(MODULES)/*.swiftinterface)) $(DESTDIR)$(PREFIX)/lib/swift/
 	install -m 755 $(DEMO_PLUGINS) $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/plugin-host $(DESTDIR)$(PREFIX)/lib/libPluginABI.so
+	rm -f $(DESTDIR)$(PREFIX)/bin/plugin-host $(DESTDIR)$(PREFIX)/lib/libPluginABI.so $(DESTDIR)$(PREFIX)/lib/pkgconfig/plugin-abi.pc
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/swift/,PluginABI.swiftinterface Persistence.swiftinterface Domain.swiftinterface Application.swiftinterface)
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/,$(notdir $(DEMO_PLUGINS)))
 

@@ -4,20 +4,39 @@ import Testing
 
 @Suite("Command: the command line")
 struct CommandTests {
-    private func parse(_ arguments: [String], defaultDirectory: String? = nil) throws(UsageError) -> Command {
-        try Command(parsing: arguments, defaultDirectory: defaultDirectory)
+    private func parse(_ arguments: [String], path: String? = nil, defaultDirectory: String? = nil) throws(UsageError) -> Command {
+        try Command(parsing: arguments, searchPath: path, defaultDirectory: defaultDirectory)
+    }
+
+    private func run(_ directories: [String], configuration: String? = nil, json: Bool = false) -> Command {
+        var options = RunOptions(search: SearchOptions(directories: directories))
+        options.configurationFile = configuration
+        options.json = json
+        return .run(options)
     }
 
     @Test("a run takes the directory, the configuration file and --json, in either form")
     func runOptions() throws {
-        #expect(try parse(["--dir", "plugins/", "--config", "c.json", "--json"])
-            == .run(RunOptions(directory: "plugins/", configurationFile: "c.json", json: true)))
-        #expect(try parse(["--dir=plugins", "--config=c.json"]) == .run(RunOptions(directory: "plugins", configurationFile: "c.json")))
+        #expect(try parse(["--dir", "plugins/", "--config", "c.json", "--json"]) == run(["plugins/"], configuration: "c.json", json: true))
+        #expect(try parse(["--dir=plugins", "--config=c.json"]) == run(["plugins"], configuration: "c.json"))
+        #expect(try parse(["run", "--dir", "p"]) == run(["p"]))
     }
 
-    @Test("the installed plugin directory is the default")
-    func defaultDirectory() throws {
-        #expect(try parse([], defaultDirectory: "/opt/ph/lib/plugin-host/plugins") == .run(RunOptions(directory: "/opt/ph/lib/plugin-host/plugins")))
+    @Test("the search path: each --dir in order, then PLUGIN_HOST_PATH, then (without --dir) the install tree's directory")
+    func searchPath() throws {
+        #expect(try parse(["--dir", "a", "--dir", "b"], path: "c:d", defaultDirectory: "/opt") == run(["a", "b", "c", "d"]))
+        #expect(try parse([], path: "c::d", defaultDirectory: "/opt") == run(["c", "d", "/opt"]))
+        #expect(try parse([], defaultDirectory: "/opt/ph/lib/plugin-host/plugins") == run(["/opt/ph/lib/plugin-host/plugins"]))
+    }
+
+    @Test("the operator commands and new")
+    func subcommands() throws {
+        #expect(try parse(["list", "--dir", "p", "--json"]) == .list(SearchOptions(directories: ["p"]), json: true))
+        #expect(try parse(["check", "--dir", "p", "--allow-any-owner"]) == .check(SearchOptions(directories: ["p"], allowAnyOwner: true)))
+        #expect(try parse(["graph", "--dir", "p"]) == .graph(SearchOptions(directories: ["p"])))
+        #expect(try parse(["inspect", "libA.so"]) == .inspect(file: "libA.so", json: false))
+        #expect(try parse(["new", "Peel", "--requires", "Domain, Persistence", "--into", "/tmp"])
+            == .new(NewPluginOptions(name: "Peel", requires: ["Domain", "Persistence"], parent: "/tmp")))
     }
 
     @Test("--help and --version win over everything else")
@@ -30,11 +49,14 @@ struct CommandTests {
     @Test("usage errors say what is wrong", arguments: [
         (["--dir"], "option --dir needs a value"),
         (["--dir", "--json"], "option --dir needs a value"),
-        (["--dir", "a", "--dir", "b"], "--dir given more than once"),
         (["--frobnicate"], "unknown option '--frobnicate'"),
         (["plugins"], "unexpected argument 'plugins'"),
         (["--json=yes", "--dir", "a"], "--json takes no value"),
-        ([], "no plugin directory: give one with --dir"),
+        ([], "no plugin directory: give one with --dir or PLUGIN_HOST_PATH"),
+        (["check", "--dir", "a", "--json"], "--json does not apply to 'plugin-host check'"),
+        (["inspect"], "inspect takes one plugin file"),
+        (["new", "a/b"], "plugin name \"a/b\" may hold only ASCII letters, digits, '.', '_' and '-', and must start with a letter or digit"),
+        (["--jobs", "0", "--dir", "a"], "--jobs needs a whole number from 1 to 128, not '0'"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let error = try #require(throws: UsageError.self) { try parse(arguments) }

@@ -4,7 +4,9 @@ import PluginABI
 enum HelpText {
     static let version = "0.1.0"
 
-    static var versionLine: String { "plugin-host \(version) (plugin ABI \(PluginABIVersion.current))\n" }
+    static var versionLine: String { "plugin-host \(version) (plugin ABI \(abiVersion))\n" }
+
+    static var abiVersion: Int { PluginABIVersion.current }
 
     static let usage = "Usage: plugin-host [--dir DIR] [--config FILE] [--json] [--keep-going] [--jobs N] [--timeout SECONDS] [--shutdown-timeout SECONDS] [--allow-any-owner]\n"
 

@@ -1,14 +1,33 @@
 /// What the command line asks for.
 enum Command: Equatable {
+    /// Load and run the plugins (the default).
     case run(RunOptions)
+    /// One line per plugin, without loading any.
+    case list(SearchOptions, json: Bool)
+    /// Everything known about one plugin file, without loading it.
+    case inspect(file: String, json: Bool)
+    /// Resolve the graph and report every problem, without loading anything.
+    case check(SearchOptions)
+    /// The dependency graph as Graphviz DOT, without loading anything.
+    case graph(SearchOptions)
+    /// Write a new plugin project.
+    case new(NewPluginOptions)
     case help
     case version
 }
 
+/// Where to look for plugins, and which files to trust.
+struct SearchOptions: Equatable {
+    /// The plugin directories, in the order they are searched: the first one that holds a
+    /// plugin name wins.
+    var directories: [String]
+    /// Load plugins owned by users other than the current one and root.
+    var allowAnyOwner = false
+}
+
 /// The options of a run.
 struct RunOptions: Equatable {
-    /// The directory to load plugins from.
-    var directory: String
+    var search: SearchOptions
     /// The configuration file, if any.
     var configurationFile: String?
     /// Print the report as JSON instead of text.
@@ -17,12 +36,12 @@ struct RunOptions: Equatable {
     var keepGoing = false
     /// How long one plugin may take to load or to bootstrap; `nil` for no limit.
     var timeout: Duration? = RunOptions.defaultTimeout
-    /// Load plugins owned by users other than the current one and root.
-    var allowAnyOwner = false
-    /// How many components may bootstrap at once.
+    /// How many threads run plugin code.
     var jobs = RunOptions.defaultJobs
     /// How long one shutdown hook may take; `nil` for no limit.
     var shutdownTimeout: Duration? = RunOptions.defaultShutdownTimeout
+    /// Where to write an SVG timeline of the run.
+    var timeline: String?
 
     /// The default of `--timeout`.
     static let defaultTimeout: Duration? = .seconds(30)
@@ -30,6 +49,14 @@ struct RunOptions: Equatable {
     static let defaultShutdownTimeout: Duration? = .seconds(10)
     /// The default of `--jobs`: the number of processors online.
     static var defaultJobs: Int { processorCount }
+}
+
+/// The options of `plugin-host new`.
+struct NewPluginOptions: Equatable {
+    var name: String
+    var requires: [String] = []
+    /// The directory to write the project's directory into.
+    var parent = "."
 }
 
 /// The command line is not one `plugin-host` understands.
@@ -40,6 +67,9 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 extension Command {
+    /// The subcommands; anything else is a run.
+    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new"]
+
     /// Parses the arguments that follow the program name.
     ///
     /// Options take their value as the next argument or after `=` (`--dir plugins`,
@@ -47,9 +77,10 @@ extension Command {
     ///
     /// - Parameters:
     ///   - arguments: The arguments, without the program name.
-    ///   - defaultDirectory: The plugin directory used when `--dir` is not given.
+    ///   - searchPath: The value of `PLUGIN_HOST_PATH`, if set.
+    ///   - defaultDirectory: The plugin directory searched when `--dir` is not given.
     /// - Throws: ``UsageError``.
-    init(parsing arguments: [String], defaultDirectory: String?) throws(UsageError) {
+    init(parsing arguments: [String], searchPath: String? = nil, defaultDirectory: String?) throws(UsageError) {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
             self = .help
             return
@@ -58,60 +89,95 @@ extension Command {
             self = .version
             return
         }
-        var directory: String?
-        var configurationFile: String?
-        var options = RunOptions(directory: "")
         var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            var name = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
+        let subcommand = remaining.first.flatMap { Self.subcommands.contains($0) ? $0 : nil } ?? "run"
+        if remaining.first == subcommand { remaining = remaining.dropFirst() }
+
+        var parser = OptionParser(remaining)
+        var directories: [String] = []
+        var allowAnyOwner = false
+        var run = RunOptions(search: SearchOptions(directories: []))
+        var json = false
+        var requires: [String] = []
+        var parent: String?
+        var positional: [String] = []
+        let accepted: Set<String> = switch subcommand {
+        case "run": ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout", "--timeline"]
+        case "list": ["--dir", "--allow-any-owner", "--json"]
+        case "check", "graph": ["--dir", "--allow-any-owner"]
+        case "inspect": ["--json"]
+        default: ["--requires", "--into"]
+        }
+        while let argument = try parser.next() {
+            guard case .option(let name) = argument else {
+                if case .positional(let value) = argument { positional.append(value) }
+                continue
             }
-            func value() throws(UsageError) -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = remaining.popFirst(), !next.hasPrefix("--") else {
-                    throw UsageError(message: "option \(name) needs a value")
-                }
-                return next
+            guard accepted.contains(name) else {
+                let known = Set(["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs",
+                                 "--shutdown-timeout", "--timeline", "--requires", "--into"])
+                throw UsageError(message: known.contains(name)
+                    ? "\(name) does not apply to 'plugin-host \(subcommand)'" : "unknown option '\(name.debugEscaped)'")
             }
             switch name {
             case "--dir":
-                guard directory == nil else { throw UsageError(message: "--dir given more than once") }
-                directory = try value()
-                if directory!.isEmpty { throw UsageError(message: "--dir needs a directory, not an empty string") }
+                let directory = try parser.value(for: name)
+                guard !directory.isEmpty else { throw UsageError(message: "--dir needs a directory, not an empty string") }
+                directories.append(directory)
+            case "--allow-any-owner": try parser.flag(name); allowAnyOwner = true
+            case "--json": try parser.flag(name); json = true
+            case "--keep-going": try parser.flag(name); run.keepGoing = true
             case "--config":
-                guard configurationFile == nil else { throw UsageError(message: "--config given more than once") }
-                configurationFile = try value()
-            case "--timeout":
-                options.timeout = try Self.seconds(try value(), for: name)
-            case "--shutdown-timeout":
-                options.shutdownTimeout = try Self.seconds(try value(), for: name)
+                guard run.configurationFile == nil else { throw UsageError(message: "--config given more than once") }
+                run.configurationFile = try parser.value(for: name)
+            case "--timeline": run.timeline = try parser.value(for: name)
+            case "--timeout": run.timeout = try Self.seconds(try parser.value(for: name), for: name)
+            case "--shutdown-timeout": run.shutdownTimeout = try Self.seconds(try parser.value(for: name), for: name)
             case "--jobs":
-                let text = try value()
+                let text = try parser.value(for: name)
                 guard let jobs = Int(text), (1...128).contains(jobs) else {
                     throw UsageError(message: "--jobs needs a whole number from 1 to 128, not '\(text.debugEscaped)'")
                 }
-                options.jobs = jobs
-            case "--json", "--keep-going", "--allow-any-owner":
-                guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value") }
-                switch name {
-                case "--json": options.json = true
-                case "--keep-going": options.keepGoing = true
-                default: options.allowAnyOwner = true
-                }
-            default:
-                throw UsageError(
-                    message: name.hasPrefix("-") ? "unknown option '\(name.debugEscaped)'" : "unexpected argument '\(name.debugEscaped)'")
+                run.jobs = jobs
+            case "--requires":
+                requires += try parser.value(for: name).split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+            default:  // --into
+                parent = try parser.value(for: name)
             }
         }
-        guard let directory = directory ?? defaultDirectory else {
-            throw UsageError(message: "no plugin directory: give one with --dir")
+
+        // The search path: --dir in order, then PLUGIN_HOST_PATH, then (without --dir) the
+        // install tree's plugin directory.
+        var search = directories + (searchPath ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
+        if directories.isEmpty, let defaultDirectory { search.append(defaultDirectory) }
+        let searchOptions = SearchOptions(directories: search, allowAnyOwner: allowAnyOwner)
+        if ["run", "list", "check", "graph"].contains(subcommand) {
+            guard positional.isEmpty else { throw UsageError(message: "unexpected argument '\(positional[0].debugEscaped)'") }
+            guard !search.isEmpty else {
+                throw UsageError(message: "no plugin directory: give one with --dir or PLUGIN_HOST_PATH")
+            }
         }
-        options.directory = directory
-        options.configurationFile = configurationFile
-        self = .run(options)
+        switch subcommand {
+        case "list": self = .list(searchOptions, json: json)
+        case "check": self = .check(searchOptions)
+        case "graph": self = .graph(searchOptions)
+        case "inspect":
+            guard positional.count == 1 else { throw UsageError(message: "inspect takes one plugin file") }
+            self = .inspect(file: positional[0], json: json)
+        case "new":
+            guard positional.count == 1 else { throw UsageError(message: "new takes one plugin name") }
+            if let problem = PluginManifest.problem(withName: positional[0]) {
+                throw UsageError(message: "plugin name \(problem)")
+            }
+            for required in requires {
+                if let problem = PluginManifest.problem(withName: required) { throw UsageError(message: "--requires: \(problem)") }
+            }
+            self = .new(NewPluginOptions(name: positional[0], requires: requires, parent: parent ?? "."))
+        default:
+            run.search = searchOptions
+            run.json = json
+            self = .run(run)
+        }
     }
 
     /// A duration option: seconds, fractions allowed, 0 for no limit.
@@ -120,5 +186,53 @@ extension Command {
             throw UsageError(message: "\(option) needs a number of seconds (0 for no limit), not '\(text.debugEscaped)'")
         }
         return seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
+    }
+}
+
+/// Splits arguments into options (`--name`, `--name=value`) and positional arguments.
+private struct OptionParser {
+    enum Argument {
+        case option(String)
+        case positional(String)
+    }
+
+    private var remaining: ArraySlice<String>
+    private var inlineValue: String?
+    private var current = ""
+
+    init(_ arguments: ArraySlice<String>) { remaining = arguments }
+
+    mutating func next() throws(UsageError) -> Argument? {
+        guard let argument = remaining.popFirst() else { return nil }
+        inlineValue = nil
+        guard argument.hasPrefix("-"), argument != "-" else { return .positional(argument) }
+        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            current = String(argument[..<equals])
+            inlineValue = String(argument[argument.index(after: equals)...])
+        } else {
+            current = argument
+        }
+        return .option(current)
+    }
+
+    /// The value of the option just read.
+    mutating func value(for name: String) throws(UsageError) -> String {
+        if let inlineValue { return inlineValue }
+        guard let next = remaining.popFirst(), !next.hasPrefix("--") else {
+            throw UsageError(message: "option \(name) needs a value")
+        }
+        return next
+    }
+
+    /// Checks that the flag just read has no `=value`.
+    func flag(_ name: String) throws(UsageError) {
+        guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value") }
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing spaces.
+    var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

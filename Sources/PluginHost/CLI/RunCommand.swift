@@ -11,7 +11,7 @@ struct RunCommand {
     func bootstrap(events: HostEvents? = nil) async -> (report: RunReport, bootstrapped: [(candidate: PluginCandidate, component: any Bootstrapping)]) {
         let clock = ContinuousClock()
         let start = clock.now
-        var report = RunReport(directory: options.directory)
+        var report = RunReport(directory: PluginSearchPath(options.search).description)
         var bootstrapped: [(candidate: PluginCandidate, component: any Bootstrapping)] = []
         defer { _ = report }
 
@@ -25,15 +25,16 @@ struct RunCommand {
             configuration = read
         }
 
-        let scan = PluginDirectory(path: options.directory, trust: FileTrust(allowAnyOwner: options.allowAnyOwner)).scan()
-        let found = Set(scan.candidates.map(\.name))
+        let survey = PluginSurvey(options.search)
+        let resolution = survey.resolution
+        let found = Set(survey.scan.candidates.map(\.name))
         for name in configuration.settings.keys.sorted() where !found.contains(name) {
             report.warnings.append(
                 "configuration file \(options.configurationFile ?? "") has settings for plugin \(name.debugEscaped), "
-                    + "which is not in \(options.directory); check the spelling")
+                    + "which is not in \(report.directory); check the spelling")
         }
-        let resolution = DependencyResolver(abiVersion: PluginABIVersion.current).resolve(scan.candidates)
-        report.problems = scan.problems + resolution.problems
+        report.notes = survey.shadowingNotes
+        report.problems = survey.problems
         guard report.problems.isEmpty || options.keepGoing else {
             report.plugins = resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
             report.duration = clock.now - start
@@ -62,6 +63,14 @@ struct RunCommand {
         var (report, bootstrapped) = await bootstrap(events: events)
         if events.stopRequested { report.stoppedBySignal = true }
         print(report, jsonOutput: jsonOutput)
+        if let timeline = options.timeline {
+            do {
+                try replaceFile(timeline, contents: TimelineSVG.document(of: report))
+            } catch {
+                StandardStreams.writeToError("plugin-host: error: cannot write the timeline: \(error)\n")
+                report.problems.append(Problem(.unreadableFile, file: timeline, "cannot write the timeline \(timeline): \(error)"))
+            }
+        }
 
         let lifecycle = Lifecycle(
             plugins: bootstrapped, events: events, shutdownTimeout: options.shutdownTimeout, reloadTimeout: options.timeout,

@@ -3,6 +3,15 @@ struct PluginCandidate: Equatable, Sendable {
     /// The path of the `.so` file, as found in the plugin directory.
     let file: String
     let manifest: PluginManifest
+    /// Files of later directories of the search path that declare the same name, and are
+    /// not used.
+    var shadowed: [String] = []
+
+    init(file: String, manifest: PluginManifest, shadowed: [String] = []) {
+        self.file = file
+        self.manifest = manifest
+        self.shadowed = shadowed
+    }
 
     var name: String { manifest.name }
 

@@ -1,5 +1,7 @@
+import PluginABI
+
 /// A JSON value to print, with object keys kept in the order given.
-enum JSONOutput: Equatable {
+enum JSONOutput: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -8,6 +10,18 @@ enum JSONOutput: Equatable {
     case object([(String, JSONOutput)])
 
     static func == (lhs: JSONOutput, rhs: JSONOutput) -> Bool { lhs.rendered() == rhs.rendered() }
+
+    /// A parsed value, its object keys sorted.
+    init(_ value: Setting) {
+        switch value {
+        case .null: self = .null
+        case .bool(let bool): self = .bool(bool)
+        case .number(let number): self = .number(number)
+        case .string(let string): self = .string(string)
+        case .array(let values): self = .array(values.map(JSONOutput.init))
+        case .object(let members): self = .object(members.keys.sorted().map { ($0, JSONOutput(members[$0]!)) })
+        }
+    }
 
     /// The value as compact JSON text.
     func rendered() -> String {

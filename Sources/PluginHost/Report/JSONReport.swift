@@ -16,6 +16,7 @@ enum JSONReport {
             ("plugins", .array(report.plugins.map(plugin))),
             ("errors", .array(report.problems.map(error))),
             ("warnings", .array(report.warnings.map(JSONOutput.string))),
+            ("notes", .array(report.notes.map(JSONOutput.string))),
         ])
     }
 
@@ -27,6 +28,8 @@ enum JSONReport {
             ("abi", .number(Double(manifest.abi))),
             ("file", .string(outcome.candidate.file)),
             ("requires", .array(manifest.requires.map(JSONOutput.string))),
+            ("optional", .array(manifest.optional.map(JSONOutput.string))),
+            ("shadowed", .array(outcome.candidate.shadowed.map(JSONOutput.string))),
             ("status", .string(outcome.status.rawValue)),
             ("milliseconds", .number(rounded(outcome.totalDuration))),
             ("loadMilliseconds", .number(rounded(outcome.loadDuration))),

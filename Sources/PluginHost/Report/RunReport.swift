@@ -7,6 +7,8 @@ struct RunReport {
     var problems: [Problem] = []
     /// Things that do not stop the run but are probably mistakes.
     var warnings: [String] = []
+    /// Things worth knowing, such as which file of several with one name is used.
+    var notes: [String] = []
     /// Wall time of the whole run, from reading the configuration to the end of the chain.
     var duration: Duration = .zero
 

@@ -26,19 +26,27 @@ enum TextReport {
                 outcome.candidate.file,
             ]
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
-        for row in [header] + rows {
-            let cells = row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
-            }
-            text += "  " + cells.joined(separator: "  ") + "\n"
+        text += TextTable.render(header: header, rows: rows)
+        let slowest = CriticalChain.slowest(report.plugins)
+        if !slowest.isEmpty {
+            text += "Slowest: " + slowest.map { "\(report.plugins[$0].candidate.name) \(format(report.plugins[$0].totalDuration))" }
+                .joined(separator: ", ") + "\n"
+        }
+        let chain = CriticalChain.of(report.plugins)
+        if !chain.isEmpty {
+            text += "Critical chain: " + chain.map { index in
+                let plugin = report.plugins[index]
+                let start = plugin.bootstrapStarted.map { "@" + format($0) } ?? ""
+                return "\(plugin.candidate.name) \(start) +\(format(plugin.bootstrapDuration))"
+            }.joined(separator: " -> ") + "\n"
         }
         return text
     }
 
     /// The lines printed on standard error: one per warning, then one per problem.
     static func errors(of report: RunReport) -> String {
-        report.warnings.map { "plugin-host: warning: \($0)\n" }.joined()
+        report.notes.map { "plugin-host: note: \($0)\n" }.joined()
+            + report.warnings.map { "plugin-host: warning: \($0)\n" }.joined()
             + report.problems.map { "plugin-host: error: \($0.message)\n" }.joined()
     }
 

@@ -56,3 +56,39 @@ final class ReadOnlyFile {
         return try read(count: Int(max(size, 0)), at: 0)
     }
 }
+
+/// Creates the directory `path` (mode 755); an existing directory is fine.
+///
+/// - Throws: ``SystemError``.
+func makeDirectory(_ path: String) throws(SystemError) {
+    guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SystemError("create directory", path: path) }
+}
+
+/// Writes a file that must not exist yet (mode 644).
+///
+/// - Throws: ``SystemError``, also when the file exists.
+func writeNewFile(_ path: String, contents: String) throws(SystemError) {
+    try write(contents, to: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC)
+}
+
+/// Writes `contents` to the file at `path`, replacing it (mode 644).
+///
+/// - Throws: ``SystemError``.
+func replaceFile(_ path: String, contents: String) throws(SystemError) {
+    try write(contents, to: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+}
+
+private func write(_ contents: String, to path: String, flags: Int32) throws(SystemError) {
+    let descriptor = open(path, flags, 0o644)
+    guard descriptor >= 0 else { throw SystemError("create", path: path) }
+    defer { close(descriptor) }
+    var bytes = Array(contents.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            throw SystemError("write", path: path)
+        }
+        bytes = bytes.dropFirst(written)
+    }
+}

@@ -57,6 +57,11 @@ enum Process {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The value of the environment variable `name`, if set.
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
     /// Ends the process with `status`, flushing standard output first.
     static func exit(_ status: Int32) -> Never {
         fflush(nil)

@@ -59,6 +59,7 @@ struct PluginDirectoryFixture {
     }
 
     /// The `--json` report of a run, parsed.
+    /// - Parameter extra: Arguments after `--dir DIR --config FILE --json`.
     func runHostJSON(_ extra: [String] = [], environment: [String: String] = [:]) throws -> (result: CommandResult, report: [String: Any]) {
         let result = try runHost(["--json"] + extra, environment: environment)
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))

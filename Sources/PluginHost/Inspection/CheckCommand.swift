@@ -1,0 +1,23 @@
+/// `plugin-host check`: resolves the graph and reports every problem, without loading
+/// anything. Exit 0 when the plugins would bootstrap (as far as can be known without
+/// running their code), 1 otherwise: for a CI step or a package's post-install script.
+struct CheckCommand {
+    let options: SearchOptions
+
+    func run() -> ExitStatus {
+        let survey = PluginSurvey(options)
+        for note in survey.shadowingNotes { StandardStreams.writeToError("plugin-host: note: \(note)\n") }
+        let problems = survey.problems
+        guard problems.isEmpty else {
+            StandardStreams.writeToError(problems.map { "plugin-host: error: \($0.message)\n" }.joined())
+            StandardStreams.writeToOutput(
+                "check failed: \(problems.count) problem\(problems.count == 1 ? "" : "s") in \(survey.searchPath.description)\n")
+            return .failure
+        }
+        let order = survey.resolution.order.map(\.name)
+        StandardStreams.writeToOutput(
+            "check passed: \(order.count) plugin\(order.count == 1 ? "" : "s") in \(survey.searchPath.description) would bootstrap in this order: "
+                + (order.isEmpty ? "(none)" : order.joined(separator: ", ")) + "\n")
+        return .success
+    }
+}

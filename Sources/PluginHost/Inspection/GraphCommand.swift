@@ -1,0 +1,55 @@
+/// `plugin-host graph`: the dependency graph as Graphviz DOT, without loading anything.
+///
+/// One node per plugin labelled with its name and version, an edge from each plugin to each
+/// plugin it requires (dashed for optional ones). Problems are red: a missing plugin as a
+/// dashed red node, the members and edges of a cycle, plugins with another graph problem.
+struct GraphCommand {
+    let options: SearchOptions
+
+    func run() -> ExitStatus {
+        StandardStreams.writeToOutput(Self.dot(PluginSurvey(options)))
+        return .success
+    }
+
+    static func dot(_ survey: PluginSurvey) -> String {
+        let plugins = survey.resolution.order
+        let names = Set(plugins.map(\.name))
+        let cycleMembers = Set(survey.resolution.failures.filter { $0.value.code == .dependencyCycle }.map(\.key))
+        var lines = ["digraph plugins {", "  rankdir=BT;", #"  node [shape=box, style="rounded", fontname="Helvetica"];"#]
+        for plugin in plugins {
+            let failed = survey.resolution.failures[plugin.name] != nil
+            let style = failed ? ", color=red, fontcolor=red" : ""
+            lines.append("  \(quoted(plugin.name)) [label=\(quoted("\(plugin.name)\n\(plugin.manifest.version)"))\(style)];")
+        }
+        var missing = Set<String>()
+        for plugin in plugins {
+            for required in plugin.manifest.requires {
+                let inCycle = cycleMembers.contains(plugin.name) && cycleMembers.contains(required)
+                if !names.contains(required) { missing.insert(required) }
+                let red = inCycle || !names.contains(required)
+                lines.append("  \(quoted(plugin.name)) -> \(quoted(required))\(red ? " [color=red]" : "");")
+            }
+            for optional in plugin.manifest.optional where names.contains(optional) {
+                let red = cycleMembers.contains(plugin.name) && cycleMembers.contains(optional)
+                lines.append("  \(quoted(plugin.name)) -> \(quoted(optional)) [style=dashed\(red ? ", color=red" : "")];")
+            }
+        }
+        for name in missing.sorted() {
+            lines.append("  \(quoted(name)) [label=\(quoted("\(name)\nmissing")), color=red, fontcolor=red, style=\"rounded,dashed\"];")
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A DOT string literal.
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences("\\", with: "\\\\").replacingOccurrences("\"", with: "\\\"").replacingOccurrences("\n", with: "\\n") + "\""
+    }
+}
+
+extension String {
+    /// The string with every `target` replaced by `replacement`.
+    func replacingOccurrences(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,60 @@
+/// `plugin-host list`: one line per plugin file, without loading any.
+///
+/// Exit 0 even when plugins have problems (they are listed); 1 when a directory could not
+/// be read.
+struct ListCommand {
+    let options: SearchOptions
+    let json: Bool
+
+    func run() -> ExitStatus {
+        let survey = PluginSurvey(options)
+        let directoryProblems = survey.scan.problems.filter { problem in
+            problem.file.map(options.directories.contains) ?? true
+        }
+        let entries = survey.entries.filter { entry in !directoryProblems.contains { $0.file == entry.file } }
+        if json {
+            StandardStreams.writeToOutput(JSONOutput.object([
+                ("directories", .array(options.directories.map(JSONOutput.string))),
+                ("plugins", .array(entries.map(Self.json))),
+                ("errors", .array(directoryProblems.map { .string($0.message) })),
+            ]).rendered() + "\n")
+        } else {
+            let rows = entries.map { entry -> [String] in
+                let manifest = entry.candidate?.manifest
+                return [
+                    manifest?.name ?? "?", manifest?.version.description ?? "-", manifest.map { "\($0.abi)" } ?? "-",
+                    manifest.map(Self.dependencies) ?? "-", entry.problem == nil ? "loadable" : "NOT LOADABLE", entry.file,
+                ]
+            }
+            var text = TextTable.render(header: ["plugin", "version", "abi", "requires", "state", "file"], rows: rows)
+            for entry in entries {
+                if let problem = entry.problem { text += "  \(entry.candidate?.name ?? entry.file): \(problem)\n" }
+            }
+            for note in survey.shadowingNotes { text += "  note: \(note)\n" }
+            StandardStreams.writeToOutput(text)
+            StandardStreams.writeToError(directoryProblems.map { "plugin-host: error: \($0.message)\n" }.joined())
+        }
+        return directoryProblems.isEmpty ? .success : .failure
+    }
+
+    /// `requires` then `optional` (marked `?`), or `-`.
+    static func dependencies(_ manifest: PluginManifest) -> String {
+        let all = manifest.requires + manifest.optional.map { $0 + "?" }
+        return all.isEmpty ? "-" : all.joined(separator: ",")
+    }
+
+    private static func json(_ entry: PluginSurvey.Entry) -> JSONOutput {
+        let manifest = entry.candidate?.manifest
+        return .object([
+            ("name", manifest.map { .string($0.name) } ?? .null),
+            ("version", manifest.map { .string($0.version.description) } ?? .null),
+            ("abi", manifest.map { .number(Double($0.abi)) } ?? .null),
+            ("requires", .array((manifest?.requires ?? []).map(JSONOutput.string))),
+            ("optional", .array((manifest?.optional ?? []).map(JSONOutput.string))),
+            ("file", .string(entry.file)),
+            ("shadowed", .array((entry.candidate?.shadowed ?? []).map(JSONOutput.string))),
+            ("loadable", .bool(entry.problem == nil)),
+            ("problem", entry.problem.map(JSONOutput.string) ?? .null),
+        ])
+    }
+}
