@@ -210,3 +210,37 @@ private struct Refusal: Error {}
 private final class Refusing: Bootstrapping {
     func bootstrap(_ bootstrapped: Bootstrapped) throws { throw Refusal() }
 }
+
+@Suite("BootstrapHarness: testing a component without the host")
+struct BootstrapHarnessTests {
+    @Test("a component bootstraps against stand-ins and sees exactly them")
+    func standIns() async throws {
+        let store = Store()
+        let chain = try await BootstrapHarness()
+            .providing(store, as: "Store")
+            .bootstrap(Peeler(), as: "Peeler")
+        let peeler = try chain.component(Peeler.self)
+        #expect(peeler.foundStore.withLock { $0 } === store)
+        #expect(chain.plugins.map(\.name) == ["Store", "Peeler"])
+    }
+
+    @Test("a dependency can be bootstrapped for real first, and settings reach the component")
+    func realDependencyAndSettings() async throws {
+        let probe = Probe<Peeler>()
+        _ = try await BootstrapHarness()
+            .providing(Store(), as: "Store")
+            .bootstrapping(Peeler(), as: "Peeler")
+            .bootstrap(probe, as: "App", settings: ["answer": 42])
+        let found = try #require(probe.result.withLock { $0 })
+        #expect(throws: Never.self) { try found.get() }
+        #expect(probe.settings.withLock { $0 }?["answer"] == .number(42))
+        #expect(probe.pluginName.withLock { $0 } == "App")
+    }
+
+    @Test("what is not provided is not found, with the host's error")
+    func missingStandIn() async throws {
+        await #expect(throws: BootstrappingError.self) {
+            _ = try await BootstrapHarness().bootstrap(Peeler(), as: "Peeler")
+        }
+    }
+}

@@ -8,19 +8,44 @@ enum HelpText {
 
     static var abiVersion: Int { PluginABIVersion.current }
 
-    static let usage = "Usage: plugin-host [--dir DIR] [--config FILE] [--json] [--keep-going] [--jobs N] [--timeout SECONDS] [--shutdown-timeout SECONDS] [--allow-any-owner]\n"
+    static let usage = """
+        Usage: plugin-host [run] [--dir DIR]... [--config FILE] [--json] [--keep-going] [--jobs N]
+                           [--timeout SECONDS] [--shutdown-timeout SECONDS] [--timeline FILE.svg] [--allow-any-owner]
+               plugin-host list [--dir DIR]... [--json]
+               plugin-host inspect [--json] FILE
+               plugin-host check [--dir DIR]...
+               plugin-host graph [--dir DIR]...
+               plugin-host new NAME [--requires A,B] [--into DIR]
+
+        """
 
     static func help(defaultDirectory: String?) -> String {
         """
         plugin-host: compose an application out of drop-in plugins.
 
         \(usage)
-        Reads the manifest of every *.so file in DIR without running any plugin code,
-        orders the plugins so that each comes after the plugins it requires, reports every
-        problem at once, then loads them in that order and bootstraps each component.
+        Reads the manifest of every *.so file in the plugin directories without running any
+        plugin code, orders the plugins so that each comes after the plugins it requires,
+        reports every problem at once, then loads them in that order and bootstraps each
+        component, runs the services, and shuts down.
+
+        Commands (none of list, inspect, check, graph loads a plugin):
+          run            load and run the plugins (the default)
+          list           one line per plugin: name, version, ABI, requires, file, loadable or why not
+          inspect FILE   the whole manifest of one plugin file, with its path, size and time
+          check          report every problem; exit 0 if the plugins would bootstrap, else 1
+          graph          the dependency graph as Graphviz DOT (problems in red)
+          new NAME       write a plugin project (source, manifest, Makefile, test) that builds
+                         against this install with one `make`; --requires A,B; --into DIR
 
         Options:
-          --dir DIR      the plugin directory (default: \(defaultDirectory ?? "none; --dir is required"))
+          --dir DIR      a plugin directory; repeat it for several. PLUGIN_HOST_PATH (colon-
+                         separated) adds more after them. Without --dir: PLUGIN_HOST_PATH, then
+                         \(defaultDirectory ?? "(no install tree found; give --dir)").
+                         The first directory holding a plugin name wins; others are shadowed
+          --timeline FILE.svg
+                         write an SVG timeline of the run (load and bootstrap of each plugin,
+                         the critical chain outlined)
           --config FILE  a JSON file of settings per plugin: {"plugins": {"NAME": {...}}}
           --json         print the report as one JSON document on stdout; anything
                          plugins print goes to stderr

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// The README's "Writing a plugin", followed step by step from a directory outside the
+/// repository, against a `make install` tree.
+@Suite("Writing a plugin, as the README tells")
+struct WritingAPluginTests {
+    @Test("scaffold a plugin that requires Domain, build and test it, drop it in, and see it ordered after Domain")
+    func walkthrough() throws {
+        let work = try Scratch.directory(named: "author")
+        let prefix = work.appending(path: "ph")
+        // 1. Install the host (the README: make install PREFIX=...).
+        try Repository.make(["install", "PREFIX=\(prefix.path)"])
+        let host = prefix.appending(path: "bin/plugin-host").path
+
+        // 2. pkg-config gives the swiftc flags.
+        let flags = try Command.run("/usr/bin/env", ["pkg-config", "--cflags", "--libs", "plugin-abi"],
+                                    environment: ["PKG_CONFIG_PATH": prefix.appending(path: "lib/pkgconfig").path])
+        #expect(flags.status == 0, "\(flags.standardError)")
+        #expect(flags.standardOutput.contains("-lPluginABI"))
+        #expect(flags.standardOutput.contains("/lib/swift"))
+
+        // 3. plugin-host new NAME --requires Domain --into DIR
+        let created = try Command.run(host, ["new", "Peel", "--requires", "Domain", "--into", work.path])
+        #expect(created.status == 0, "\(created.standardError)")
+        let project = work.appending(path: "Peel")
+        for file in ["manifest.json", "PeelBootstrapping.swift", "Tests/PeelTests.swift", "Makefile"] {
+            #expect(FileManager.default.fileExists(atPath: project.appending(path: file).path), "\(file)")
+        }
+
+        // 4. make; make test; make install (from the project directory, outside the repository).
+        let build = try Command.run("/usr/bin/env", ["make"], in: project)
+        #expect(build.status == 0, "\(build.standardOutput)\(build.standardError)")
+        let tests = try Command.run("/usr/bin/env", ["make", "test"], in: project)
+        #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
+        #expect(tests.standardOutput.contains("PeelTests: passed"))
+        let install = try Command.run("/usr/bin/env", ["make", "install"], in: project)
+        #expect(install.status == 0, "\(install.standardError)")
+
+        // 5. The installed host picks it up and orders it after Domain.
+        let data = work.appending(path: "data")
+        let config = work.appending(path: "config.json")
+        try Data(#"{"plugins": {"Persistence": {"dataDirectory": "\#(data.path)"}, "Peel": {"greeting": "peeled and ready"}}}"#.utf8)
+            .write(to: config)
+        let run = try Command.run(host, ["--config", config.path, "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let report = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any] ?? [:]
+        let names = report.plugins.compactMap { $0["name"] as? String }
+        let peel = try #require(names.firstIndex(of: "Peel"))
+        #expect(peel > names.firstIndex(of: "Domain")!)
+        #expect(report.plugins[peel]["status"] as? String == "bootstrapped")
+        #expect(report.plugins[peel]["requires"] as? [String] == ["Domain"])
+        #expect(run.standardError.contains("Peel: peeled and ready"))
+    }
+}
