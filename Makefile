@@ -31,6 +31,8 @@ HOST    := $(BIN)/plugin-host
 
 MANIFEST_SECTION := .plugin_host_manifest
 SWIFTFLAGS := -swift-version 6 -warnings-as-errors $(OPTIMIZE) -g
+# The host and the ABI are compiled as whole modules, so generics are specialised across files.
+WMO        := -wmo
 
 ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
@@ -45,7 +47,7 @@ all: $(HOST) $(DEMO_PLUGINS)
 # and a textual interface, and linked dynamically everywhere (see the README).
 $(ABI): $(ABI_SOURCES)
 	@mkdir -p $(LIB) $(MODULES)
-	$(SWIFTC) $(SWIFTFLAGS) -parse-as-library -emit-library -enable-library-evolution \
+	$(SWIFTC) $(SWIFTFLAGS) $(WMO) -parse-as-library -emit-library -enable-library-evolution \
 	    -module-name PluginABI \
 	    -emit-module-path $(MODULES)/PluginABI.swiftmodule \
 	    -emit-module-interface-path $(MODULES)/PluginABI.swiftinterface \
@@ -54,7 +56,7 @@ $(ABI): $(ABI_SOURCES)
 
 $(HOST): $(HOST_SOURCES) $(ABI)
 	@mkdir -p $(BIN)
-	$(SWIFTC) $(SWIFTFLAGS) -parse-as-library -module-name PluginHost \
+	$(SWIFTC) $(SWIFTFLAGS) $(WMO) -parse-as-library -module-name PluginHost \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -o $@ $(HOST_SOURCES)
 

@@ -52,9 +52,24 @@ public protocol Bootstrapping: AnyObject, Sendable {
     /// bootstrap, or at the end of a run without services; bounded by
     /// `--shutdown-timeout`. The default does nothing.
     func shutdown() async throws
+
+    /// The component as a ``Service``, or `nil`. Do not implement it: the default of
+    /// `extension Service` returns `self`, the default of `extension Bootstrapping` `nil`,
+    /// and the compiler picks the right one when the plugin is built, so the host learns
+    /// the component's roles without a dynamic cast (which scans every loaded image).
+    var asService: (any Service)? { get }
+
+    /// The component as a ``Reloadable``, or `nil`; see ``asService``.
+    var asReloadable: (any Reloadable)? { get }
 }
 
 extension Bootstrapping {
+    /// `nil`: a component is a service only when it conforms to ``Service``.
+    public var asService: (any Service)? { nil }
+
+    /// `nil`: a component is reloadable only when it conforms to ``Reloadable``.
+    public var asReloadable: (any Reloadable)? { nil }
+
     /// Does nothing: for components that implement only the asynchronous bootstrap.
     public func bootstrap(_ bootstrapped: Bootstrapped) throws {}
 

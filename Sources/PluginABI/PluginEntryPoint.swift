@@ -18,9 +18,26 @@ public enum PluginEntryPoint {
     /// Hands a component to the host across the C entry point.
     ///
     /// - Parameter component: The plugin's component.
-    /// - Returns: A retained, opaque pointer to the component; the host releases it.
+    /// - Returns: A retained, opaque pointer to an ``ExportedComponent`` holding it; the
+    ///   host releases it.
     public static func export(_ component: some Bootstrapping) -> UnsafeMutableRawPointer {
-        Unmanaged.passRetained(component as AnyObject).toOpaque()
+        Unmanaged.passRetained(ExportedComponent(component)).toOpaque()
+    }
+}
+
+/// A component as a plugin's entry point hands it to the host.
+///
+/// The existential `any Bootstrapping` is formed in the plugin, where the conformance is
+/// known statically, so the host needs only a class cast to this box, never a protocol
+/// cast, which makes the Swift runtime scan the conformance records of every loaded image
+/// and grows with the number of plugins.
+public final class ExportedComponent: Sendable {
+    /// The plugin's component.
+    public let component: any Bootstrapping
+
+    /// Boxes `component`.
+    public init(_ component: any Bootstrapping) {
+        self.component = component
     }
 
 }

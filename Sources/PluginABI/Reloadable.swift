@@ -10,3 +10,8 @@ public protocol Reloadable: Bootstrapping {
     /// - Throws: Any error, to say the new settings were not applied.
     func reload(_ settings: Settings) async throws
 }
+
+extension Reloadable {
+    /// `self`.
+    public var asReloadable: (any Reloadable)? { self }
+}

@@ -12,3 +12,8 @@ public protocol Service: Bootstrapping {
     /// - Throws: Any error; the host reports it, stops the other services and shuts down.
     func run() async throws
 }
+
+extension Service {
+    /// `self`.
+    public var asService: (any Service)? { self }
+}

@@ -103,32 +103,35 @@ struct ChainRunner: Sendable {
             }
         }
 
-        // Loading: in order, one at a time (the dynamic loader serialises dlopen anyway).
-        for (index, candidate) in order.enumerated() {
-            if let problem = graphFailures[candidate.name] {
-                outcome.plugins[index].status = .failed
-                outcome.plugins[index].reason = problem.message
-                continue
-            }
-            if stopped || stopRequested() { break }
-            if let reason = blocker(of: candidate) {
-                markNotRun(index, because: reason)
-                continue
-            }
-            let start = clock.now
-            outcome.plugins[index].loadStarted = start - epoch
-            do {
-                outcome.plugins[index].component = try await withTaskExecutorPreference(
-                    pool.executor(for: candidate, during: .load)
-                ) { () async throws(Problem) in
-                    try await pluginGuard.watching(candidate, at: index, during: .load) { () throws(Problem) in
+        // Loading: in order, one at a time (the dynamic loader serialises dlopen anyway), in
+        // one task on a plugin thread, which names each plugin to the crash handler itself.
+        await withTaskExecutorPreference(pool.executor(label: "plugin-host", phase: "loading plugins")) {
+            for (index, candidate) in order.enumerated() {
+                if let problem = graphFailures[candidate.name] {
+                    outcome.plugins[index].status = .failed
+                    outcome.plugins[index].reason = problem.message
+                    continue
+                }
+                if stopped || stopRequested() { break }
+                if let reason = blocker(of: candidate) {
+                    markNotRun(index, because: reason)
+                    continue
+                }
+                let start = clock.now
+                outcome.plugins[index].loadStarted = start - epoch
+                FatalSignals.describeCurrentThread(subject: "plugin \(candidate.label)", phase: "load", isPluginCode: true)
+                let loaded = Result { () throws(Problem) in
+                    try pluginGuard.watchingSynchronously(candidate, at: index, during: .load) { () throws(Problem) in
                         try PluginLoader.component(of: candidate)
                     }
                 }
-            } catch {
-                markFailed(index, error, cause: error.message)
+                switch loaded {
+                case .success(let component): outcome.plugins[index].component = component
+                case .failure(let problem): markFailed(index, problem, cause: problem.message)
+                }
+                FatalSignals.describeCurrentThread(subject: "plugin-host", phase: "loading plugins")
+                outcome.plugins[index].loadDuration = clock.now - start
             }
-            outcome.plugins[index].loadDuration = clock.now - start
         }
 
         // Bootstrapping: a plugin is ready when every plugin it depends on is done.

@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// All of it is in-process: fatal signals are caught by handlers on an alternate stack
 /// (``FatalSignals``, told whose code each thread runs by the ``PluginThreadPool``), the
-/// timeout by one watchdog thread that sleeps on a semaphore until the earliest deadline of
-/// the plugins running. Arming the watchdog costs a lock and a semaphore post per plugin
-/// and phase, so it adds microseconds, not a process per plugin.
+/// timeout by the ``DeadlineWatch`` thread, which sleeps until the earliest deadline.
+/// Arming the watchdog costs two locks per plugin and phase, so it adds microseconds, not a
+/// process per plugin.
 final class PluginGuard: Sendable {
     /// What a plugin is doing.
     enum Phase: String, Sendable {
@@ -16,27 +16,17 @@ final class PluginGuard: Sendable {
         case bootstrap
     }
 
-    private struct Armed {
-        let label: String
-        let phase: Phase
-        let deadline: ContinuousClock.Instant
-    }
-
     private let timeout: Duration?
-    /// The plugins running, by their place in the order.
-    private let armed = Mutex<[Int: Armed]>([:])
-    private let wake = Semaphore()
+    /// The watchdog alarms of the plugins running, by their place in the order.
+    private let alarms = Mutex<[Int: Int]>([:])
 
-    /// Installs the crash handlers and, when `timeout` is given, starts the watchdog.
+    /// Installs the crash handlers; the watchdog is ``DeadlineWatch``.
     ///
     /// - Parameter timeout: How long one plugin may take to load, or to bootstrap; `nil`
     ///   for no limit.
     init(timeout: Duration?) {
         self.timeout = timeout
         FatalSignals.install(exitStatus: ExitStatus.crashed.rawValue)
-        if timeout != nil {
-            startDetachedThread { [self] in watch() }
-        }
     }
 
     /// Runs `body`, code of `candidate` (the plugin at `position` in the order), under the
@@ -44,40 +34,35 @@ final class PluginGuard: Sendable {
     func watching<Result, Failure: Error>(
         _ candidate: PluginCandidate, at position: Int, during phase: Phase, _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        if let timeout {
-            let armed = Armed(label: "plugin \(candidate.label)", phase: phase, deadline: .now + timeout)
-            self.armed.withLock { $0[position] = armed }
-            wake.signal()
-        }
-        defer {
-            if timeout != nil {
-                armed.withLock { $0[position] = nil }
-                wake.signal()
-            }
-        }
+        arm(candidate, at: position, during: phase)
+        defer { disarm(position) }
         return try await body()
     }
 
-    /// The watchdog: sleeps until the earliest deadline, and ends the host when a plugin is
-    /// still running then.
-    private func watch() {
-        while true {
-            let earliest = armed.withLock { $0.min { $0.value.deadline < $1.value.deadline } }
-            guard let (position, current) = earliest, let timeout else {
-                wake.wait(timeout: nil)
-                continue
-            }
-            let now = ContinuousClock.now
-            if now < current.deadline {
-                wake.wait(timeout: current.deadline - now)
-                continue
-            }
-            // Still the same plugin? It may have returned while we woke up.
-            guard armed.withLock({ $0[position]?.deadline == current.deadline }) else { continue }
+    /// Runs `body` like ``watching(_:at:during:_:)``, for synchronous code.
+    func watchingSynchronously<Result, Failure: Error>(
+        _ candidate: PluginCandidate, at position: Int, during phase: Phase, _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        arm(candidate, at: position, during: phase)
+        defer { disarm(position) }
+        return try body()
+    }
+
+    /// Starts the clock of a plugin: when it runs out, the host names the plugin and ends.
+    private func arm(_ candidate: PluginCandidate, at position: Int, during phase: Phase) {
+        guard let timeout else { return }
+        let label = "plugin \(candidate.label)"
+        let alarm = DeadlineWatch.shared.schedule(after: timeout) {
             StandardStreams.writeToError(
-                "\(current.label) timed out during \(current.phase.rawValue): still running after "
+                "\(label) timed out during \(phase.rawValue): still running after "
                     + "\(TextReport.format(seconds: timeout)) (--timeout); stopped the host without waiting for it\n")
             exitImmediately(ExitStatus.timedOut.rawValue)
         }
+        alarms.withLock { $0[position] = alarm }
+    }
+
+    private func disarm(_ position: Int) {
+        guard timeout != nil, let alarm = alarms.withLock({ $0.removeValue(forKey: position) }) else { return }
+        DeadlineWatch.shared.cancel(alarm)
     }
 }

@@ -50,6 +50,12 @@ final class PluginThreadPool: Sendable {
         PluginExecutor(pool: self, label: "plugin \(candidate.label)", phase: phase.rawValue)
     }
 
+    /// An executor for code that names whose code it runs itself, plugin by plugin, with
+    /// ``FatalSignals/describeCurrentThread(subject:phase:isPluginCode:)``.
+    func executor(label: String, phase: String) -> PluginExecutor {
+        PluginExecutor(pool: self, label: label, phase: phase)
+    }
+
     fileprivate func submit(_ job: UnownedJob, from executor: PluginExecutor) {
         queue.withLock { $0.append((job, executor)) }
         available.signal()

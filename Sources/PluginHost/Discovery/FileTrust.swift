@@ -18,27 +18,25 @@ struct FileTrust {
         return problem(withOwnerAndMode: status, path: path, noun: "directory")
     }
 
-    /// Why the plugin file `name` in `directory` cannot be trusted, or `nil` when it can.
+    /// Why the symbolic link `path` cannot be followed, or `nil` when it resolves inside
+    /// the plugin directory.
     ///
-    /// - Parameters:
-    ///   - path: The file's path.
-    ///   - directory: The resolved (absolute, link-free) path of the plugin directory.
-    func problem(withFile path: String, inResolvedDirectory directory: String) -> String? {
-        let status: FileStatus
+    /// - Parameter directory: The resolved (absolute, link-free) path of the plugin directory.
+    func problem(withLink path: String, inResolvedDirectory directory: String) -> String? {
         do {
-            let link = try FileStatus(linkAt: path)
-            if link.kind == .symbolicLink {
-                let target = try resolvedPath(path)
-                guard target.hasPrefix(directory + "/") else {
-                    return "it is a symbolic link to \(target), outside the plugin directory; copy the plugin into the directory instead"
-                }
-                status = try FileStatus(path: target)
-            } else {
-                status = link
+            let target = try resolvedPath(path)
+            guard target.hasPrefix(directory + "/") else {
+                return "it is a symbolic link to \(target), outside the plugin directory; copy the plugin into the directory instead"
             }
+            return nil
         } catch {
             return "\(error)"
         }
+    }
+
+    /// Why the plugin file at `path`, whose status (of the file opened, links followed) is
+    /// `status`, cannot be trusted, or `nil` when it can.
+    func problem(withFile path: String, status: FileStatus) -> String? {
         guard status.kind == .regular else {
             return "it is not a regular file (\(status.kind == .directory ? "a directory" : "a device, FIFO or socket")); only regular files are loaded"
         }

@@ -6,11 +6,14 @@ struct PluginCandidate: Equatable, Sendable {
     /// Files of later directories of the search path that declare the same name, and are
     /// not used.
     var shadowed: [String] = []
+    /// The addresses the file's loadable segments occupy, relative to its load base.
+    var loadedSpan: Range<UInt64>?
 
-    init(file: String, manifest: PluginManifest, shadowed: [String] = []) {
+    init(file: String, manifest: PluginManifest, shadowed: [String] = [], loadedSpan: Range<UInt64>? = nil) {
         self.file = file
         self.manifest = manifest
         self.shadowed = shadowed
+        self.loadedSpan = loadedSpan
     }
 
     var name: String { manifest.name }

@@ -41,12 +41,32 @@ struct PluginDirectory {
         }
         for name in names where name.hasSuffix(".so") {
             let file = self.file(named: name)
-            if let problem = trust.problem(withFile: file, inResolvedDirectory: resolvedDirectory) {
+            // The checks apply to the file opened, so it cannot be swapped between the check
+            // and the read; a symbolic link is opened only once it is known to stay inside.
+            let opened: ReadOnlyFile
+            let status: FileStatus
+            do {
+                do {
+                    opened = try ReadOnlyFile(path: file, followingLinks: false)
+                } catch where error.isSymbolicLink {
+                    if let problem = trust.problem(withLink: file, inResolvedDirectory: resolvedDirectory) {
+                        scan.problems.append(Problem(.unsafeFile, file: file, "refusing plugin file \(file): \(problem)"))
+                        continue
+                    }
+                    opened = try ReadOnlyFile(path: file)
+                }
+                status = try opened.status()
+            } catch {
+                scan.problems.append(Self.problem(.unreadable(error), file: file))
+                continue
+            }
+            if let problem = trust.problem(withFile: file, status: status) {
                 scan.problems.append(Problem(.unsafeFile, file: file, "refusing plugin file \(file): \(problem)"))
                 continue
             }
             do {
-                scan.candidates.append(PluginCandidate(file: file, manifest: try ManifestReader.manifest(at: file)))
+                let plugin = try ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
+                scan.candidates.append(PluginCandidate(file: file, manifest: plugin.manifest, loadedSpan: plugin.loadedSpan))
             } catch {
                 scan.problems.append(Self.problem(error, file: file))
             }

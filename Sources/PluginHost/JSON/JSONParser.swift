@@ -111,7 +111,17 @@ struct JSONParser {
     private mutating func parseString() throws(JSONError) -> String {
         let start = position
         position += 1
-        var utf8: [UInt8] = []
+        // The common case, plain ASCII without escapes: the bytes are the string.
+        var end = position
+        while end < bytes.count, bytes[end] >= 0x20, bytes[end] < 0x80, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            defer { position = end + 1 }
+            return String(decoding: bytes[position..<end], as: UTF8.self)
+        }
+        var utf8: [UInt8] = Array(bytes[position..<end])
+        position = end
         while true {
             guard let byte = current else { throw error("unterminated string") }
             switch byte {

@@ -15,12 +15,7 @@ func withDeadline(_ timeout: Duration?, _ operation: @escaping @Sendable () asyn
         let resume: @Sendable (DeadlineOutcome) -> Void = { outcome in
             pending.withLock { $0.take() }?.resume(returning: outcome)
         }
-        let timer = timeout.map { timeout in
-            Task {
-                try? await Task.sleep(for: timeout)
-                if !Task.isCancelled { resume(.overran) }
-            }
-        }
+        let alarm = timeout.map { DeadlineWatch.shared.schedule(after: $0) { resume(.overran) } }
         Task {
             do {
                 try await operation()
@@ -28,7 +23,7 @@ func withDeadline(_ timeout: Duration?, _ operation: @escaping @Sendable () asyn
             } catch {
                 resume(.failed("\(error)"))
             }
-            timer?.cancel()
+            if let alarm { DeadlineWatch.shared.cancel(alarm) }
         }
     }
 }

@@ -23,7 +23,7 @@ struct Lifecycle: Sendable {
 
     /// The services among the plugins, in bootstrap order.
     var services: [(candidate: PluginCandidate, service: any Service)] {
-        plugins.compactMap { plugin in (plugin.component as? any Service).map { (plugin.candidate, $0) } }
+        plugins.compactMap { plugin in plugin.component.asService.map { (plugin.candidate, $0) } }
     }
 
     /// Runs the services until the host is asked to stop or they have all ended, handling
@@ -112,7 +112,7 @@ struct Lifecycle: Sendable {
         var problems: [Problem] = []
         var reloaded: [String] = []
         for (candidate, component) in plugins {
-            guard let reloadable = component as? any Reloadable else { continue }
+            guard let reloadable = component.asReloadable else { continue }
             let own = settings[candidate.name] ?? Settings(for: candidate.name)
             switch await withDeadline(reloadTimeout, { try await reloadable.reload(own) }) {
             case .finished:

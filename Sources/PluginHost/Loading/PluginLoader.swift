@@ -41,7 +41,9 @@ enum PluginLoader {
                 "plugin \(candidate.label): its entry point returned a null pointer instead of a component")
         }
         let object = Unmanaged<AnyObject>.fromOpaque(pointer).takeRetainedValue()
-        guard let component = object as? any Bootstrapping else {
+        // A class cast to the box PluginEntryPoint.export makes; a protocol cast only for an
+        // entry point that hands over its object some other way.
+        guard let component = (object as? ExportedComponent)?.component ?? (object as? any Bootstrapping) else {
             throw Problem(
                 .notAComponent, plugin: candidate.name, file: candidate.file,
                 "plugin \(candidate.label): its entry point returned a \(readableName(of: type(of: object))), "
@@ -50,8 +52,15 @@ enum PluginLoader {
         }
 
         let componentType: AnyObject.Type = type(of: component)
-        let metadata = unsafeBitCast(componentType, to: UnsafeRawPointer.self)
-        let definingFile = DynamicLibrary.file(containing: metadata)
+        let metadata = UInt(bitPattern: unsafeBitCast(componentType, to: UnsafeRawPointer.self))
+        // In the plugin's own image? Its segments' span, read with the manifest, plus where
+        // it was mapped: O(1), where asking dladdr would walk every loaded object.
+        if let span = candidate.loadedSpan, let base = library.loadBase, metadata >= base,
+            span.contains(UInt64(metadata - base))
+        {
+            return component
+        }
+        let definingFile = DynamicLibrary.file(containing: UnsafeRawPointer(bitPattern: metadata)!)
         guard let definingFile, Self.isSameFile(definingFile, candidate.file) else {
             throw Problem(
                 .componentMismatch, plugin: candidate.name, file: candidate.file,

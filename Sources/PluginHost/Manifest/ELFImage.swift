@@ -10,7 +10,8 @@ struct ELFImage {
     }
 
     struct Section {
-        let name: String
+        /// Where the name starts in the section name table.
+        let nameOffset: Int
         let type: UInt32
         let offset: UInt64
         let size: UInt64
@@ -34,7 +35,11 @@ struct ELFImage {
     private static let maximumNameTableSize: UInt64 = 1 << 20
 
     let sections: [Section]
+    /// The addresses the file's loadable segments occupy, relative to where the dynamic
+    /// loader maps it; `nil` when it has none (or its program headers are damaged).
+    let loadedSpan: Range<UInt64>?
     private let source: any Source
+    private let nameTable: [UInt8]
 
     /// Reads and checks the ELF header and the section table.
     ///
@@ -56,6 +61,8 @@ struct ELFImage {
         guard type == 3 else { throw ELFError.notSharedObject(type: type) }
         let machine = fields.u16(18)
         guard machine == Self.hostMachine else { throw ELFError.wrongMachine(machine) }
+
+        loadedSpan = Self.loadedSpan(source, programHeaders: fields.u64(0x20), entrySize: fields.u16(0x36), count: fields.u16(0x38))
 
         let tableOffset = fields.u64(0x28)
         let entrySize = fields.u16(0x3A)
@@ -81,10 +88,17 @@ struct ELFImage {
         }
         let names = raw[Int(nameTableIndex)]
         guard names.size <= Self.maximumNameTableSize else { throw ELFError.damaged("section name table too large") }
-        let nameTable = try Self.read(source, count: names.size, at: names.offset, what: "the section name table")
+        nameTable = try Self.read(source, count: names.size, at: names.offset, what: "the section name table")
         sections = raw.map { entry in
-            Section(name: Self.string(in: nameTable, at: Int(entry.name)), type: entry.type, offset: entry.offset, size: entry.size)
+            Section(nameOffset: Int(entry.name), type: entry.type, offset: entry.offset, size: entry.size)
         }
+    }
+
+    /// Whether a section is called `name`, compared in place.
+    private func section(_ section: Section, isNamed name: [UInt8]) -> Bool {
+        let start = section.nameOffset
+        guard start >= 0, start + name.count < nameTable.count, nameTable[start + name.count] == 0 else { return false }
+        return nameTable[start..<start + name.count].elementsEqual(name)
     }
 
     /// The contents of the section called `name`, or `nil` when there is none.
@@ -93,10 +107,29 @@ struct ELFImage {
     /// - Throws: ``ELFError`` when the section is larger than `maximumSize`, holds no
     ///   bytes in the file, or lies outside it.
     func contents(ofSection name: String, maximumSize: UInt64) throws -> [UInt8]? {
-        guard let section = sections.first(where: { $0.name == name }) else { return nil }
+        let wanted = Array(name.utf8)
+        guard let section = sections.first(where: { self.section($0, isNamed: wanted) }) else { return nil }
         guard section.type != 8 else { throw ELFError.damaged("section \(name) has no contents in the file") }
         guard section.size <= maximumSize else { throw ELFError.sectionTooLarge(name: name, size: section.size, limit: maximumSize) }
         return try Self.read(source, count: section.size, at: section.offset, what: "section \(name)")
+    }
+
+    /// The span of the `PT_LOAD` segments, from the program headers.
+    private static func loadedSpan(_ source: any Source, programHeaders offset: UInt64, entrySize: UInt16, count: UInt16) -> Range<UInt64>? {
+        guard entrySize == 56, count > 0,
+            let table = try? read(source, count: UInt64(count) * 56, at: offset, what: "the program headers")
+        else { return nil }
+        let fields = ByteReader(table)
+        var lower = UInt64.max
+        var upper: UInt64 = 0
+        for index in 0..<Int(count) where fields.u32(index * 56) == 1 {
+            let address = fields.u64(index * 56 + 0x10)
+            let (end, overflow) = address.addingReportingOverflow(fields.u64(index * 56 + 0x28))
+            guard !overflow else { return nil }
+            lower = min(lower, address)
+            upper = max(upper, end)
+        }
+        return lower < upper ? lower..<upper : nil
     }
 
     private static func read(_ source: any Source, count: UInt64, at offset: UInt64, what: String) throws -> [UInt8] {
@@ -106,11 +139,6 @@ struct ELFImage {
         return bytes
     }
 
-    private static func string(in table: [UInt8], at offset: Int) -> String {
-        guard offset >= 0, offset < table.count else { return "" }
-        let end = table[offset...].firstIndex(of: 0) ?? table.count
-        return String(decoding: table[offset..<end], as: UTF8.self)
-    }
 }
 
 /// Little-endian fixed-width fields at byte offsets of a buffer whose size the caller
@@ -125,11 +153,14 @@ private struct ByteReader {
     func u64(_ offset: Int) -> UInt64 { value(offset, width: 8) }
 
     private func value(_ offset: Int, width: Int) -> UInt64 {
-        var result: UInt64 = 0
-        for index in (0..<width).reversed() {
-            result = result << 8 | UInt64(bytes[offset + index])
+        precondition(offset >= 0 && offset + width <= bytes.count)
+        return bytes.withUnsafeBytes { raw in
+            switch width {
+            case 2: UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+            case 4: UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            default: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            }
         }
-        return result
     }
 }
 

@@ -14,19 +14,35 @@ enum ManifestReader {
     /// - Throws: ``ManifestError``.
     static func manifest(at path: String) throws(ManifestError) -> PluginManifest {
         let file: ReadOnlyFile
+        let size: UInt64
         do {
             file = try ReadOnlyFile(path: path)
+            size = UInt64(max(try file.status().size, 0))
         } catch {
             throw .unreadable(error)
         }
-        return try manifest(in: FileSource(file: file))
+        return try plugin(in: file, size: size).manifest
+    }
+
+    /// Reads the manifest of an open plugin file of `size` bytes, with the span its
+    /// loadable segments occupy once mapped.
+    static func plugin(in file: ReadOnlyFile, size: UInt64) throws(ManifestError) -> (manifest: PluginManifest, loadedSpan: Range<UInt64>?) {
+        try plugin(in: FileSource(file: file, size: size))
     }
 
     /// Reads the manifest from an ELF image held anywhere.
     static func manifest(in source: any ELFImage.Source) throws(ManifestError) -> PluginManifest {
+        try plugin(in: source).manifest
+    }
+
+    /// Reads the manifest from an ELF image held anywhere, with the span its loadable
+    /// segments occupy once mapped.
+    static func plugin(in source: any ELFImage.Source) throws(ManifestError) -> (manifest: PluginManifest, loadedSpan: Range<UInt64>?) {
         let bytes: [UInt8]?
+        let image: ELFImage
         do {
-            bytes = try ELFImage(source: source).contents(ofSection: sectionName, maximumSize: maximumSize)
+            image = try ELFImage(source: source)
+            bytes = try image.contents(ofSection: sectionName, maximumSize: maximumSize)
         } catch let error as ELFError {
             if case .sectionTooLarge = error { throw .malformed("\(error)") }
             throw .notSharedObject(error)
@@ -36,26 +52,47 @@ enum ManifestReader {
             throw .malformed("\(error)")
         }
         guard let bytes else { throw .missing }
-        return try PluginManifest(json: bytes)
+        return (try PluginManifest(json: bytes), image.loadedSpan)
     }
 }
 
 /// An open file as a source of ELF bytes.
+///
+/// Reads the first and the last few kilobytes once and serves every read that falls inside
+/// them from memory: the ELF and program headers are at the start of the file, the section
+/// table and the section names at its end, so reading a manifest takes three small
+/// `pread`s (head, tail, manifest).
 private struct FileSource: ELFImage.Source {
+    static let headSize = 4 * 1024
+    static let tailSize = 8 * 1024
+
     let file: ReadOnlyFile
     let size: UInt64
+    private let head: [UInt8]
+    private let tail: [UInt8]
+    private let tailStart: UInt64
 
-    init(file: ReadOnlyFile) throws(ManifestError) {
+    init(file: ReadOnlyFile, size: UInt64) throws(ManifestError) {
         self.file = file
+        self.size = size
         do {
-            size = UInt64(max(try file.status().size, 0))
+            tailStart = size > UInt64(Self.tailSize) ? size - UInt64(Self.tailSize) : 0
+            tail = try file.read(count: Int(size - tailStart), at: tailStart)
+            head = tailStart == 0 ? tail : try file.read(count: Int(min(UInt64(Self.headSize), size)), at: 0)
         } catch {
             throw .unreadable(error)
         }
     }
 
     func read(count: Int, at offset: UInt64) throws -> [UInt8] {
-        try file.read(count: count, at: offset)
+        if offset + UInt64(count) <= UInt64(head.count) {
+            return Array(head[Int(offset)..<Int(offset) + count])
+        }
+        if offset >= tailStart, offset - tailStart + UInt64(count) <= UInt64(tail.count) {
+            let start = Int(offset - tailStart)
+            return Array(tail[start..<start + count])
+        }
+        return try file.read(count: count, at: offset)
     }
 }
 

@@ -23,7 +23,10 @@ struct PluginManifest: Equatable, Sendable {
     /// The plugins bootstrapped before this one when they are installed.
     let optional: [String]
     /// The whole manifest as read, with any keys this host does not know.
-    var raw: JSONOutput = .object([])
+    var document: Setting = .object([:])
+
+    /// ``document`` as JSON to print, its keys sorted.
+    var raw: JSONOutput { JSONOutput(document) }
 
     init(name: String, version: SemanticVersion, abi: Int, requires: [String] = [], optional: [String] = []) {
         self.name = name
@@ -71,7 +74,7 @@ struct PluginManifest: Equatable, Sendable {
         let requires = try Self.pluginNames(fields["requires"], key: "requires", of: name, excluding: [])
         let optional = try Self.pluginNames(fields["optional"], key: "optional", of: name, excluding: requires)
         self.init(name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional)
-        raw = JSONOutput(document)
+        self.document = document
     }
 
     /// The plugin names listed under `key`: absent or `null` is none.

@@ -1,6 +1,6 @@
 /// Everything a run has to tell the operator: what happened to each plugin, in bootstrap
 /// order, and every problem.
-struct RunReport {
+struct RunReport: Sendable {
     /// The plugin directory, as given.
     var directory: String
     var plugins: [PluginOutcome] = []

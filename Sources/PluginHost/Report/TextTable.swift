@@ -2,13 +2,20 @@
 enum TextTable {
     static func render(header: [String], rows: [[String]]) -> String {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        // Unicode scalars, not grapheme clusters: as wide for the ASCII names and paths of a
+        // report, and much cheaper to count for a thousand rows.
+        let widths = header.indices.map { column in all.map { $0[column].unicodeScalars.count }.max() ?? 0 }
         var text = ""
+        text.reserveCapacity(all.count * (widths.reduce(0, +) + 2 * widths.count + 3))
         for row in all {
-            let cells = row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            text += "  "
+            for (column, cell) in row.enumerated() {
+                text += cell
+                if column < row.count - 1 {
+                    text += String(repeating: " ", count: widths[column] - cell.unicodeScalars.count + 2)
+                }
             }
-            text += "  " + cells.joined(separator: "  ") + "\n"
+            text += "\n"
         }
         return text
     }

@@ -42,8 +42,28 @@ struct DynamicLibrary: @unchecked Sendable {
         return address
     }
 
+    /// The address the dynamic loader mapped this library at (`l_addr` of its link map):
+    /// add it to an address of the ELF file to get the address in memory.
+    var loadBase: UInt? {
+        guard let dlinfo = Self.dlinfo else { return nil }
+        var linkMap: UnsafeRawPointer?
+        guard withUnsafeMutablePointer(to: &linkMap, { dlinfo(handle, 2 /* RTLD_DI_LINKMAP */, $0) }) == 0, let linkMap else {
+            return nil
+        }
+        return linkMap.load(as: UInt.self)
+    }
+
+    private typealias InfoLookup = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Int32
+
+    /// `dlinfo`, found once through `dlsym` (a GNU extension the Glibc module leaves out).
+    private static let dlinfo: InfoLookup? = {
+        guard let symbol = dlsym(nil, "dlinfo") else { return nil }
+        return unsafeBitCast(symbol, to: InfoLookup.self)
+    }()
+
     /// The file of the loaded object that contains `address`, as the dynamic loader
-    /// recorded it, or `nil` when no loaded object contains it.
+    /// recorded it, or `nil` when no loaded object contains it. It walks every loaded
+    /// object: for error messages, not for every plugin.
     static func file(containing address: UnsafeRawPointer) -> String? {
         guard let dladdr = Self.dladdr else { return nil }
         var info = SharedObjectInfo()

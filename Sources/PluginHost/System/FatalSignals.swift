@@ -69,6 +69,12 @@ enum FatalSignals {
         slots[slot].pluginCodeRunning = isPluginCode
     }
 
+    /// Sets what a crash on the calling thread reports from now on; see
+    /// ``describe(slot:subject:phase:isPluginCode:)``.
+    static func describeCurrentThread(subject: String, phase: String, isPluginCode: Bool = false) {
+        describe(slot: currentSlot(), subject: subject, phase: phase, isPluginCode: isPluginCode)
+    }
+
     /// The name of a signal, such as `SIGSEGV`.
     static func name(of signal: Int32) -> StaticString {
         switch signal {
@@ -107,10 +113,11 @@ private struct FixedText {
     var count = 0
 
     mutating func store(_ text: String) {
-        count = 0
-        for byte in text.utf8.prefix(Self.capacity) {
-            bytes[count] = byte
-            count += 1
+        var text = text
+        count = text.withUTF8 { utf8 in
+            let count = min(utf8.count, Self.capacity)
+            if count > 0 { bytes.update(from: utf8.baseAddress!, count: count) }
+            return count
         }
     }
 

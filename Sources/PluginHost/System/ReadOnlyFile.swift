@@ -13,9 +13,11 @@ final class ReadOnlyFile {
 
     /// Opens `path` for reading. Opening does not block, even on a FIFO.
     ///
+    /// - Parameter followingLinks: Whether a symbolic link is followed; when it is not, a
+    ///   link fails with ``SystemError/isSymbolicLink``.
     /// - Throws: ``SystemError`` when the file cannot be opened.
-    init(path: String) throws(SystemError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    init(path: String, followingLinks: Bool = true) throws(SystemError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else { throw SystemError("open", path: path) }
         self.path = path
         self.descriptor = descriptor

@@ -28,6 +28,9 @@ struct SystemError: Error, Equatable, CustomStringConvertible {
         self.code = code
     }
 
+    /// Whether the call failed because the path is a symbolic link it was told not to follow.
+    var isSymbolicLink: Bool { code == ELOOP }
+
     /// The system's text for the error, such as `No such file or directory`.
     var reason: String { String(cString: strerror(code)) }
 
