@@ -161,6 +161,9 @@ struct ChainRunner: Sendable {
         }
 
         for index in order.indices where waiting[index] == 0 { ready.insert(index) }
+        // The scheduler runs on the plugin threads too: a finishing bootstrap and the
+        // scheduler's next step then share a thread instead of waking one another.
+        await withTaskExecutorPreference(pool.executor(label: "plugin-host", phase: "scheduling bootstraps")) {
         await withTaskGroup(of: Completion.self) { group in
             while true {
                 while let index = ready.popMin() {
@@ -220,6 +223,7 @@ struct ChainRunner: Sendable {
                 }
                 finish(index)
             }
+        }
         }
 
         // The final chain, in the given order, whatever order the components finished in.

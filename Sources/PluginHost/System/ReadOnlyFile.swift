@@ -35,20 +35,20 @@ final class ReadOnlyFile {
     /// - Throws: ``SystemError`` when reading fails.
     func read(count: Int, at offset: UInt64) throws(SystemError) -> [UInt8] {
         guard count > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let result = bytes.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+        var failure: SystemError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            while initialized < count {
+                let result = pread(descriptor, buffer.baseAddress! + initialized, count - initialized, off_t(offset) + off_t(initialized))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    failure = SystemError("read", path: path)
+                    return
+                }
+                if result == 0 { return }
+                initialized += result
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("read", path: path)
-            }
-            if result == 0 { break }
-            filled += result
         }
-        bytes.removeSubrange(filled...)
+        if let failure { throw failure }
         return bytes
     }
 
