@@ -31,6 +31,7 @@ enum FatalSignals {
     /// - Parameter status: The exit status after a crash.
     static func install(exitStatus status: Int32) {
         crashExitStatus = status
+        slots[0] = CrashSlot(allocating: true)
         describe(slot: 0, subject: "plugin-host", phase: "start-up")
         installAlternateStack()
         var action = sigaction()
@@ -51,7 +52,10 @@ enum FatalSignals {
             defer { next += 1 }
             return next
         }
-        if slot > 0 { slots[slot].thread = pthread_self() }
+        if slot > 0 {
+            slots[slot] = CrashSlot(allocating: true)
+            slots[slot].thread = pthread_self()
+        }
         return slot
     }
 
@@ -98,24 +102,37 @@ enum FatalSignals {
     }
 }
 
-/// What the handlers write for one thread: fixed buffers, filled before plugin code runs.
+/// What the handlers write for one thread: fixed buffers, filled before plugin code runs,
+/// allocated when the thread registers.
 private struct CrashSlot {
     var thread: pthread_t = 0
-    var subject = FixedText()
-    var phase = FixedText()
+    var subject: FixedText
+    var phase: FixedText
     var pluginCodeRunning = false
+
+    init(allocating: Bool = false) {
+        subject = FixedText(capacity: allocating ? FixedText.capacity : 0)
+        phase = FixedText(capacity: allocating ? FixedText.capacity : 0)
+    }
 }
 
 /// Text in a buffer allocated once, readable from a signal handler.
 private struct FixedText {
     static let capacity = 2048
-    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    let bytes: UnsafeMutablePointer<UInt8>
+    let capacity: Int
     var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(capacity, 1))
+    }
 
     mutating func store(_ text: String) {
         var text = text
+        let capacity = capacity
         count = text.withUTF8 { utf8 in
-            let count = min(utf8.count, Self.capacity)
+            let count = min(utf8.count, capacity)
             if count > 0 { bytes.update(from: utf8.baseAddress!, count: count) }
             return count
         }
