@@ -147,8 +147,17 @@ fuzz: $(FUZZER)
 	$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=5 -dict=Tests/Fuzz/manifest.dict \
 	    -artifact_prefix=$(FUZZ)/ -print_final_stats=1 $(FUZZ)/corpus
 
-# The benchmarks: each script prints its figures (see the README's "Performance").
-bench: all
+# The benchmarks: each prints its figures (see the README's "Performance").
+MICRO := $(BUILD)/bench/micro
+$(MICRO): Benchmarks/Micro/*.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
+	@mkdir -p $(dir $@)
+	$(SWIFTC) -swift-version 6 -O -wmo -parse-as-library -module-name MicroBenchmarks \
+	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
+	    -o $@ Benchmarks/Micro/*.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
+
+bench: all $(MICRO)
+	$(MICRO)
+	python3 Benchmarks/startup.py
 	python3 Benchmarks/lifecycle.py
 
 # The short run that `make test` includes.

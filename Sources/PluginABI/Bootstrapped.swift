@@ -31,6 +31,9 @@ public struct Bootstrapped: Sendable {
     private struct Viewer: Sendable {
         let identity: PluginIdentity
         let settings: Settings
+        /// The components of the declared plugins that are in the chain, in manifest order:
+        /// resolved once, so that looking one up costs a few casts.
+        let direct: [any Bootstrapping]
     }
 
     /// Entries shared by the values of one chain; a value sees the first `count`.
@@ -118,9 +121,15 @@ public struct Bootstrapped: Sendable {
     /// Hosts that bootstrap components concurrently take views from the chain of the
     /// components bootstrapped so far; every plugin a component depends on must be in it.
     public func view(for identity: PluginIdentity, settings: Settings? = nil) -> Bootstrapped {
-        Bootstrapped(
+        let direct = storage.state.withLock { state in
+            identity.dependencies.compactMap { name -> (any Bootstrapping)? in
+                guard let index = state.indexByName[name], index < held else { return nil }
+                return state.entries[index].component
+            }
+        }
+        return Bootstrapped(
             storage: storage, held: held,
-            viewer: Viewer(identity: identity, settings: settings ?? Settings(for: identity.name)))
+            viewer: Viewer(identity: identity, settings: settings ?? Settings(for: identity.name), direct: direct))
     }
 
     /// A chain holding `component`, bootstrapped already, after the current ones. `self` is
@@ -160,9 +169,15 @@ public struct Bootstrapped: Sendable {
     ///   type, the plugin that asked and the plugins it can see; when an undeclared plugin
     ///   has such a component, the error says which one to add to `requires`.
     public func component<T>(_ type: T.Type = T.self) throws -> T {
+        if let viewer {
+            // The declared plugins first: resolved when the view was made.
+            for component in viewer.direct {
+                if let found = component as? T { return found }
+            }
+        }
         let state = snapshot()
         if let viewer {
-            // Breadth first from the declared plugins, stopping at the first match.
+            // Then breadth first through theirs, stopping at the first match.
             var queue = viewer.identity.dependencies
             var seen = Set(queue)
             var head = 0

@@ -147,7 +147,7 @@ struct ChainRunner: Sendable {
             }
         }
         var done = [Bool](repeating: false, count: order.count)
-        var ready = MinHeap<Int>()
+        var ready = RankQueue(capacity: order.count)
         // The components bootstrapped so far, in the order they finished: each bootstrap
         // takes its view from it when it begins (everything it depends on is in it).
         let completed = Shared(Bootstrapped())

@@ -10,7 +10,10 @@ import PluginABI
 /// are installed, and the plugin bootstraps without them when they are not.
 ///
 /// Keys other than these are ignored, so that later versions may add some.
-struct PluginManifest: Equatable, Sendable {
+///
+/// A manifest is immutable, and a class so that copying a plugin's description (which
+/// ordering a thousand plugins does often) costs one reference, not a dozen.
+final class PluginManifest: Equatable, Sendable {
     /// The longest plugin name accepted.
     static let maximumNameLength = 64
 
@@ -23,17 +26,27 @@ struct PluginManifest: Equatable, Sendable {
     /// The plugins bootstrapped before this one when they are installed.
     let optional: [String]
     /// The whole manifest as read, with any keys this host does not know.
-    var document: Setting = .object([:])
+    let document: Setting
 
     /// ``document`` as JSON to print, its keys sorted.
     var raw: JSONOutput { JSONOutput(document) }
 
-    init(name: String, version: SemanticVersion, abi: Int, requires: [String] = [], optional: [String] = []) {
+    init(
+        name: String, version: SemanticVersion, abi: Int, requires: [String] = [], optional: [String] = [],
+        document: Setting = .object([:])
+    ) {
         self.name = name
         self.version = version
         self.abi = abi
         self.requires = requires
         self.optional = optional
+        self.document = document
+    }
+
+    static func == (left: PluginManifest, right: PluginManifest) -> Bool {
+        left === right
+            || (left.name == right.name && left.version == right.version && left.abi == right.abi
+                && left.requires == right.requires && left.optional == right.optional && left.document == right.document)
     }
 
     /// The identity the chain uses to decide what the plugin's component may see.
@@ -42,7 +55,7 @@ struct PluginManifest: Equatable, Sendable {
     /// Reads a manifest from its JSON text.
     ///
     /// - Throws: ``ManifestError/malformed(_:)`` saying which field is wrong and why.
-    init(json bytes: [UInt8]) throws(ManifestError) {
+    convenience init(json bytes: [UInt8]) throws(ManifestError) {
         let document: Setting
         do {
             document = try JSONParser.parse(bytes)
@@ -73,8 +86,7 @@ struct PluginManifest: Equatable, Sendable {
 
         let requires = try Self.pluginNames(fields["requires"], key: "requires", of: name, excluding: [])
         let optional = try Self.pluginNames(fields["optional"], key: "optional", of: name, excluding: requires)
-        self.init(name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional)
-        self.document = document
+        self.init(name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional, document: document)
     }
 
     /// The plugin names listed under `key`: absent or `null` is none.

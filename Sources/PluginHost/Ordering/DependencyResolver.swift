@@ -31,30 +31,39 @@ struct DependencyResolver {
         var resolution = Resolution()
 
         // One plugin per name: report duplicates, keep the first file so that the rest of
-        // the graph can still be checked.
-        let sorted = candidates.sorted { ($0.name, $0.file) < ($1.name, $1.file) }
-        var plugins: [PluginCandidate] = []
+        // the graph can still be checked. Indices are sorted, not the candidates, and the
+        // position in name order is the plugin's rank for tie-breaking.
+        let names = candidates.map(\.name)
+        let byName = candidates.indices.sorted { a, b in
+            names[a] != names[b] ? names[a] < names[b] : candidates[a].file < candidates[b].file
+        }
+        // The plugins kept, as indices into `candidates`: nothing is copied but the result.
+        var unique: [Int] = []
+        unique.reserveCapacity(candidates.count)
         var start = 0
-        while start < sorted.count {
+        while start < byName.count {
+            let name = names[byName[start]]
             var end = start + 1
-            while end < sorted.count && sorted[end].name == sorted[start].name { end += 1 }
+            while end < byName.count && names[byName[end]] == name { end += 1 }
             if end - start > 1 {
-                let files = sorted[start..<end].map(\.file)
+                let files = byName[start..<end].map { candidates[$0].file }
                 resolution.record(
                     Problem(
-                        .duplicateName, plugin: sorted[start].name, file: files.joined(separator: ", "),
-                        "duplicate plugin name \(sorted[start].name): \(files.joined(separator: " and ")) "
+                        .duplicateName, plugin: name, file: files.joined(separator: ", "),
+                        "duplicate plugin name \(name): \(files.joined(separator: " and ")) "
                             + "both declare it; remove all but one of these files"),
-                    failing: [sorted[start].name])
+                    failing: [name])
             }
-            plugins.append(sorted[start])
+            unique.append(byName[start])
             start = end
         }
+        let plugins = Plugins(candidates: candidates, unique: unique)
 
         var indexByName: [String: Int] = [:]
-        for (index, plugin) in plugins.enumerated() { indexByName[plugin.name] = index }
+        indexByName.reserveCapacity(unique.count)
+        for (index, candidate) in unique.enumerated() { indexByName[names[candidate]] = index }
 
-        for plugin in plugins where plugin.manifest.abi != abiVersion {
+        for plugin in plugins.all where plugin.manifest.abi != abiVersion {
             resolution.record(
                 Problem(
                     .abiMismatch, plugin: plugin.name, file: plugin.file,
@@ -63,28 +72,38 @@ struct DependencyResolver {
                 failing: [plugin.name])
         }
 
-        // Edges from each dependency to the plugins that depend on it; an optional
-        // dependency is an edge only when it is installed.
-        var dependents = [[Int]](repeating: [], count: plugins.count)
-        var waitingFor = [Int](repeating: 0, count: plugins.count)
-        for (index, plugin) in plugins.enumerated() {
-            for required in plugin.manifest.requires where indexByName[required] == nil {
-                resolution.record(
-                    Problem(
-                        .missingDependency, plugin: plugin.name, file: plugin.file,
-                        "plugin \(plugin.label) requires \(required), which is not installed; "
-                            + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires"),
-                    failing: [plugin.name])
+        // The edges from each plugin to the plugins it depends on (an optional dependency
+        // counts when it is installed), resolved to indices once.
+        // Visited in the order of `candidates`, which is the order of their memory, not in
+        // name order: with a hundred thousand plugins that halves the cache misses.
+        var position = [Int](repeating: -1, count: candidates.count)
+        for (index, candidate) in unique.enumerated() { position[candidate] = index }
+        var edges: [(dependency: Int, dependent: Int)] = []
+        edges.reserveCapacity(plugins.count * 3)
+        for (candidateIndex, plugin) in candidates.enumerated() {
+            let index = position[candidateIndex]
+            guard index >= 0 else { continue }
+            for required in plugin.manifest.requires {
+                if let dependency = indexByName[required] {
+                    edges.append((dependency, index))
+                } else {
+                    resolution.record(
+                        Problem(
+                            .missingDependency, plugin: plugin.name, file: plugin.file,
+                            "plugin \(plugin.label) requires \(required), which is not installed; "
+                                + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires"),
+                        failing: [plugin.name])
+                }
             }
-            for dependency in plugin.manifest.identity.dependencies {
-                guard let dependencyIndex = indexByName[dependency] else { continue }
-                dependents[dependencyIndex].append(index)
-                waitingFor[index] += 1
+            for optional in plugin.manifest.optional {
+                if let dependency = indexByName[optional] { edges.append((dependency, index)) }
             }
         }
 
         // Kahn's algorithm over every edge finds the plugins stuck behind a cycle.
-        let placed = Self.topologicalOrder(dependents: dependents, waitingFor: waitingFor)
+        let graph = DependentsGraph(count: plugins.count, edges: edges)
+        let placed = graph.topologicalOrder()
+        var order = placed
         if placed.count < plugins.count {
             let stuck = Set(plugins.indices).subtracting(placed)
             for (cycle, members) in Self.cycles(among: stuck, plugins: plugins, indexByName: indexByName) {
@@ -97,47 +116,20 @@ struct DependencyResolver {
                             + "remove one of these requirements from its plugin's manifest"),
                     failing: members.map { plugins[$0].name })
             }
-        }
-
-        // A second pass without the edges out of failed plugins places everything: all
-        // cycle members have failed, so what is left is acyclic.
-        var order = placed
-        if placed.count < plugins.count {
-            var waiting = waitingFor
-            var liveDependents = dependents
-            for index in plugins.indices where resolution.failures[plugins[index].name] != nil {
-                for dependent in dependents[index] { waiting[dependent] -= 1 }
-                liveDependents[index] = []
-            }
-            order = Self.topologicalOrder(dependents: liveDependents, waitingFor: waiting)
+            // A second pass without the edges out of failed plugins places everything: all
+            // cycle members have failed, so what is left is acyclic.
+            let failed = plugins.indices.filter { resolution.failures[plugins[$0].name] != nil }
+            order = graph.topologicalOrder(ignoringEdgesFrom: Set(failed))
         }
         resolution.order = order.map { plugins[$0] }
         return resolution
-    }
-
-    /// Kahn's algorithm: the nodes in dependency order, the smallest index first among those
-    /// ready together. Nodes still waiting at the end (on a cycle) are left out.
-    private static func topologicalOrder(dependents: [[Int]], waitingFor: [Int]) -> [Int] {
-        var waiting = waitingFor
-        var ready = MinHeap<Int>()
-        for index in waiting.indices where waiting[index] == 0 { ready.insert(index) }
-        var order: [Int] = []
-        order.reserveCapacity(waiting.count)
-        while let next = ready.popMin() {
-            order.append(next)
-            for dependent in dependents[next] {
-                waiting[dependent] -= 1
-                if waiting[dependent] == 0 { ready.insert(dependent) }
-            }
-        }
-        return order
     }
 
     /// One cycle per strongly connected component of `members` that has one, each as the
     /// shortest path from its smallest-named plugin back to itself, with all the members of
     /// its component.
     private static func cycles(
-        among members: Set<Int>, plugins: [PluginCandidate], indexByName: [String: Int]
+        among members: Set<Int>, plugins: Plugins, indexByName: [String: Int]
     ) -> [(path: [Int], members: [Int])] {
         func requirements(of index: Int) -> [Int] {
             plugins[index].manifest.identity.dependencies.compactMap { indexByName[$0] }.filter(members.contains).sorted()
@@ -172,4 +164,16 @@ struct DependencyResolver {
         }
         return cycles.sorted { plugins[$0.path[0]].name < plugins[$1.path[0]].name }
     }
+}
+
+/// The plugins a resolution keeps, one per name in name order, as a view of the candidates
+/// (indices, not copies).
+private struct Plugins {
+    let candidates: [PluginCandidate]
+    let unique: [Int]
+
+    var count: Int { unique.count }
+    var indices: Range<Int> { unique.indices }
+    subscript(index: Int) -> PluginCandidate { candidates[unique[index]] }
+    var all: LazyMapSequence<[Int], PluginCandidate> { unique.lazy.map { candidates[$0] } }
 }
