@@ -175,27 +175,15 @@ public struct Bootstrapped: Sendable {
                 if let found = component as? T { return found }
             }
         }
+        // Then through the rest of what is visible: for a view, breadth first through the
+        // declared plugins' own dependencies; stopping at the first match.
         let state = snapshot()
-        if let viewer {
-            // Then breadth first through theirs, stopping at the first match.
-            var queue = viewer.identity.dependencies
-            var seen = Set(queue)
-            var head = 0
-            while head < queue.count {
-                let name = queue[head]
-                head += 1
-                guard let index = state.indexByName[name], index < held else { continue }
-                let entry = state.entries[index]
-                if let found = entry.component as? T { return found }
-                for next in entry.identity.dependencies where seen.insert(next).inserted {
-                    queue.append(next)
-                }
-            }
-        } else {
-            for entry in state.entries[..<held] {
-                if let found = entry.component as? T { return found }
-            }
+        var found: T?
+        visitVisible(in: state) { index in
+            found = state.entries[index].component as? T
+            return found == nil
         }
+        if let found { return found }
         throw notFound(type, in: state)
     }
 
@@ -215,8 +203,21 @@ public struct Bootstrapped: Sendable {
     /// The indices of the visible entries: all held ones in order, or for a view the
     /// closure of the viewer's dependencies, breadth first.
     private func visibleIndices(in state: Storage.State) -> [Int] {
-        guard let viewer else { return Array(0..<held) }
         var indices: [Int] = []
+        visitVisible(in: state) { index in
+            indices.append(index)
+            return true
+        }
+        return indices
+    }
+
+    /// Calls `visit` with the index of each visible entry in order (for a view: breadth
+    /// first from the declared plugins), until it returns `false`.
+    private func visitVisible(in state: Storage.State, _ visit: (Int) -> Bool) {
+        guard let viewer else {
+            for index in 0..<held where !visit(index) { return }
+            return
+        }
         var queue = viewer.identity.dependencies
         var seen = Set(queue)
         var head = 0
@@ -224,12 +225,11 @@ public struct Bootstrapped: Sendable {
             let name = queue[head]
             head += 1
             guard let index = state.indexByName[name], index < held else { continue }
-            indices.append(index)
+            guard visit(index) else { return }
             for next in state.entries[index].identity.dependencies where seen.insert(next).inserted {
                 queue.append(next)
             }
         }
-        return indices
     }
 
     private func notFound<T>(_ type: T.Type, in state: Storage.State) -> BootstrappingError {

@@ -9,7 +9,7 @@ import Musl
 /// What `stat(2)` says about a file.
 struct FileStatus: Equatable {
     enum Kind: Equatable {
-        case regular, directory, symbolicLink, other
+        case regular, directory, other
     }
 
     let kind: Kind
@@ -29,15 +29,6 @@ struct FileStatus: Equatable {
         self.init(raw)
     }
 
-    /// The status of the file at `path` itself: a symbolic link is described, not followed.
-    ///
-    /// - Throws: ``SystemError`` when the file cannot be examined.
-    init(linkAt path: String) throws(SystemError) {
-        var raw = stat()
-        guard lstat(path, &raw) == 0 else { throw SystemError("lstat", path: path) }
-        self.init(raw)
-    }
-
     /// The status of an open file.
     init(descriptor: Int32, path: String) throws(SystemError) {
         var raw = stat()
@@ -49,7 +40,6 @@ struct FileStatus: Equatable {
         switch raw.st_mode & S_IFMT {
         case S_IFREG: kind = .regular
         case S_IFDIR: kind = .directory
-        case S_IFLNK: kind = .symbolicLink
         default: kind = .other
         }
         device = UInt64(raw.st_dev)
