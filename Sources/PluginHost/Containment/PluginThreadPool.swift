@@ -32,17 +32,12 @@ final class PluginThreadPool: Sendable {
     private let queue = Mutex(Queue())
     private let available = Semaphore()
 
-    /// Starts `count` threads and waits until each has its crash-report slot.
+    /// Starts `count` threads. Each takes its crash-report slot before it runs a job, so
+    /// nobody needs to wait for them.
     init(threads count: Int) {
-        let registered = Semaphore()
         for _ in 0..<count {
-            startDetachedThread { [self] in
-                let slot = FatalSignals.registerCurrentThread()
-                registered.signal()
-                serve(slot: slot)
-            }
+            startDetachedThread { [self] in serve(slot: FatalSignals.registerCurrentThread()) }
         }
-        for _ in 0..<count { registered.wait(timeout: nil) }
     }
 
     /// An executor for the code of `candidate` during `phase`.
