@@ -13,7 +13,6 @@ struct RunCommand {
         let start = clock.now
         var report = RunReport(directory: PluginSearchPath(options.search).description)
         var bootstrapped: [(candidate: PluginCandidate, component: any Bootstrapping)] = []
-        defer { _ = report }
 
         let configuration: Configuration
         switch readConfiguration() {
@@ -68,7 +67,7 @@ struct RunCommand {
                 try replaceFile(timeline, contents: TimelineSVG.document(of: report))
             } catch {
                 StandardStreams.writeToError("plugin-host: error: cannot write the timeline: \(error)\n")
-                report.problems.append(Problem(.unreadableFile, file: timeline, "cannot write the timeline \(timeline): \(error)"))
+                report.problems.append(Problem(.timelineUnwritable, file: timeline, "cannot write the timeline \(timeline): \(error)"))
             }
         }
 

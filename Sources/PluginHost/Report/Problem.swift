@@ -30,6 +30,7 @@ struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
         static let reloadFailed = Code("reload-failed")
         static let shutdownFailed = Code("shutdown-failed")
         static let shutdownTimedOut = Code("shutdown-timed-out")
+        static let timelineUnwritable = Code("timeline-unwritable")
 
         var description: String { rawValue }
     }
