@@ -149,11 +149,15 @@ fuzz: $(FUZZER)
 
 # The benchmarks: each prints its figures (see the README's "Performance").
 MICRO := $(BUILD)/bench/micro
-$(MICRO): Benchmarks/Micro/*.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
+$(BUILD)/bench/Shapes.swift: Benchmarks/Micro/shapes.py
+	@mkdir -p $(dir $@)
+	python3 Benchmarks/Micro/shapes.py $@
+
+$(MICRO): Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
 	@mkdir -p $(dir $@)
 	$(SWIFTC) -swift-version 6 -O -wmo -parse-as-library -module-name MicroBenchmarks \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
-	    -o $@ Benchmarks/Micro/*.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
+	    -o $@ Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 
 bench: all $(MICRO)
 	$(MICRO)
