@@ -55,9 +55,10 @@ $(ABI): $(ABI_SOURCES)
 	    -o $@ $(ABI_SOURCES)
 
 $(HOST): $(HOST_SOURCES) $(ABI)
-	@mkdir -p $(BIN)
+	@mkdir -p $(BIN) $(BUILD)/host
 	$(SWIFTC) $(SWIFTFLAGS) $(WMO) -parse-as-library -module-name PluginHost \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
+	    -emit-module-path $(BUILD)/host/PluginHost.swiftmodule \
 	    -o $@ $(HOST_SOURCES)
 
 # build-plugin NAME, SOURCE-DIR, OUT-DIR, MODULE-DIR, LINKS[, SOURCES[, MODULE-SEARCH]]
