@@ -5,9 +5,11 @@ import Synchronization
 
 @main
 struct MicroBenchmarks {
+    /// `micro` runs both; `micro resolve` or `micro lookups` one of them (to profile it).
     static func main() throws {
-        try resolution()
-        try lookups()
+        let only = CommandLine.arguments.dropFirst().first
+        if only == nil || only == "resolve" { try resolution() }
+        if only == nil || only == "lookups" { try lookups() }
     }
 
     /// Median of `runs` timings of `body`, in nanoseconds, after `warmUp` untimed runs.

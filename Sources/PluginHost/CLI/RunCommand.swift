@@ -44,7 +44,7 @@ struct RunCommand {
             settings: configuration.settings, keepGoing: options.keepGoing, jobs: options.jobs,
             pluginGuard: PluginGuard(timeout: options.timeout), epoch: start,
             stopRequested: { events?.stopRequested ?? false })
-        let outcome = await runner.run(resolution.order, graphFailures: resolution.failures)
+        let outcome = await runner.run(Array(resolution.order), graphFailures: resolution.failures)
         report.plugins = outcome.plugins
         report.problems += outcome.problems
         report.duration = clock.now - start

@@ -13,7 +13,7 @@ struct DependencyResolver {
         /// Every plugin (one per name), in bootstrap order: each after its dependencies,
         /// except that a plugin with a graph problem (in ``failures``) may come after the
         /// plugins that depend on it, since those cannot run before it anyway.
-        var order: [PluginCandidate] = []
+        var order = BootstrapOrder()
         /// Everything that keeps the plugins from running.
         var problems: [Problem] = []
         /// The graph problem of each named plugin that has one: the plugin cannot run.
@@ -27,43 +27,65 @@ struct DependencyResolver {
     }
 
     /// Resolves the bootstrap order of `candidates`.
+    ///
+    /// Every step is linear in the number of plugins and requirements: names are matched by
+    /// sorting them together with the names plugins require (``SortedStrings``), not by a
+    /// hash table, and the graph is ordered by Kahn's algorithm over compact arrays.
     func resolve(_ candidates: [PluginCandidate]) -> Resolution {
         var resolution = Resolution()
+        let names = NamesToMatch(candidates)
 
-        // One plugin per name: report duplicates, keep the first file so that the rest of
-        // the graph can still be checked. Indices are sorted, not the candidates, and the
-        // position in name order is the plugin's rank for tie-breaking.
-        let names = candidates.map(\.name)
-        let byName = candidates.indices.sorted { a, b in
-            names[a] != names[b] ? names[a] < names[b] : candidates[a].file < candidates[b].file
-        }
-        // The plugins kept, as indices into `candidates`: nothing is copied but the result.
-        var unique: [Int] = []
+        // One sort of the plugins' names and the names they require. Each group of equal
+        // names holds the plugins that declare it (normally one), then the requirements
+        // that name it. The position of a plugin's group among the declared names is its
+        // rank. First pass: the ranks.
+        let sorted = SortedStrings(names.names)
+        let declaring = candidates.count
+        // The plugins kept, in name order, as indices into `candidates`.
+        var unique: [Int32] = []
         unique.reserveCapacity(candidates.count)
-        var start = 0
-        while start < byName.count {
-            let name = names[byName[start]]
-            var end = start + 1
-            while end < byName.count && names[byName[end]] == name { end += 1 }
-            if end - start > 1 {
-                let files = byName[start..<end].map { candidates[$0].file }
-                resolution.record(
-                    Problem(
-                        .duplicateName, plugin: name, file: files.joined(separator: ", "),
-                        "duplicate plugin name \(name): \(files.joined(separator: " and ")) "
-                            + "both declare it; remove all but one of these files"),
-                    failing: [name])
+        var rankOfCandidate = [Int32](repeating: -1, count: candidates.count)
+        // Ranks declared by more than one plugin, with all their plugins.
+        var duplicates: [Int: [Int]] = [:]
+        // Requirements no plugin declares.
+        var missing: [Int] = []
+        var rank = -1
+        for (position, item) in sorted.order.lazy.map(Int.init).enumerated() {
+            if sorted.startsGroup[position] { rank = -1 }
+            if item >= declaring {
+                if rank < 0 && !names.isOptional(item) { missing.append(item) }
+            } else if rank < 0 {
+                rank = unique.count
+                unique.append(Int32(item))
+                rankOfCandidate[item] = Int32(rank)
+            } else {
+                duplicates[rank, default: [Int(unique[rank])]].append(item)
             }
-            unique.append(byName[start])
-            start = end
+        }
+        // Of plugins that share a name, the first file is kept so that the rest of the graph
+        // can still be checked; the others take no further part.
+        for (rank, sharing) in duplicates.sorted(by: { $0.key < $1.key }) {
+            let files = sharing.map { candidates[$0].file }.sorted()
+            let kept = sharing.first { candidates[$0].file == files[0] }!
+            rankOfCandidate[Int(unique[rank])] = -1
+            unique[rank] = Int32(kept)
+            rankOfCandidate[kept] = Int32(rank)
+            let name = candidates[kept].name
+            resolution.record(
+                Problem(
+                    .duplicateName, plugin: name, file: files.joined(separator: ", "),
+                    "duplicate plugin name \(name): \(files.joined(separator: " and ")) "
+                        + "both declare it; remove all but one of these files"),
+                failing: [name])
         }
         let plugins = Plugins(candidates: candidates, unique: unique)
 
-        var indexByName: [String: Int] = [:]
-        indexByName.reserveCapacity(unique.count)
-        for (index, candidate) in unique.enumerated() { indexByName[names[candidate]] = index }
-
-        for plugin in plugins.all where plugin.manifest.abi != abiVersion {
+        var mismatches: [Int] = []
+        for (index, candidate) in candidates.enumerated() where rankOfCandidate[index] >= 0 && candidate.manifest.abi != abiVersion {
+            mismatches.append(Int(rankOfCandidate[index]))
+        }
+        for rank in mismatches.sorted() {
+            let plugin = plugins[rank]
             resolution.record(
                 Problem(
                     .abiMismatch, plugin: plugin.name, file: plugin.file,
@@ -72,42 +94,48 @@ struct DependencyResolver {
                 failing: [plugin.name])
         }
 
-        // The edges from each plugin to the plugins it depends on (an optional dependency
-        // counts when it is installed), resolved to indices once.
-        // Visited in the order of `candidates`, which is the order of their memory, not in
-        // name order: fewer cache misses with a hundred thousand plugins (a few per cent in
-        // Benchmarks/Micro; the name lookups stay random).
-        var position = [Int](repeating: -1, count: candidates.count)
-        for (index, candidate) in unique.enumerated() { position[candidate] = index }
-        var edges: [(dependency: Int, dependent: Int)] = []
-        edges.reserveCapacity(plugins.count * 3)
-        for (candidateIndex, plugin) in candidates.enumerated() {
-            let index = position[candidateIndex]
-            guard index >= 0 else { continue }
-            for required in plugin.manifest.requires {
-                if let dependency = indexByName[required] {
-                    edges.append((dependency, index))
-                } else {
-                    resolution.record(
-                        Problem(
-                            .missingDependency, plugin: plugin.name, file: plugin.file,
-                            "plugin \(plugin.label) requires \(required), which is not installed; "
-                                + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires"),
-                        failing: [plugin.name])
-                }
-            }
-            for optional in plugin.manifest.optional {
-                if let dependency = indexByName[optional] { edges.append((dependency, index)) }
-            }
+        // In the order of `candidates` and of their manifests.
+        for item in missing.sorted() where rankOfCandidate[names.owner(of: item)] >= 0 {
+            let plugin = candidates[names.owner(of: item)]
+            let required = names.names[item]
+            resolution.record(
+                Problem(
+                    .missingDependency, plugin: plugin.name, file: plugin.file,
+                    "plugin \(plugin.label) requires \(required), which is not installed; "
+                        + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires"),
+                failing: [plugin.name])
         }
 
+        // Second pass: the requirements that name a plugin, group by group, are the edges
+        // from that plugin to its dependents (an optional requirement counts when the plugin
+        // is installed), in the order the graph keeps them.
+        var builder = DependentsGraph.Builder(count: unique.count, edges: names.count - declaring)
+        rank = -1
+        var groups = 0
+        for (position, item) in sorted.order.lazy.map(Int.init).enumerated() {
+            if sorted.startsGroup[position] {
+                rank = item < declaring ? groups : -1
+                if item < declaring { groups += 1 }
+            }
+            if item >= declaring && rank >= 0 {
+                let dependent = rankOfCandidate[names.owner(of: item)]
+                if dependent >= 0 { builder.addEdge(from: rank, to: Int(dependent)) }
+            }
+        }
+        let graph = builder.build()
+
         // Kahn's algorithm over every edge finds the plugins stuck behind a cycle.
-        let graph = DependentsGraph(count: plugins.count, edges: edges)
         let placed = graph.topologicalOrder()
         var order = placed
         if placed.count < plugins.count {
-            let stuck = Set(plugins.indices).subtracting(placed)
-            for (cycle, members) in Self.cycles(among: stuck, plugins: plugins, indexByName: indexByName) {
+            let stuck = Set(plugins.indices).subtracting(placed.map(Int.init))
+            var requirements: [Int: [Int]] = [:]
+            for dependency in stuck {
+                for dependent in graph.dependents(of: dependency) where stuck.contains(Int(dependent)) {
+                    requirements[Int(dependent), default: []].append(dependency)
+                }
+            }
+            for (cycle, members) in Self.cycles(among: stuck, requirements: { requirements[$0, default: []].sorted() }, plugins: plugins) {
                 let path = (cycle + [cycle[0]]).map { plugins[$0].name }.joined(separator: " -> ")
                 let files = cycle.map { plugins[$0].file }
                 resolution.record(
@@ -122,19 +150,18 @@ struct DependencyResolver {
             let failed = plugins.indices.filter { resolution.failures[plugins[$0].name] != nil }
             order = graph.topologicalOrder(ignoringEdgesFrom: Set(failed))
         }
-        resolution.order = order.map { plugins[$0] }
+        resolution.order = BootstrapOrder(candidates, positions: order.map { unique[Int($0)] })
         return resolution
     }
 
     /// One cycle per strongly connected component of `members` that has one, each as the
     /// shortest path from its smallest-named plugin back to itself, with all the members of
     /// its component.
+    ///
+    /// - Parameter requirements: The members a member depends on, sorted.
     private static func cycles(
-        among members: Set<Int>, plugins: Plugins, indexByName: [String: Int]
+        among members: Set<Int>, requirements: (Int) -> [Int], plugins: Plugins
     ) -> [(path: [Int], members: [Int])] {
-        func requirements(of index: Int) -> [Int] {
-            plugins[index].manifest.identity.dependencies.compactMap { indexByName[$0] }.filter(members.contains).sorted()
-        }
         var cycles: [(path: [Int], members: [Int])] = []
         for component in StronglyConnectedComponents.find(in: members.sorted(), edges: requirements) where component.count > 1 {
             let inComponent = Set(component)
@@ -147,7 +174,7 @@ struct DependencyResolver {
             search: while head < queue.count {
                 let current = queue[head]
                 head += 1
-                for next in requirements(of: current) where inComponent.contains(next) {
+                for next in requirements(current) where inComponent.contains(next) {
                     if next == start { last = current; break search }
                     if previous[next] == nil {
                         previous[next] = current
@@ -171,10 +198,54 @@ struct DependencyResolver {
 /// (indices, not copies).
 private struct Plugins {
     let candidates: [PluginCandidate]
-    let unique: [Int]
+    let unique: [Int32]
 
     var count: Int { unique.count }
     var indices: Range<Int> { unique.indices }
-    subscript(index: Int) -> PluginCandidate { candidates[unique[index]] }
-    var all: LazyMapSequence<[Int], PluginCandidate> { unique.lazy.map { candidates[$0] } }
+    subscript(rank: Int) -> PluginCandidate { candidates[Int(unique[rank])] }
+}
+
+/// The names a resolution matches: every plugin's own name (one per candidate, in order),
+/// then every name each plugin requires or uses optionally, in the order of `candidates`
+/// and of their manifests.
+private struct NamesToMatch {
+    /// The names; their indices are the items the resolution sorts.
+    let names: [String]
+    private let candidateCount: Int
+    /// For each required or optional name: the index of the candidate whose manifest holds it.
+    private let owners: [Int32]
+    /// For each required or optional name: whether it is optional.
+    private let optional: [Bool]
+
+    init(_ candidates: [PluginCandidate]) {
+        // Room for three requirements each, the usual number, so that the arrays seldom grow.
+        var names: [String] = []
+        names.reserveCapacity(candidates.count * 4)
+        names.append(contentsOf: candidates.lazy.map(\.name))
+        var owners: [Int32] = []
+        owners.reserveCapacity(candidates.count * 3)
+        var optional: [Bool] = []
+        optional.reserveCapacity(candidates.count * 3)
+        for (index, candidate) in candidates.enumerated() {
+            let manifest = candidate.manifest
+            names.append(contentsOf: manifest.requires)
+            names.append(contentsOf: manifest.optional)
+            owners.append(contentsOf: repeatElement(Int32(index), count: manifest.requires.count + manifest.optional.count))
+            optional.append(contentsOf: repeatElement(false, count: manifest.requires.count))
+            optional.append(contentsOf: repeatElement(true, count: manifest.optional.count))
+        }
+        precondition(names.count < Int(Int32.max), "too many plugins")
+        self.names = names
+        candidateCount = candidates.count
+        self.owners = owners
+        self.optional = optional
+    }
+
+    var count: Int { names.count }
+
+    /// The candidate whose manifest holds the required or optional name `item`.
+    func owner(of item: Int) -> Int { Int(owners[item - candidateCount]) }
+
+    /// Whether `item` is an optional name.
+    func isOptional(_ item: Int) -> Bool { optional[item - candidateCount] }
 }
