@@ -56,7 +56,7 @@ $(ABI): $(ABI_SOURCES)
 
 $(HOST): $(HOST_SOURCES) $(ABI)
 	@mkdir -p $(BIN) $(BUILD)/host
-	$(SWIFTC) $(SWIFTFLAGS) $(WMO) -parse-as-library -module-name PluginHost \
+	$(SWIFTC) -emit-executable $(SWIFTFLAGS) $(WMO) -parse-as-library -module-name PluginHost \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -emit-module-path $(BUILD)/host/PluginHost.swiftmodule \
 	    -o $@ $(HOST_SOURCES)
