@@ -72,7 +72,7 @@ struct DependentsGraph {
         while let node = ready.popMin() {
             order.append(Int32(node))
             guard ignored.isEmpty || !ignored.contains(node) else { continue }
-            for dependent in dependents[Int(offsets[node])..<Int(offsets[node + 1])] {
+            for dependent in dependents(of: node) {
                 let dependent = Int(dependent)
                 waiting[dependent] -= 1
                 if waiting[dependent] == 0 { ready.insert(dependent) }

@@ -31,9 +31,8 @@ struct SortedStrings {
     }
 }
 
-/// The radix sort of ``SortedStrings``: least significant byte first over eight bytes at
-/// a time, each pass a stable counting sort that reads its range in order and writes it
-/// to 256 places in order. Bytes all strings of a range share cost no pass.
+/// The radix sort of ``SortedStrings``, eight bytes of the strings at a time: ``sortByKey(_:)``
+/// orders a range by those bytes, and ranges that still tie go on to the next eight.
 private struct RadixSorter {
     /// A string being sorted: where it is, and the eight bytes of it its range is sorted
     /// by. Entries move as a whole, so a pass reads and writes one array in order.
