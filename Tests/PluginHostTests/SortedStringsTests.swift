@@ -43,13 +43,13 @@ struct SortedStringsTests {
         let distinct = (0..<6_000).map { _ in
             String((0..<Int.random(in: 1...64, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
         }
-        let names = (0..<40_000).map { _ in distinct.randomElement(using: &generator)! }
+        let names = (0..<100_000).map { _ in distinct.randomElement(using: &generator)! }
         check(names)
     }
 
     @Test("numbered names as the benchmark makes them, in reverse")
     func numberedNames() {
-        check((0..<30_000).reversed().map { "P\($0 % 20_000)" })
+        check((0..<100_000).reversed().map { "P\($0 % 70_000)" })
     }
 
     @Test("names that are not plain ASCII are compared as Strings (canonical equivalence)")

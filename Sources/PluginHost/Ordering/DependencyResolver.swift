@@ -33,34 +33,48 @@ struct DependencyResolver {
     /// hash table, and the graph is ordered by Kahn's algorithm over compact arrays.
     func resolve(_ candidates: [PluginCandidate]) -> Resolution {
         var resolution = Resolution()
-        let names = NamesToMatch(candidates)
+        // Plugins built for another plugin ABI, noted while their manifests are read.
+        var otherABI: [Int] = []
+        let names = NamesToMatch(candidates) { index, manifest in
+            if manifest.abi != abiVersion { otherABI.append(index) }
+        }
 
-        // One sort of the plugins' names and the names they require. Each group of equal
-        // names holds the plugins that declare it (normally one), then the requirements
-        // that name it. The position of a plugin's group among the declared names is its
+        // One sort of the names plugins require and the plugins' own names. Each group of
+        // equal names holds the requirements that name it, then the plugins that declare it
+        // (normally one). The position of a plugin's group among the declared names is its
         // rank. First pass: the ranks.
-        let sorted = SortedStrings(names.names)
-        let declaring = candidates.count
+        let sorted = SortedStrings(names.table)
+        let (sortedItems, startsGroup) = (sorted.order, sorted.startsGroup)
         // The plugins kept, in name order, as indices into `candidates`.
         var unique: [Int32] = []
         unique.reserveCapacity(candidates.count)
         var rankOfCandidate = [Int32](repeating: -1, count: candidates.count)
+        // For each rank: the positions in `sortedItems` of the requirements that name it.
+        var requirementsNaming: [Range<Int32>] = []
+        requirementsNaming.reserveCapacity(candidates.count)
         // Ranks declared by more than one plugin, with all their plugins.
         var duplicates: [Int: [Int]] = [:]
         // Requirements no plugin declares.
         var missing: [Int] = []
-        var rank = -1
-        for (position, item) in sorted.order.lazy.map(Int.init).enumerated() {
-            if sorted.startsGroup[position] { rank = -1 }
-            if item >= declaring {
-                if rank < 0 && !names.isOptional(item) { missing.append(item) }
-            } else if rank < 0 {
-                rank = unique.count
-                unique.append(Int32(item))
-                rankOfCandidate[item] = Int32(rank)
+        var start = 0
+        while start < sortedItems.count {
+            var end = start + 1
+            while end < sortedItems.count && !startsGroup[end] { end += 1 }
+            var declarations = end
+            while declarations > start && names.isDeclaration(Int(sortedItems[declarations - 1])) { declarations -= 1 }
+            if declarations < end {
+                let rank = unique.count
+                let kept = names.candidate(declaredBy: Int(sortedItems[declarations]))
+                unique.append(Int32(kept))
+                rankOfCandidate[kept] = Int32(rank)
+                requirementsNaming.append(Int32(start)..<Int32(declarations))
+                if end - declarations > 1 {
+                    duplicates[rank] = sortedItems[declarations..<end].map { names.candidate(declaredBy: Int($0)) }
+                }
             } else {
-                duplicates[rank, default: [Int(unique[rank])]].append(item)
+                for item in sortedItems[start..<end].lazy.map(Int.init) where !names.isOptional(item) { missing.append(item) }
             }
+            start = end
         }
         // Of plugins that share a name, the first file is kept so that the rest of the graph
         // can still be checked; the others take no further part.
@@ -80,12 +94,8 @@ struct DependencyResolver {
         }
         let plugins = Plugins(candidates: candidates, unique: unique)
 
-        var mismatches: [Int] = []
-        for (index, candidate) in candidates.enumerated() where rankOfCandidate[index] >= 0 && candidate.manifest.abi != abiVersion {
-            mismatches.append(Int(rankOfCandidate[index]))
-        }
-        for rank in mismatches.sorted() {
-            let plugin = plugins[rank]
+        for rank in otherABI.map({ rankOfCandidate[$0] }).filter({ $0 >= 0 }).sorted() {
+            let plugin = plugins[Int(rank)]
             resolution.record(
                 Problem(
                     .abiMismatch, plugin: plugin.name, file: plugin.file,
@@ -97,7 +107,7 @@ struct DependencyResolver {
         // In the order of `candidates` and of their manifests.
         for item in missing.sorted() where rankOfCandidate[names.owner(of: item)] >= 0 {
             let plugin = candidates[names.owner(of: item)]
-            let required = names.names[item]
+            let required = names.table[item]
             resolution.record(
                 Problem(
                     .missingDependency, plugin: plugin.name, file: plugin.file,
@@ -106,19 +116,14 @@ struct DependencyResolver {
                 failing: [plugin.name])
         }
 
-        // Second pass: the requirements that name a plugin, group by group, are the edges
-        // from that plugin to its dependents (an optional requirement counts when the plugin
-        // is installed), in the order the graph keeps them.
-        var builder = DependentsGraph.Builder(count: unique.count, edges: names.count - declaring)
-        rank = -1
-        var groups = 0
-        for (position, item) in sorted.order.lazy.map(Int.init).enumerated() {
-            if sorted.startsGroup[position] {
-                rank = item < declaring ? groups : -1
-                if item < declaring { groups += 1 }
-            }
-            if item >= declaring && rank >= 0 {
-                let dependent = rankOfCandidate[names.owner(of: item)]
+        // Second pass: the requirements that name a plugin are the edges from that plugin
+        // to its dependents (an optional requirement counts when the plugin is installed),
+        // rank by rank, the order the graph keeps them in.
+        var builder = DependentsGraph.Builder(count: unique.count, edges: names.requirementCount)
+        let dependentRanks = names.ranksOfOwners(rankOfCandidate)
+        for (rank, positions) in requirementsNaming.enumerated() {
+            for item in sortedItems[Int(positions.lowerBound)..<Int(positions.upperBound)] {
+                let dependent = dependentRanks[Int(item)]
                 if dependent >= 0 { builder.addEdge(from: rank, to: Int(dependent)) }
             }
         }
@@ -205,47 +210,77 @@ private struct Plugins {
     subscript(rank: Int) -> PluginCandidate { candidates[Int(unique[rank])] }
 }
 
-/// The names a resolution matches: every plugin's own name (one per candidate, in order),
-/// then every name each plugin requires or uses optionally, in the order of `candidates`
-/// and of their manifests.
+/// The names a resolution matches, copied out of the manifests in one pass: every name each
+/// plugin requires or uses optionally, in the order of `candidates` and of their manifests
+/// (the requirements), then every plugin's own name, one per candidate (the declarations).
+/// Their positions in ``table`` are the items the resolution sorts; sorting equal names by
+/// item puts a group's requirements before its declarations.
 private struct NamesToMatch {
-    /// The names; their indices are the items the resolution sorts.
-    let names: [String]
-    private let candidateCount: Int
-    /// For each required or optional name: the index of the candidate whose manifest holds it.
-    private let owners: [Int32]
-    /// For each required or optional name: whether it is optional.
-    private let optional: [Bool]
+    let table: NameTable
+    /// The number of required and optional names: the items before the declarations.
+    let requirementCount: Int
+    private let candidates: [PluginCandidate]
+    /// For each candidate: the item of its first required or optional name; then
+    /// ``requirementCount``. A candidate's required and optional names are the items
+    /// from its first to the next candidate's.
+    private let firsts: [Int32]
 
-    init(_ candidates: [PluginCandidate]) {
-        // Room for three requirements each, the usual number, so that the arrays seldom grow.
-        var names: [String] = []
-        names.reserveCapacity(candidates.count * 4)
-        names.append(contentsOf: candidates.lazy.map(\.name))
-        var owners: [Int32] = []
-        owners.reserveCapacity(candidates.count * 3)
-        var optional: [Bool] = []
-        optional.reserveCapacity(candidates.count * 3)
-        for (index, candidate) in candidates.enumerated() {
-            let manifest = candidate.manifest
-            names.append(contentsOf: manifest.requires)
-            names.append(contentsOf: manifest.optional)
-            owners.append(contentsOf: repeatElement(Int32(index), count: manifest.requires.count + manifest.optional.count))
-            optional.append(contentsOf: repeatElement(false, count: manifest.requires.count))
-            optional.append(contentsOf: repeatElement(true, count: manifest.optional.count))
+    /// Reads the names of `candidates`, and passes each manifest with its candidate's index
+    /// to `visit` on the way: the manifests are all over memory, so each is read only once.
+    init(_ candidates: [PluginCandidate], visiting visit: (Int, PluginManifest) -> Void) {
+        // Room for three requirements each, the usual number, of 8 bytes or less, so that
+        // the arrays seldom grow.
+        var table = NameTable(capacity: candidates.count * 4, bytes: candidates.count * 4 * 8)
+        var declared = NameTable(capacity: candidates.count, bytes: candidates.count * 8)
+        var firsts: [Int32] = []
+        firsts.reserveCapacity(candidates.count + 1)
+        for index in candidates.indices {
+            let manifest = candidates[index].manifest
+            firsts.append(Int32(truncatingIfNeeded: table.count))
+            for name in manifest.requires { table.append(name) }
+            for name in manifest.optional { table.append(name) }
+            declared.append(manifest.name)
+            visit(index, manifest)
         }
-        precondition(names.count < Int(Int32.max), "too many plugins")
-        self.names = names
-        candidateCount = candidates.count
-        self.owners = owners
-        self.optional = optional
+        requirementCount = table.count
+        firsts.append(Int32(truncatingIfNeeded: requirementCount))
+        table.append(contentsOf: declared)
+        precondition(table.count < Int(Int32.max), "too many plugins")
+        self.table = table
+        self.candidates = candidates
+        self.firsts = firsts
     }
 
-    var count: Int { names.count }
+    /// Whether `item` is a plugin's own name.
+    func isDeclaration(_ item: Int) -> Bool { item >= requirementCount }
 
-    /// The candidate whose manifest holds the required or optional name `item`.
-    func owner(of item: Int) -> Int { Int(owners[item - candidateCount]) }
+    /// The candidate whose own name is `item`.
+    func candidate(declaredBy item: Int) -> Int { item - requirementCount }
 
-    /// Whether `item` is an optional name.
-    func isOptional(_ item: Int) -> Bool { optional[item - candidateCount] }
+    /// The candidate whose manifest holds the required or optional name `item`: the last
+    /// whose first item is not after it.
+    func owner(of item: Int) -> Int {
+        var (low, high) = (0, candidates.count)
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if Int(firsts[middle]) <= item { low = middle } else { high = middle }
+        }
+        return low
+    }
+
+    /// Whether the required or optional name `item` is optional.
+    func isOptional(_ item: Int) -> Bool {
+        let owner = owner(of: item)
+        return item - Int(firsts[owner]) >= candidates[owner].manifest.requires.count
+    }
+
+    /// For each required or optional name, in order: the value `rank` gives its candidate.
+    func ranksOfOwners(_ rank: [Int32]) -> [Int32] {
+        var ranks: [Int32] = []
+        ranks.reserveCapacity(requirementCount)
+        for candidate in candidates.indices {
+            ranks.append(contentsOf: repeatElement(rank[candidate], count: Int(firsts[candidate + 1] - firsts[candidate])))
+        }
+        return ranks
+    }
 }

@@ -1,18 +1,26 @@
-/// The dependency graph in compressed form: for each node, its dependents in one flat
-/// array (compressed sparse rows), and how many dependencies it waits for. Nodes are
-/// `Int32`s so that a hundred thousand plugins' graph stays small enough for the caches.
+/// The dependency graph in compressed form: for each node, where its dependents start in
+/// one flat array (compressed sparse rows) and how many dependencies it waits for, side by
+/// side, so that visiting a node reads one place. Nodes are `Int32`s so that a hundred
+/// thousand plugins' graph stays small enough for the caches.
 struct DependentsGraph {
-    private let offsets: [Int32]
+    private struct Node {
+        /// The position in `dependents` of the node's first dependent; the next node's
+        /// is the end of its dependents.
+        var firstDependent: Int32
+        /// How many dependencies the node has, or, while ordering, still waits for.
+        var dependencies: Int32
+    }
+
+    /// One more than there are nodes: the last one marks the end of the dependents.
+    private let nodes: [Node]
     private let dependents: [Int32]
-    private let dependencyCounts: [Int32]
 
     /// Builds a graph from its edges, given in ascending order of the node depended on.
     struct Builder {
         private let count: Int
-        private var offsets: [Int32]
+        private var nodes: [Node]
         private var dependents: [Int32] = []
-        private var dependencyCounts: [Int32]
-        /// The nodes whose dependents start has been recorded: `0..<recorded`.
+        /// The nodes whose first dependent has been recorded: `0..<recorded`.
         private var recorded = 0
 
         /// - Parameters:
@@ -20,9 +28,8 @@ struct DependentsGraph {
         ///   - edges: About how many edges will be added.
         init(count: Int, edges: Int) {
             self.count = count
-            offsets = [Int32](repeating: 0, count: count + 1)
+            nodes = [Node](repeating: Node(firstDependent: 0, dependencies: 0), count: count + 1)
             dependents.reserveCapacity(edges)
-            dependencyCounts = [Int32](repeating: 0, count: count)
         }
 
         /// Adds the edge from `dependency` to `dependent`; `dependency` must not be less
@@ -31,51 +38,57 @@ struct DependentsGraph {
             precondition(dependency >= recorded - 1, "edges must be added in order of their dependency")
             start(through: dependency)
             dependents.append(Int32(dependent))
-            dependencyCounts[dependent] += 1
+            nodes[dependent].dependencies += 1
         }
 
         consuming func build() -> DependentsGraph {
             start(through: count)
-            return DependentsGraph(offsets: offsets, dependents: dependents, dependencyCounts: dependencyCounts)
+            return DependentsGraph(nodes: nodes, dependents: dependents)
         }
 
         private mutating func start(through node: Int) {
             while recorded <= node {
-                offsets[recorded] = Int32(dependents.count)
+                nodes[recorded].firstDependent = Int32(dependents.count)
                 recorded += 1
             }
         }
     }
 
-    private init(offsets: [Int32], dependents: [Int32], dependencyCounts: [Int32]) {
-        self.offsets = offsets
+    private init(nodes: [Node], dependents: [Int32]) {
+        self.nodes = nodes
         self.dependents = dependents
-        self.dependencyCounts = dependencyCounts
     }
 
     /// The nodes that depend on `node`.
-    func dependents(of node: Int) -> ArraySlice<Int32> { dependents[Int(offsets[node])..<Int(offsets[node + 1])] }
+    func dependents(of node: Int) -> ArraySlice<Int32> {
+        dependents[Int(nodes[node].firstDependent)..<Int(nodes[node + 1].firstDependent)]
+    }
 
     /// Kahn's algorithm: the nodes in dependency order, the smallest first among those
     /// ready together. Nodes still waiting at the end (on a cycle) are left out.
     ///
     /// - Parameter ignored: Nodes whose edges to their dependents do not count.
     func topologicalOrder(ignoringEdgesFrom ignored: Set<Int> = []) -> [Int32] {
-        var waiting = dependencyCounts
+        let count = nodes.count - 1
+        var waiting = nodes
         for node in ignored {
-            for dependent in dependents(of: node) { waiting[Int(dependent)] -= 1 }
+            for dependent in dependents(of: node) { waiting[Int(dependent)].dependencies -= 1 }
         }
-        var ready = RankQueue(capacity: waiting.count)
-        for node in waiting.indices where waiting[node] == 0 { ready.insert(node) }
+        var ready = RankQueue(capacity: count)
+        for node in 0..<count where waiting[node].dependencies == 0 { ready.insert(node) }
         var order: [Int32] = []
-        order.reserveCapacity(waiting.count)
-        while let node = ready.popMin() {
-            order.append(Int32(node))
-            guard ignored.isEmpty || !ignored.contains(node) else { continue }
-            for dependent in dependents(of: node) {
-                let dependent = Int(dependent)
-                waiting[dependent] -= 1
-                if waiting[dependent] == 0 { ready.insert(dependent) }
+        order.reserveCapacity(count)
+        waiting.withUnsafeMutableBufferPointer { waiting in
+            dependents.withUnsafeBufferPointer { dependents in
+                while let node = ready.popMin() {
+                    order.append(Int32(node))
+                    guard ignored.isEmpty || !ignored.contains(node) else { continue }
+                    for edge in Int(waiting[node].firstDependent)..<Int(waiting[node + 1].firstDependent) {
+                        let dependent = Int(dependents[edge])
+                        waiting[dependent].dependencies -= 1
+                        if waiting[dependent].dependencies == 0 { ready.insert(dependent) }
+                    }
+                }
             }
         }
         return order

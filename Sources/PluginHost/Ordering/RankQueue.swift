@@ -2,31 +2,36 @@
 /// of ranks as a tree of 64-bit words, so that inserting and taking the smallest cost a
 /// handful of word operations (log base 64 of the capacity: 3 for 100,000 plugins).
 struct RankQueue {
-    /// `levels[0]` has a bit per rank; each word of `levels[k + 1]` has a bit per word of
-    /// `levels[k]` that is not zero.
-    private var levels: [[UInt64]]
+    /// The levels of the tree, one after another: level 0 has a bit per rank; each word
+    /// of level `k + 1` has a bit per word of level `k` that is not zero. The last level
+    /// is one word.
+    private var words: [UInt64]
+    /// Where each level starts in `words`.
+    private let starts: [Int]
 
     init(capacity: Int) {
-        var levels: [[UInt64]] = []
+        var starts: [Int] = []
+        var total = 0
         var size = max(capacity, 1)
         repeat {
-            let words = (size + 63) / 64
-            levels.append([UInt64](repeating: 0, count: words))
-            size = words
+            starts.append(total)
+            size = (size + 63) / 64
+            total += size
         } while size > 1
-        self.levels = levels
+        self.starts = starts
+        words = [UInt64](repeating: 0, count: total)
     }
 
-    var isEmpty: Bool { levels[levels.count - 1][0] == 0 }
+    var isEmpty: Bool { words[words.count - 1] == 0 }
 
     mutating func insert(_ rank: Int) {
         var position = rank
-        for level in levels.indices {
-            let word = position / 64
-            let wasEmpty = levels[level][word] == 0
-            levels[level][word] |= 1 << UInt64(position % 64)
+        for start in starts {
+            let word = start + position / 64
+            let wasEmpty = words[word] == 0
+            words[word] |= 1 << UInt64(position % 64)
             guard wasEmpty else { return }
-            position = word
+            position /= 64
         }
     }
 
@@ -34,16 +39,16 @@ struct RankQueue {
         guard !isEmpty else { return nil }
         // Down the tree along the lowest set bits.
         var position = 0
-        for level in levels.indices.reversed() {
-            position = position * 64 + levels[level][position].trailingZeroBitCount
+        for start in starts.reversed() {
+            position = position * 64 + words[start + position].trailingZeroBitCount
         }
         // Clear it, and the summary bits of words left empty.
         var clear = position
-        for level in levels.indices {
-            let word = clear / 64
-            levels[level][word] &= ~(1 << UInt64(clear % 64))
-            guard levels[level][word] == 0 else { break }
-            clear = word
+        for start in starts {
+            let word = start + clear / 64
+            words[word] &= ~(1 << UInt64(clear % 64))
+            guard words[word] == 0 else { break }
+            clear /= 64
         }
         return position
     }
