@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import PluginHost
@@ -16,6 +17,45 @@ struct ManifestReaderTests {
         #expect(manifest.version.description == "1.2.3")
         #expect(manifest.abi == 1)
         #expect(manifest.requires == ["Persistence"])
+    }
+
+    /// What reading `bytes` from a file gives: the manifest's name, or the error's text.
+    private func readFromFile(_ bytes: [UInt8]) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("elf-\(UUID().uuidString).so")
+        try Data(bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try ReadOnlyFile(path: url.path)
+        do {
+            return try ManifestReader.plugin(in: file, size: UInt64(bytes.count)).manifest.name
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("a file reads like its bytes in memory, wherever its sections lie and however it is cut")
+    func fileMatchesMemory() throws {
+        let manifest = #"{"name":"Far","version":"1.0.0","abi":1}"#
+        let padding = [UInt8](repeating: 0xCC, count: 100_000)
+        let images = [
+            ELFBuilder.plugin(manifest: manifest).build(),
+            // The manifest 100 KB before the section table, and the table past 64 KiB.
+            ELFBuilder(sections: [(".plugin_host_manifest", Array(manifest.utf8)), (".pad", padding)]).build(),
+            // Section names longer than the room read before the table.
+            ELFBuilder(sections: (0..<60).map { (".section-with-a-long-name-\($0)-" + String(repeating: "x", count: 40), [1]) }
+                + [(".plugin_host_manifest", Array(manifest.utf8))]).build(),
+        ]
+        for image in images {
+            var expected: String
+            do { expected = try read(image).name } catch { expected = "\(error)" }
+            #expect(expected == "Far")
+            #expect(try readFromFile(image) == expected)
+            for length in [4, 63, 64, 100, 1_024, image.count / 2, image.count - 64, image.count - 1] where length < image.count {
+                let cut = Array(image[..<length])
+                var wanted: String
+                do { wanted = try read(cut).name } catch { wanted = "\(error)" }
+                #expect(try readFromFile(cut) == wanted, "cut at \(length) of \(image.count)")
+            }
+        }
     }
 
     @Test("an empty file, or one that is not ELF, is not a shared object")

@@ -58,13 +58,18 @@ enum ManifestReader {
 
 /// An open file as a source of ELF bytes.
 ///
-/// Reads the first and the last few kilobytes once and serves every read that falls inside
-/// them from memory: the ELF and program headers are at the start of the file, the section
-/// table and the section names at its end, so reading a manifest takes three small
-/// `pread`s (head, tail, manifest).
+/// Reads the ELF header with the program headers after it, then the section table with
+/// the section names that linkers put just before it, and serves every read that falls
+/// inside them from memory; reading a manifest takes three small `pread`s (head, section
+/// table, manifest), a few kilobytes in all.
 private struct FileSource: ELFImage.Source {
-    static let headSize = 4 * 1024
-    static let tailSize = 8 * 1024
+    /// The ELF header (64 bytes) and the program headers that follow it (56 bytes each).
+    static let headSize = 1024
+    /// How much is read before the section table, for the section names.
+    static let namesRoom: UInt64 = 2048
+    /// The most read at once for the section table and names; a larger table is read
+    /// where it is needed.
+    static let tailLimit: UInt64 = 64 * 1024
 
     let file: ReadOnlyFile
     let size: UInt64
@@ -76,12 +81,26 @@ private struct FileSource: ELFImage.Source {
         self.file = file
         self.size = size
         do {
-            tailStart = size > UInt64(Self.tailSize) ? size - UInt64(Self.tailSize) : 0
-            tail = try file.read(count: Int(size - tailStart), at: tailStart)
-            head = tailStart == 0 ? tail : try file.read(count: Int(min(UInt64(Self.headSize), size)), at: 0)
+            head = try file.read(count: Int(min(UInt64(Self.headSize), size)), at: 0)
+            if let table = Self.sectionTable(in: head, size: size) {
+                tailStart = table.lowerBound > Self.namesRoom ? table.lowerBound - Self.namesRoom : 0
+                tail = try file.read(count: Int(table.upperBound - tailStart), at: tailStart)
+            } else {
+                (tailStart, tail) = (size, [])
+            }
         } catch {
             throw .unreadable(error)
         }
+    }
+
+    /// Where the header in `head` says the section table is, when it says so plainly and
+    /// the table is in the file and not too large; ``ELFImage`` checks the rest.
+    private static func sectionTable(in head: [UInt8], size: UInt64) -> Range<UInt64>? {
+        guard head.count >= 64, head.starts(with: [0x7F, 0x45, 0x4C, 0x46]), head[4] == 2, head[5] == 1 else { return nil }
+        let offset = head[0x28..<0x30].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let count = UInt64(head[0x3C]) | UInt64(head[0x3D]) << 8
+        guard count > 0, offset < size, count * 64 <= min(size - offset, tailLimit) else { return nil }
+        return offset..<offset + count * 64
     }
 
     func read(count: Int, at offset: UInt64) throws -> [UInt8] {
