@@ -6,13 +6,15 @@ real manifests) in a layered graph where each plugin requires up to 3 plugins of
 layers. The host (`plugin-host --dir`, output to /dev/null) and the floor (Benchmarks/
 floor.c: dlopen the same files in the same order and call each entry point) run
 alternately, RUNS times each after a warm-up. Prints, per N, the median wall time of each,
-host / floor, and the peak RSS of each (from wait4)."""
+host / floor, and the peak RSS of each (the largest of three runs under Benchmarks/peakrss.c,
+apart from the timed runs)."""
 import json
 import os
 import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -21,6 +23,7 @@ from benchlib import HOST, ROOT, build_fixtures, plugin_directory, stamp
 RUNS = int(os.environ.get("BENCH_RUNS", "15"))
 SIZES = [10, 100, 1000]
 FLOOR = os.path.join(ROOT, "build", "bench", "floor")
+PEAKRSS = os.path.join(ROOT, "build", "bench", "peakrss")
 ABI = os.path.join(ROOT, "build", "lib", "libPluginABI.so")
 
 
@@ -42,16 +45,26 @@ def layered_directory(template, count, seed=6):
 
 
 def measure(command):
-    """Wall time (s) and peak RSS (KiB) of one run."""
+    """Wall time (s) of one run."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
-    errors = process.stderr.read().decode()
-    process.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit("%s failed: %s" % (command[0], errors[-2000:]))
-    return elapsed, usage.ru_maxrss
+    if result.returncode != 0:
+        raise SystemExit("%s failed: %s" % (command[0], result.stderr.decode()[-2000:]))
+    return elapsed
+
+
+def peak_rss(command, runs=3):
+    """The largest peak resident set (KiB) of `runs` runs."""
+    peaks = []
+    with tempfile.NamedTemporaryFile() as output:
+        for _ in range(runs):
+            result = subprocess.run([PEAKRSS, output.name] + command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if result.returncode != 0:
+                raise SystemExit("%s failed: %s" % (command[0], result.stderr.decode()[-2000:]))
+            with open(output.name) as f:
+                peaks.append(int(f.read()))
+    return max(peaks)
 
 
 def host_order(directory):
@@ -62,6 +75,7 @@ def host_order(directory):
 def main():
     fixtures = build_fixtures()
     subprocess.run(["cc", "-O2", "-o", FLOOR, os.path.join(ROOT, "Benchmarks", "floor.c")], check=True)
+    subprocess.run(["cc", "-O2", "-o", PEAKRSS, os.path.join(ROOT, "Benchmarks", "peakrss.c")], check=True)
     template = os.path.join(fixtures, "libRecA.so")
     print("startup: host (plugin-host --dir, output to /dev/null) vs floor (dlopen + entry point only); "
           "median of %d alternating runs after a warm-up; %d cores" % (RUNS, os.cpu_count()))
@@ -76,10 +90,10 @@ def main():
         for _ in range(RUNS):
             host_runs.append(measure(host))
             floor_runs.append(measure(floor))
-        host_ms = statistics.median(t for t, _ in host_runs) * 1000
-        floor_ms = statistics.median(t for t, _ in floor_runs) * 1000
-        host_rss = max(r for _, r in host_runs) / 1024
-        floor_rss = max(r for _, r in floor_runs) / 1024
+        host_ms = statistics.median(host_runs) * 1000
+        floor_ms = statistics.median(floor_runs) * 1000
+        host_rss = peak_rss(host) / 1024
+        floor_rss = peak_rss(floor) / 1024
         ratios[count] = host_ms / floor_ms
         print("  %6d  %10.1f  %10.1f  %8.2f  %12.1f  %12.1f" % (count, host_ms, floor_ms, ratios[count], host_rss, floor_rss))
         if count == SIZES[-1]:
