@@ -54,8 +54,8 @@ struct DependencyResolver {
         requirementsNaming.reserveCapacity(candidates.count)
         // Ranks declared by more than one plugin, with all their plugins.
         var duplicates: [Int: [Int]] = [:]
-        // Requirements no plugin declares.
-        var missing: [Int] = []
+        // Required and optional names no plugin declares.
+        var unmatched: [Int] = []
         var start = 0
         while start < sortedItems.count {
             var end = start + 1
@@ -72,7 +72,7 @@ struct DependencyResolver {
                     duplicates[rank] = sortedItems[declarations..<end].map { names.candidate(declaredBy: Int($0)) }
                 }
             } else {
-                for item in sortedItems[start..<end].lazy.map(Int.init) where !names.isOptional(item) { missing.append(item) }
+                unmatched.append(contentsOf: sortedItems[start..<end].lazy.map(Int.init))
             }
             start = end
         }
@@ -105,7 +105,8 @@ struct DependencyResolver {
         }
 
         // In the order of `candidates` and of their manifests.
-        for item in missing.sorted() where rankOfCandidate[names.owner(of: item)] >= 0 {
+        unmatched.sort()
+        for item in unmatched where !names.isOptional(item) && rankOfCandidate[names.owner(of: item)] >= 0 {
             let plugin = candidates[names.owner(of: item)]
             let required = names.table[item]
             resolution.record(
@@ -119,7 +120,17 @@ struct DependencyResolver {
         // Second pass: the requirements that name a plugin are the edges from that plugin
         // to its dependents (an optional requirement counts when the plugin is installed),
         // rank by rank, the order the graph keeps them in.
-        var builder = DependentsGraph.Builder(count: unique.count, edges: names.requirementCount)
+        // Each plugin kept waits for each of its requirements that names a plugin: its
+        // required and optional names but the unmatched ones, counted in order.
+        var dependencyCounts = [Int32](repeating: 0, count: unique.count)
+        var next = 0
+        for (candidate, requirements) in names.requirementRanges.enumerated() where rankOfCandidate[candidate] >= 0 {
+            var count = requirements.count
+            while next < unmatched.count && unmatched[next] < requirements.lowerBound { next += 1 }
+            while next < unmatched.count && unmatched[next] < requirements.upperBound { count -= 1; next += 1 }
+            dependencyCounts[Int(rankOfCandidate[candidate])] = Int32(count)
+        }
+        var builder = DependentsGraph.Builder(dependencyCounts: dependencyCounts, edges: names.requirementCount)
         let dependentRanks = names.ranksOfOwners(rankOfCandidate)
         for (rank, positions) in requirementsNaming.enumerated() {
             for item in sortedItems[Int(positions.lowerBound)..<Int(positions.upperBound)] {
@@ -272,6 +283,11 @@ private struct NamesToMatch {
     func isOptional(_ item: Int) -> Bool {
         let owner = owner(of: item)
         return item - Int(firsts[owner]) >= candidates[owner].manifest.requires.count
+    }
+
+    /// For each candidate, in order: the items of its required and optional names.
+    var requirementRanges: some Collection<Range<Int>> {
+        candidates.indices.lazy.map { Int(firsts[$0])..<Int(firsts[$0 + 1]) }
     }
 
     /// For each required or optional name, in order: the value `rank` gives its candidate.

@@ -15,7 +15,9 @@ struct DependentsGraph {
     private let nodes: [Node]
     private let dependents: [Int32]
 
-    /// Builds a graph from its edges, given in ascending order of the node depended on.
+    /// Builds a graph from its edges, given in ascending order of the node depended on, and
+    /// the number of edges into each node, which the caller knows in order (counting them
+    /// edge by edge would touch the nodes in no order at all).
     struct Builder {
         private let count: Int
         private var nodes: [Node]
@@ -24,11 +26,13 @@ struct DependentsGraph {
         private var recorded = 0
 
         /// - Parameters:
-        ///   - count: The number of nodes, `0..<count`.
+        ///   - dependencyCounts: For each node, `0..<dependencyCounts.count`: how many
+        ///     edges will be added into it.
         ///   - edges: About how many edges will be added.
-        init(count: Int, edges: Int) {
-            self.count = count
-            nodes = [Node](repeating: Node(firstDependent: 0, dependencies: 0), count: count + 1)
+        init(dependencyCounts: [Int32], edges: Int) {
+            count = dependencyCounts.count
+            nodes = dependencyCounts.map { Node(firstDependent: 0, dependencies: $0) }
+            nodes.append(Node(firstDependent: 0, dependencies: 0))
             dependents.reserveCapacity(edges)
         }
 
@@ -38,11 +42,11 @@ struct DependentsGraph {
             precondition(dependency >= recorded - 1, "edges must be added in order of their dependency")
             start(through: dependency)
             dependents.append(Int32(dependent))
-            nodes[dependent].dependencies += 1
         }
 
         consuming func build() -> DependentsGraph {
             start(through: count)
+            precondition(dependents.count == Int(nodes.lazy.map(\.dependencies).reduce(0, +)), "edges and dependency counts disagree")
             return DependentsGraph(nodes: nodes, dependents: dependents)
         }
 
