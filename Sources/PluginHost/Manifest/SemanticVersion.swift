@@ -9,7 +9,29 @@ struct SemanticVersion: Hashable, Comparable, CustomStringConvertible, Sendable 
 
     /// Parses `text`, or returns `nil` when it is not a semantic version.
     init?(_ text: String) {
-        var rest = Substring(text)
+        // MAJOR.MINOR.PATCH, read byte by byte: every manifest has one.
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        var core = [0, 0, 0]
+        for part in core.indices {
+            if part > 0 {
+                guard index < utf8.endIndex, utf8[index] == UInt8(ascii: ".") else { return nil }
+                index = utf8.index(after: index)
+            }
+            let start = index
+            var value = 0
+            while index < utf8.endIndex, case let digit = utf8[index], (0x30...0x39).contains(digit) {
+                let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+                guard !overflow, case let (sum, carry) = times10.addingReportingOverflow(Int(digit - 0x30)), !carry else { return nil }
+                value = sum
+                index = utf8.index(after: index)
+            }
+            let length = utf8.distance(from: start, to: index)
+            guard length > 0, length == 1 || utf8[start] != UInt8(ascii: "0") else { return nil }
+            core[part] = value
+        }
+        // Then nothing, or `-PRE.RELEASE`, then nothing or `+BUILD.METADATA`.
+        var rest = Substring(text)[index...]
         var build: [String] = []
         if let plus = rest.firstIndex(of: "+") {
             build = rest[rest.index(after: plus)...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -17,23 +39,14 @@ struct SemanticVersion: Hashable, Comparable, CustomStringConvertible, Sendable 
             rest = rest[..<plus]
         }
         var preRelease: [String] = []
-        if let dash = rest.firstIndex(of: "-") {
-            preRelease = rest[rest.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if !rest.isEmpty {
+            guard rest.first == "-" else { return nil }
+            preRelease = rest.dropFirst().split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard !preRelease.isEmpty,
                 preRelease.allSatisfy({ Self.isIdentifier($0) && !Self.hasLeadingZero($0) })
             else { return nil }
-            rest = rest[..<dash]
         }
-        let core = rest.split(separator: ".", omittingEmptySubsequences: false)
-        guard core.count == 3 else { return nil }
-        var numbers: [Int] = []
-        for part in core {
-            guard !part.isEmpty, part.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                !Self.hasLeadingZero(part), let number = Int(part)
-            else { return nil }
-            numbers.append(number)
-        }
-        (major, minor, patch) = (numbers[0], numbers[1], numbers[2])
+        (major, minor, patch) = (core[0], core[1], core[2])
         self.preRelease = preRelease
         self.build = build
     }
