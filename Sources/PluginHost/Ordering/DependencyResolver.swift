@@ -117,11 +117,9 @@ struct DependencyResolver {
                 failing: [plugin.name])
         }
 
-        // Second pass: the requirements that name a plugin are the edges from that plugin
-        // to its dependents (an optional requirement counts when the plugin is installed),
-        // rank by rank, the order the graph keeps them in.
-        // Each plugin kept waits for each of its requirements that names a plugin: its
-        // required and optional names but the unmatched ones, counted in order.
+        // Each plugin kept waits for each of its requirements that names a plugin (an
+        // optional requirement counts when the plugin is installed): its required and
+        // optional names but the unmatched ones, counted candidate by candidate.
         var dependencyCounts = [Int32](repeating: 0, count: unique.count)
         var next = 0
         for (candidate, requirements) in names.requirementRanges.enumerated() where rankOfCandidate[candidate] >= 0 {
@@ -130,6 +128,8 @@ struct DependencyResolver {
             while next < unmatched.count && unmatched[next] < requirements.upperBound { count -= 1; next += 1 }
             dependencyCounts[Int(rankOfCandidate[candidate])] = Int32(count)
         }
+        // Second pass: the requirements that name a plugin are the edges from that plugin
+        // to its dependents, rank by rank, the order the graph keeps them in.
         var builder = DependentsGraph.Builder(dependencyCounts: dependencyCounts, edges: names.requirementCount)
         let dependentRanks = names.ranksOfOwners(rankOfCandidate)
         for (rank, positions) in requirementsNaming.enumerated() {

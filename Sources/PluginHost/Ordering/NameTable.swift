@@ -1,7 +1,8 @@
 /// Strings kept as UTF-8 one after another in a single buffer: what the resolver sorts and
-/// matches. Compared with an array of `String`s it is a third of the size for plugin names,
-/// and reading it in order reads one buffer in order, instead of following a reference per
-/// string into memory that manifests scattered.
+/// matches. It is smaller than an array of `String`s (about 10 bytes for a short plugin name
+/// instead of 16, and no allocation of its own for a long one), and reading it in order
+/// reads one buffer in order instead of following references into memory that the
+/// manifests scattered.
 struct NameTable {
     /// The bytes of every string, in order.
     private var bytes: [UInt8] = []

@@ -69,8 +69,10 @@ private struct RadixSorter {
 
     /// Ranges of at most this many strings are sorted by insertion sort.
     private static var shortRange: Int { 24 }
-    /// Ranges of at most this many strings (768 KiB of entries) fit in the caches with the
-    /// spare room a counting sort needs.
+    /// Ranges of at most this many strings (768 KiB of entries, and as much spare room) are
+    /// sorted by counting passes; larger ones are first split in place, so that the spare
+    /// room stays small and the passes stay within the caches. Measured against 16,384 and
+    /// against counting passes over any size: the fastest at 10,000 and 100,000 plugins.
     private static var cachedRange: Int { 65_536 }
 
     init(_ names: NameTable) {
