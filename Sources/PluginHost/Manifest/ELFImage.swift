@@ -32,6 +32,7 @@ struct ELFImage {
 
     private static let headerSize = 64
     private static let sectionHeaderSize = 64
+    private static let magic: [UInt8] = [0x7F, 0x45, 0x4C, 0x46]
     private static let maximumNameTableSize: UInt64 = 1 << 20
 
     let sections: [Section]
@@ -52,7 +53,7 @@ struct ELFImage {
             throw source.size == 0 ? ELFError.empty : ELFError.notELF
         }
         let header = try source.read(count: Self.headerSize, at: 0)
-        guard header.starts(with: [0x7F, 0x45, 0x4C, 0x46]) else { throw ELFError.notELF }
+        guard header.starts(with: Self.magic) else { throw ELFError.notELF }
         guard header.count == Self.headerSize else { throw ELFError.truncated("the ELF header") }
         guard header[4] == 2 else { throw ELFError.wrongClass }
         guard header[5] == 1 else { throw ELFError.wrongByteOrder }
@@ -92,6 +93,18 @@ struct ELFImage {
         sections = raw.map { entry in
             Section(nameOffset: Int(entry.name), type: entry.type, offset: entry.offset, size: entry.size)
         }
+    }
+
+    /// Where the ELF header at the start of `head` says the section table lies, when it
+    /// says so plainly (a 64-bit little-endian ELF header with a section count) and the
+    /// table lies within the `size` bytes of the file: for a reader that fetches the table
+    /// ahead. ``init(source:)`` checks everything else.
+    static func sectionTable(inHeader head: [UInt8], fileSize size: UInt64) -> Range<UInt64>? {
+        guard head.count >= headerSize, head.starts(with: magic), head[4] == 2, head[5] == 1 else { return nil }
+        let fields = ByteReader(head)
+        let (offset, count) = (fields.u64(0x28), UInt64(fields.u16(0x3C)))
+        guard count > 0, offset < size, count <= (size - offset) / UInt64(sectionHeaderSize) else { return nil }
+        return offset..<offset + count * UInt64(sectionHeaderSize)
     }
 
     /// Whether a section is called `name`, compared in place.

@@ -82,7 +82,7 @@ private struct FileSource: ELFImage.Source {
         self.size = size
         do {
             head = try file.read(count: Int(min(UInt64(Self.headSize), size)), at: 0)
-            if let table = Self.sectionTable(in: head, size: size) {
+            if let table = ELFImage.sectionTable(inHeader: head, fileSize: size), UInt64(table.count) <= Self.tailLimit {
                 tailStart = table.lowerBound > Self.namesRoom ? table.lowerBound - Self.namesRoom : 0
                 tail = try file.read(count: Int(table.upperBound - tailStart), at: tailStart)
             } else {
@@ -91,16 +91,6 @@ private struct FileSource: ELFImage.Source {
         } catch {
             throw .unreadable(error)
         }
-    }
-
-    /// Where the header in `head` says the section table is, when it says so plainly and
-    /// the table is in the file and not too large; ``ELFImage`` checks the rest.
-    private static func sectionTable(in head: [UInt8], size: UInt64) -> Range<UInt64>? {
-        guard head.count >= 64, head.starts(with: [0x7F, 0x45, 0x4C, 0x46]), head[4] == 2, head[5] == 1 else { return nil }
-        let offset = head[0x28..<0x30].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let count = UInt64(head[0x3C]) | UInt64(head[0x3D]) << 8
-        guard count > 0, offset < size, count * 64 <= min(size - offset, tailLimit) else { return nil }
-        return offset..<offset + count * 64
     }
 
     func read(count: Int, at offset: UInt64) throws -> [UInt8] {
