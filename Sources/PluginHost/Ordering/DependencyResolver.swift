@@ -24,6 +24,11 @@ struct DependencyResolver {
             problems.append(problem)
             for name in names where failures[name] == nil { failures[name] = problem }
         }
+
+        /// Records a problem of one plugin, which it fails.
+        mutating func record(_ code: Problem.Code, of plugin: PluginCandidate, _ message: String) {
+            record(Problem(code, plugin: plugin.name, file: plugin.file, message), failing: [plugin.name])
+        }
     }
 
     /// Resolves the bootstrap order of `candidates`.
@@ -97,24 +102,22 @@ struct DependencyResolver {
         for rank in otherABI.map({ rankOfCandidate[$0] }).filter({ $0 >= 0 }).sorted() {
             let plugin = plugins[Int(rank)]
             resolution.record(
-                Problem(
-                    .abiMismatch, plugin: plugin.name, file: plugin.file,
-                    "plugin \(plugin.label) was built for plugin ABI \(plugin.manifest.abi), but this host "
-                        + "provides ABI \(abiVersion); rebuild the plugin against this host's libPluginABI.so"),
-                failing: [plugin.name])
+                .abiMismatch, of: plugin,
+                "plugin \(plugin.label) was built for plugin ABI \(plugin.manifest.abi), but this host "
+                    + "provides ABI \(abiVersion); rebuild the plugin against this host's libPluginABI.so")
         }
 
         // In the order of `candidates` and of their manifests.
         unmatched.sort()
-        for item in unmatched where !names.isOptional(item) && rankOfCandidate[names.owner(of: item)] >= 0 {
-            let plugin = candidates[names.owner(of: item)]
+        for item in unmatched {
+            let owner = names.owner(of: item)
+            guard rankOfCandidate[owner] >= 0, !names.isOptional(item, heldBy: owner) else { continue }
+            let plugin = candidates[owner]
             let required = names.table[item]
             resolution.record(
-                Problem(
-                    .missingDependency, plugin: plugin.name, file: plugin.file,
-                    "plugin \(plugin.label) requires \(required), which is not installed; "
-                        + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires"),
-                failing: [plugin.name])
+                .missingDependency, of: plugin,
+                "plugin \(plugin.label) requires \(required), which is not installed; "
+                    + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires")
         }
 
         // Each plugin kept waits for each of its requirements that names a plugin (an
@@ -279,10 +282,10 @@ private struct NamesToMatch {
         return low
     }
 
-    /// Whether the required or optional name `item` is optional.
-    func isOptional(_ item: Int) -> Bool {
-        let owner = owner(of: item)
-        return item - Int(firsts[owner]) >= candidates[owner].manifest.requires.count
+    /// Whether the required or optional name `item`, which `owner`'s manifest holds, is
+    /// optional.
+    func isOptional(_ item: Int, heldBy owner: Int) -> Bool {
+        item - Int(firsts[owner]) >= candidates[owner].manifest.requires.count
     }
 
     /// For each candidate, in order: the items of its required and optional names.
@@ -294,8 +297,8 @@ private struct NamesToMatch {
     func ranksOfOwners(_ rank: [Int32]) -> [Int32] {
         var ranks: [Int32] = []
         ranks.reserveCapacity(requirementCount)
-        for candidate in candidates.indices {
-            ranks.append(contentsOf: repeatElement(rank[candidate], count: Int(firsts[candidate + 1] - firsts[candidate])))
+        for (candidate, items) in requirementRanges.enumerated() {
+            ranks.append(contentsOf: repeatElement(rank[candidate], count: items.count))
         }
         return ranks
     }
