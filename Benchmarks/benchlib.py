@@ -1,7 +1,9 @@
 """Shared helpers of the plugin-host benchmarks: plugin directories stamped out from one
 compiled fixture, and timing of whole host runs."""
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -31,7 +33,9 @@ def stamp(template, directory, name, requires):
 
 
 def plugin_directory():
+    """A new temporary directory, removed when the benchmark exits."""
     directory = tempfile.mkdtemp(prefix="plugin-host-bench-")
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
     os.chmod(directory, 0o755)
     return directory
 

@@ -37,11 +37,25 @@ enum Fixtures {
     }
 }
 
-/// Temporary directories, removed by the system's temporary-file cleaning.
+/// Temporary directories of one test run, all in one directory that is removed when the
+/// test process exits, so that repeated runs do not fill the temporary directory (the
+/// fixtures alone take megabytes).
 enum Scratch {
+    private static let root: Result<URL, any Error> = Result {
+        let url = FileManager.default.temporaryDirectory.appending(path: "plugin-host-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { Scratch.removeAll() }
+        return url
+    }
+
+    /// A new directory whose name starts with `name`.
     static func directory(named name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appending(path: "plugin-host-tests-\(name)-\(UUID().uuidString)")
+        let url = try root.get().appending(path: "\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    private static func removeAll() {
+        if case .success(let url) = root { try? FileManager.default.removeItem(at: url) }
     }
 }
