@@ -146,12 +146,20 @@ private struct FixedText {
 /// Written by the thread a slot belongs to before it runs plugin code (slot 0: by whichever
 /// thread runs plugin code outside the registered ones, one at a time); read by the
 /// handlers, which run on the thread that crashed or called `exit()`.
-nonisolated(unsafe) private var slots = (0..<FatalSignals.slotCount).map { _ in CrashSlot() }
+///
+/// Plain memory, allocated once and never freed: an access costs no exclusivity check and
+/// no reference count, which a global array's does (in the handler, and in the scan of
+/// ``currentSlot()`` before every plugin is loaded, once per slot).
+nonisolated(unsafe) private let slots: UnsafeMutablePointer<CrashSlot> = {
+    let slots = UnsafeMutablePointer<CrashSlot>.allocate(capacity: FatalSignals.slotCount)
+    slots.initialize(repeating: CrashSlot(), count: FatalSignals.slotCount)
+    return slots
+}()
 nonisolated(unsafe) private var crashExitStatus: Int32 = 70
 
 /// The slot of the calling thread; async-signal-safe (no allocation, no lock).
 private func currentSlot() -> Int {
-    let me = pthread_self()
+    let (me, slots) = (pthread_self(), slots)
     for index in 1..<FatalSignals.slotCount where slots[index].thread == me { return index }
     return 0
 }
