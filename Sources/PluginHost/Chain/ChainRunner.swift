@@ -73,9 +73,12 @@ struct ChainRunner: Sendable {
         var stopped = false
         let clock = ContinuousClock()
         let pool = PluginThreadPool(threads: max(1, min(jobs, order.count, FatalSignals.slotCount - 1)))
-        let halted = Shared(false)
+        let halted = Flag()
+        // How the crash handler, the watchdog and the report name each plugin: made once.
+        var subjects = [String](repeating: "", count: order.count)
 
         func blocker(of candidate: PluginCandidate) -> String? {
+            guard !fates.isEmpty else { return nil }
             for required in candidate.manifest.requires {
                 if let fate = fates[required] { return "it requires \(required), which \(fate.text)" }
             }
@@ -99,7 +102,7 @@ struct ChainRunner: Sendable {
             outcome.problems.append(problem)
             if !keepGoing {
                 stopped = true
-                halted.withLock { $0 = true }
+                halted.raise()
             }
         }
 
@@ -119,9 +122,11 @@ struct ChainRunner: Sendable {
                 }
                 let start = clock.now
                 outcome.plugins[index].loadStarted = start - epoch
-                FatalSignals.describeCurrentThread(subject: "plugin \(candidate.label)", phase: "load", isPluginCode: true)
+                let subject = "plugin \(candidate.label)"
+                subjects[index] = subject
+                FatalSignals.describeCurrentThread(subject: subject, phase: "load", isPluginCode: true)
                 let loaded = Result { () throws(Problem) in
-                    try pluginGuard.watchingSynchronously(candidate, at: index, during: .load) { () throws(Problem) in
+                    try pluginGuard.watchingSynchronously(subject, during: .load) { () throws(Problem) in
                         try PluginLoader.component(of: candidate)
                     }
                 }
@@ -179,16 +184,18 @@ struct ChainRunner: Sendable {
                         finish(index)
                         continue
                     }
-                    let ownSettings = settings[candidate.name]
-                    group.addTask(executorPreference: pool.executor(for: candidate, during: .bootstrap)) { [pluginGuard, epoch, keepGoing] in
+                    let ownSettings = settings.isEmpty ? nil : settings[candidate.name]
+                    let subject = subjects[index]
+                    group.addTask(executorPreference: pool.executor(label: subject, phase: PluginGuard.Phase.bootstrap.rawValue)) {
+                        [pluginGuard, epoch, keepGoing] in
                         let started = ContinuousClock.now - epoch
-                        guard !halted.withLock({ $0 }) else {
+                        guard !halted.isRaised else {
                             return Completion(index: index, error: nil, started: started, finished: started)
                         }
                         let view = completed.withLock { $0.view(for: candidate.manifest.identity, settings: ownSettings) }
                         var failure: String?
                         do {
-                            try await pluginGuard.watching(candidate, at: index, during: .bootstrap) {
+                            try await pluginGuard.watching(subject, during: .bootstrap) {
                                 try await component.bootstrap(view)
                             }
                             // Published before the next bootstrap on this thread begins.
@@ -198,7 +205,7 @@ struct ChainRunner: Sendable {
                         } catch {
                             failure = "\(error)"
                             // Fail fast: no bootstrap that has not begun may begin now.
-                            if !keepGoing { halted.withLock { $0 = true } }
+                            if !keepGoing { halted.raise() }
                         }
                         return Completion(index: index, error: .some(failure), started: started, finished: ContinuousClock.now - epoch)
                     }
@@ -216,7 +223,7 @@ struct ChainRunner: Sendable {
                 if let error = result {
                     markFailed(
                         index,
-                        Problem(.bootstrapFailed, plugin: candidate.name, file: candidate.file, "plugin \(candidate.label) failed to bootstrap: \(error)"),
+                        Problem(.bootstrapFailed, plugin: candidate.name, file: candidate.file, "\(subjects[index]) failed to bootstrap: \(error)"),
                         cause: error)
                 } else {
                     outcome.plugins[index].status = .bootstrapped
@@ -260,4 +267,13 @@ private final class Shared<Value: Sendable>: Sendable {
     init(_ value: Value) { self.value = Mutex(value) }
 
     func withLock<Result>(_ body: (inout Value) -> Result) -> Result { value.withLock { body(&$0) } }
+}
+
+/// A flag the scheduler and the tasks it starts can raise and read without a lock.
+private final class Flag: Sendable {
+    private let raised = Atomic(false)
+
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
+
+    func raise() { raised.store(true, ordering: .releasing) }
 }

@@ -40,13 +40,9 @@ final class PluginThreadPool: Sendable {
         }
     }
 
-    /// An executor for the code of `candidate` during `phase`.
-    func executor(for candidate: PluginCandidate, during phase: PluginGuard.Phase) -> PluginExecutor {
-        PluginExecutor(pool: self, label: "plugin \(candidate.label)", phase: phase.rawValue)
-    }
-
-    /// An executor for code that names whose code it runs itself, plugin by plugin, with
-    /// ``FatalSignals/describeCurrentThread(subject:phase:isPluginCode:)``.
+    /// An executor for the code that `label` names during `phase`: a plugin's
+    /// (`plugin NAME (FILE)`, phase `bootstrap`), or the host's own when that code names each
+    /// plugin it runs itself with ``FatalSignals/describeCurrentThread(subject:phase:isPluginCode:)``.
     func executor(label: String, phase: String) -> PluginExecutor {
         PluginExecutor(pool: self, label: label, phase: phase)
     }
