@@ -6,10 +6,9 @@ struct CheckCommand {
 
     func run() -> ExitStatus {
         let survey = PluginSurvey(options)
-        for note in survey.shadowingNotes { StandardStreams.writeToError("plugin-host: note: \(note)\n") }
         let problems = survey.problems
+        StandardStreams.writeToError(TextReport.diagnostics(notes: survey.shadowingNotes, problems: problems))
         guard problems.isEmpty else {
-            StandardStreams.writeToError(problems.map { "plugin-host: error: \($0.message)\n" }.joined())
             StandardStreams.writeToOutput(
                 "check failed: \(problems.count) problem\(problems.count == 1 ? "" : "s") in \(survey.searchPath.description)\n")
             return .failure

@@ -32,7 +32,7 @@ struct ListCommand {
             }
             for note in survey.shadowingNotes { text += "  note: \(note)\n" }
             StandardStreams.writeToOutput(text)
-            StandardStreams.writeToError(directoryProblems.map { "plugin-host: error: \($0.message)\n" }.joined())
+            StandardStreams.writeToError(TextReport.diagnostics(problems: directoryProblems))
         }
         return directoryProblems.isEmpty ? .success : .failure
     }

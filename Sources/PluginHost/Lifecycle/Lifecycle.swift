@@ -166,7 +166,7 @@ struct Lifecycle: Sendable {
 
     /// Prints a problem of the running host on stderr at once.
     private func report(_ problem: Problem) -> Problem {
-        StandardStreams.writeToError("plugin-host: error: \(problem.message)\n")
+        StandardStreams.writeToError(TextReport.diagnostics(problems: [problem]))
         return problem
     }
 }

@@ -43,11 +43,17 @@ enum TextReport {
         return text
     }
 
-    /// The lines printed on standard error: one per warning, then one per problem.
+    /// The lines printed on standard error: one per note, per warning, then per problem.
     static func errors(of report: RunReport) -> String {
-        report.notes.map { "plugin-host: note: \($0)\n" }.joined()
-            + report.warnings.map { "plugin-host: warning: \($0)\n" }.joined()
-            + report.problems.map { "plugin-host: error: \($0.message)\n" }.joined()
+        diagnostics(notes: report.notes, warnings: report.warnings, problems: report.problems)
+    }
+
+    /// Notes, warnings and problems as every command prints them on standard error, one
+    /// line each: `plugin-host: note: ...`, `plugin-host: warning: ...`, `plugin-host: error: ...`.
+    static func diagnostics(notes: [String] = [], warnings: [String] = [], problems: [Problem] = []) -> String {
+        notes.map { "plugin-host: note: \($0)\n" }.joined()
+            + warnings.map { "plugin-host: warning: \($0)\n" }.joined()
+            + problems.map { "plugin-host: error: \($0.message)\n" }.joined()
     }
 
     /// A duration in seconds, as an operator writes it: `30 s`, `0.5 s`.
