@@ -47,6 +47,20 @@ struct SortedStringsTests {
         check(names)
     }
 
+    @Test("names of every printable ASCII character, in ranges above and below 4,096 names")
+    func everyCharacter() {
+        // Up to 95 values in each of 8 bytes: 56 bits to tell them apart, more than any
+        // single counting pass takes.
+        let alphabet = (32...126).map { Character(Unicode.Scalar(UInt8($0))) }
+        var generator = SystemRandomNumberGenerator()
+        let distinct = (0..<3_000).map { _ in
+            String((0..<Int.random(in: 1...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+        check((0..<20_000).map { _ in distinct.randomElement(using: &generator)! })
+        check(Array(distinct.prefix(1_000)))
+        check(Array(distinct.prefix(30)))
+    }
+
     @Test("numbered names as the benchmark makes them, in reverse")
     func numberedNames() {
         check((0..<100_000).reversed().map { "P\($0 % 70_000)" })

@@ -152,7 +152,7 @@ struct ChainRunner: Sendable {
             }
         }
         var done = [Bool](repeating: false, count: order.count)
-        var ready = RankQueue(capacity: order.count)
+        var ready = RankQueue<6>(capacity: order.count)
         // The components bootstrapped so far, in the order they finished: each bootstrap
         // takes its view from it when it begins (everything it depends on is in it).
         let completed = Shared(Bootstrapped())

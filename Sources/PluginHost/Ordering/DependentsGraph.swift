@@ -1,71 +1,69 @@
-/// The dependency graph in compressed form: for each node, where its dependents start in
-/// one flat array (compressed sparse rows) and how many dependencies it waits for, side by
-/// side, so that visiting a node reads one place. Nodes are `Int32`s so that a hundred
-/// thousand plugins' graph stays small enough for the caches.
+/// The dependency graph in compressed form (compressed sparse rows): for each node, where
+/// its dependents start in one flat array, and how many dependencies it has. Nodes are
+/// `Int32`s so that a hundred thousand plugins' graph stays small enough for the caches.
 struct DependentsGraph {
-    private struct Node {
-        /// The position in `dependents` of the node's first dependent; the next node's
-        /// is the end of its dependents.
-        var firstDependent: Int32
-        /// How many dependencies the node has, or, while ordering, still waits for.
-        var dependencies: Int32
-    }
-
-    /// One more than there are nodes: the last one marks the end of the dependents.
-    private let nodes: [Node]
+    /// For each node, and one more: the position in `dependents` of the node's first
+    /// dependent; the next node's is the end of its dependents.
+    private let firstDependents: [Int32]
+    /// Every node's dependents, node after node, and one more entry (0) so that the first
+    /// dependent of any node can be read, even of a last node that has none.
     private let dependents: [Int32]
+    /// For each node: how many dependencies it has.
+    private let dependencyCounts: [Int32]
+    /// The largest of `dependencyCounts`.
+    private let mostDependencies: Int32
 
     /// Builds a graph from its edges, given in ascending order of the node depended on, and
     /// the number of edges into each node, which the caller knows in order (counting them
     /// edge by edge would touch the nodes in no order at all).
     struct Builder {
-        private let count: Int
-        private var nodes: [Node]
+        private let dependencyCounts: [Int32]
+        /// The first dependent of the nodes seen so far.
+        private var firstDependents: [Int32] = []
         private var dependents: [Int32] = []
-        /// The nodes whose first dependent has been recorded: `0..<recorded`.
-        private var recorded = 0
 
         /// - Parameters:
         ///   - dependencyCounts: For each node, `0..<dependencyCounts.count`: how many
         ///     edges will be added into it.
         ///   - edges: About how many edges will be added.
         init(dependencyCounts: [Int32], edges: Int) {
-            count = dependencyCounts.count
-            nodes = dependencyCounts.map { Node(firstDependent: 0, dependencies: $0) }
-            nodes.append(Node(firstDependent: 0, dependencies: 0))
-            dependents.reserveCapacity(edges)
+            self.dependencyCounts = dependencyCounts
+            firstDependents.reserveCapacity(dependencyCounts.count + 1)
+            dependents.reserveCapacity(edges + 1)
         }
 
         /// Adds the edge from `dependency` to `dependent`; `dependency` must not be less
         /// than that of the edge added before.
         mutating func addEdge(from dependency: Int, to dependent: Int) {
-            precondition(dependency >= recorded - 1, "edges must be added in order of their dependency")
+            precondition(dependency >= firstDependents.count - 1, "edges must be added in order of their dependency")
             start(through: dependency)
             dependents.append(Int32(dependent))
         }
 
         consuming func build() -> DependentsGraph {
-            start(through: count)
-            precondition(dependents.count == Int(nodes.lazy.map(\.dependencies).reduce(0, +)), "edges and dependency counts disagree")
-            return DependentsGraph(nodes: nodes, dependents: dependents)
+            start(through: dependencyCounts.count)
+            precondition(dependents.count == Int(dependencyCounts.lazy.map(Int.init).reduce(0, +)), "edges and dependency counts disagree")
+            dependents.append(0)
+            return DependentsGraph(
+                firstDependents: firstDependents, dependents: dependents, dependencyCounts: dependencyCounts,
+                mostDependencies: dependencyCounts.max() ?? 0)
         }
 
         private mutating func start(through node: Int) {
-            while recorded <= node {
-                nodes[recorded].firstDependent = Int32(dependents.count)
-                recorded += 1
-            }
+            while firstDependents.count <= node { firstDependents.append(Int32(dependents.count)) }
         }
     }
 
-    private init(nodes: [Node], dependents: [Int32]) {
-        self.nodes = nodes
+    private init(firstDependents: [Int32], dependents: [Int32], dependencyCounts: [Int32], mostDependencies: Int32) {
+        self.firstDependents = firstDependents
         self.dependents = dependents
+        self.dependencyCounts = dependencyCounts
+        self.mostDependencies = mostDependencies
     }
 
     /// The nodes that depend on `node`.
     func dependents(of node: Int) -> ArraySlice<Int32> {
-        dependents[Int(nodes[node].firstDependent)..<Int(nodes[node + 1].firstDependent)]
+        dependents[Int(firstDependents[node])..<Int(firstDependents[node + 1])]
     }
 
     /// Kahn's algorithm: the nodes in dependency order, the smallest first among those
@@ -73,28 +71,46 @@ struct DependentsGraph {
     ///
     /// - Parameter ignored: Nodes whose edges to their dependents do not count.
     func topologicalOrder(ignoringEdgesFrom ignored: Set<Int> = []) -> [Int32] {
-        let count = nodes.count - 1
-        var waiting = nodes
-        for node in ignored {
-            for dependent in dependents(of: node) { waiting[Int(dependent)].dependencies -= 1 }
+        // The counts still waited for are bytes when they fit one, so that 100,000 of them
+        // stay in the L2 cache; the ready queue is as deep as the nodes need.
+        let count = dependencyCounts.count
+        if count <= RankQueue<3>.capacity {
+            if mostDependencies <= Int32(UInt8.max) {
+                return order(counting: UInt8.self, ready: RankQueue<3>(capacity: count), ignoringEdgesFrom: ignored)
+            }
+            return order(counting: UInt32.self, ready: RankQueue<3>(capacity: count), ignoringEdgesFrom: ignored)
         }
-        var ready = RankQueue(capacity: count)
-        for node in 0..<count where waiting[node].dependencies == 0 { ready.insert(node) }
-        var order: [Int32] = []
-        order.reserveCapacity(count)
-        waiting.withUnsafeMutableBufferPointer { waiting in
-            dependents.withUnsafeBufferPointer { dependents in
-                while let node = ready.popMin() {
-                    order.append(Int32(node))
-                    guard ignored.isEmpty || !ignored.contains(node) else { continue }
-                    for edge in Int(waiting[node].firstDependent)..<Int(waiting[node + 1].firstDependent) {
-                        let dependent = Int(dependents[edge])
-                        waiting[dependent].dependencies -= 1
-                        if waiting[dependent].dependencies == 0 { ready.insert(dependent) }
+        return order(counting: UInt32.self, ready: RankQueue<6>(capacity: count), ignoringEdgesFrom: ignored)
+    }
+
+    private func order<Count: FixedWidthInteger & UnsignedInteger, let levels: Int>(
+        counting _: Count.Type, ready: consuming RankQueue<levels>, ignoringEdgesFrom ignored: Set<Int>
+    ) -> [Int32] {
+        let count = dependencyCounts.count
+        var waiting = dependencyCounts.map { Count(truncatingIfNeeded: $0) }
+        for node in ignored {
+            for dependent in dependents(of: node) { waiting[Int(dependent)] -= 1 }
+        }
+        for node in 0..<count where waiting[node] == 0 { ready.insert(node) }
+        return [Int32](unsafeUninitializedCapacity: count) { order, placed in
+            placed = 0
+            waiting.withUnsafeMutableBufferPointer { waiting in
+                firstDependents.withUnsafeBufferPointer { firstDependents in
+                    dependents.withUnsafeBufferPointer { dependents in
+                        while let node = ready.popMin() {
+                            order[placed] = Int32(truncatingIfNeeded: node)
+                            placed += 1
+                            guard ignored.isEmpty || !ignored.contains(node) else { continue }
+                            for edge in Int(firstDependents[node])..<Int(firstDependents[node + 1]) {
+                                let dependent = Int(dependents[edge])
+                                let left = waiting[dependent] &- 1
+                                waiting[dependent] = left
+                                ready.insert(dependent, if: left == 0)
+                            }
+                        }
                     }
                 }
             }
         }
-        return order
     }
 }

@@ -4,10 +4,9 @@
 ///
 /// Plugin names are ASCII, and for ASCII the byte order is the order of `String`'s `<`.
 /// Such strings are sorted by a radix sort on their bytes, eight at a time held in a number
-/// (a key) so that a pass reads one array in order instead of the strings themselves: a
-/// range larger than the caches is split in place by its most significant byte that varies,
-/// and a range that fits is sorted by counting, a byte per pass from the least significant.
-/// Only the bytes that vary cost a pass, and only ties go on to the next eight bytes.
+/// (a key) so that a pass reads one array in order instead of the strings themselves. The
+/// key is first cut down to the bits that tell a range's strings apart, and then sorted by
+/// counting, up to 11 of those bits per pass. Only ties go on to the next eight bytes.
 /// Strings with other characters are compared as `String`s (canonical equivalence).
 struct SortedStrings {
     /// Indices into the strings, in ascending order of the strings; equal strings in
@@ -43,7 +42,8 @@ private struct RadixSorter {
     /// than it would at 16.
     private struct Entry {
         /// Eight bytes of the string as a big-endian number, zero past its end, from the
-        /// multiple of 8 its range is sorted at: the high and the low half.
+        /// multiple of 8 its range is sorted at, or, once the range is sorted, those bytes
+        /// packed (see ``sortByKey(_:of:spare:)``): the high and the low half.
         private var high: UInt32
         private var low: UInt32
         /// The string's index, and in the top bit whether the string goes on past the key.
@@ -54,7 +54,10 @@ private struct RadixSorter {
             tagged = UInt32(truncatingIfNeeded: index) | (continues ? 1 << 31 : 0)
         }
 
-        var key: UInt64 { UInt64(high) << 32 | UInt64(low) }
+        var key: UInt64 {
+            get { UInt64(high) << 32 | UInt64(low) }
+            set { (high, low) = (UInt32(truncatingIfNeeded: newValue >> 32), UInt32(truncatingIfNeeded: newValue)) }
+        }
         var index: Int32 { Int32(bitPattern: tagged & ~(1 << 31)) }
         var continues: Bool { tagged & 1 << 31 != 0 }
     }
@@ -69,12 +72,6 @@ private struct RadixSorter {
 
     /// Ranges of at most this many strings are sorted by insertion sort.
     private static var shortRange: Int { 24 }
-    /// Ranges of at most this many strings (768 KiB of entries, and as much spare room) are
-    /// sorted by counting passes; larger ones are first split in place, so that the spare
-    /// room stays small and the passes stay within the caches. Measured at 10,000 and
-    /// 100,000 plugins: faster than 16,384 at both; counting passes over the whole range
-    /// were no faster (the spare room costs a page fault per 4 KiB).
-    private static var cachedRange: Int { 65_536 }
 
     init(_ names: NameTable) {
         self.names = names
@@ -143,103 +140,109 @@ private struct RadixSorter {
 
     /// Sorts `range` by its keys.
     private mutating func sortByKey(_ range: Range<Int>) {
-        if spare.count < min(range.count, Self.cachedRange) {
-            spare = [Entry](repeating: Entry(key: 0, index: 0, continues: false), count: min(entries.count, Self.cachedRange))
+        if spare.count < range.count {
+            spare = [Entry](repeating: Entry(key: 0, index: 0, continues: false), count: entries.count)
         }
         entries.withUnsafeMutableBufferPointer { entries in
             spare.withUnsafeMutableBufferPointer { spare in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: 8 * 256) { counts in
-                    Self.sortByKey(range, of: entries, varying: 0..<8, spare: spare, counts: counts)
+                Self.sortByKey(range, of: entries, spare: spare)
+            }
+        }
+    }
+
+    /// Sorts `range` of `entries` by key, through `spare`.
+    ///
+    /// The key is packed first: each of its bytes gets as many bits as the values it takes
+    /// in the range need, numbered in order, and a byte that never varies gets none. The
+    /// packed keys sort as the keys do, equal ones stay equal, and they are short: 16 bits
+    /// for 10,000 plugins named `P0` to `P9999`, 20 for 100,000. They are then sorted by a
+    /// stable counting sort of up to 11 bits per pass, from the least significant, so both
+    /// of those take two passes; a sort a byte per pass would take 4 and 5.
+    private static func sortByKey(
+        _ range: Range<Int>, of entries: UnsafeMutableBufferPointer<Entry>, spare: UnsafeMutableBufferPointer<Entry>
+    ) {
+        if range.count <= shortRange {
+            insertionSort(range, of: entries) { $0.key }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8 * 256) { codes in
+            let bits = packableBits(of: range, in: entries, codes: codes)
+            guard bits > 0 else { return }
+            // Up to 11 bits per pass (2,048 counts, 16 KiB) for a large range, 8 for a
+            // small one, whose counts would cost more to go through than its entries.
+            let passes = (bits + (range.count > 4_096 ? 10 : 7)) / (range.count > 4_096 ? 11 : 8)
+            let width = (bits + passes - 1) / passes
+            let mask = 1 << width - 1
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: passes << width) { counts in
+                // The packed keys, and each pass's counts of its digits, in one pass.
+                counts.update(repeating: 0)
+                for position in range {
+                    let key = entries[position].key
+                    var packed: UInt64 = 0
+                    for index in 0..<8 { packed |= codes[index &* 256 &+ Int(truncatingIfNeeded: key &>> UInt64(index &* 8)) & 0xFF] }
+                    entries[position].key = packed
+                    for pass in 0..<passes {
+                        counts[pass &<< width &+ Int(truncatingIfNeeded: packed &>> UInt64(pass &* width)) & mask] &+= 1
+                    }
+                }
+                // Each pass moves every entry to the other array, stably by its digit.
+                var inSpare = false
+                let offset = range.lowerBound
+                for pass in 0..<passes {
+                    let base = pass << width
+                    let shift = UInt64(pass * width)
+                    var next = 0
+                    for slot in base..<(base + mask + 1) {
+                        let count = counts[slot]
+                        counts[slot] = next
+                        next &+= count
+                    }
+                    if inSpare {
+                        for position in 0..<range.count {
+                            let entry = spare[position]
+                            let slot = base &+ Int(truncatingIfNeeded: entry.key &>> shift) & mask
+                            entries[offset &+ counts[slot]] = entry
+                            counts[slot] &+= 1
+                        }
+                    } else {
+                        for position in range {
+                            let entry = entries[position]
+                            let slot = base &+ Int(truncatingIfNeeded: entry.key &>> shift) & mask
+                            spare[counts[slot]] = entry
+                            counts[slot] &+= 1
+                        }
+                    }
+                    inSpare.toggle()
+                }
+                if inSpare {
+                    for position in 0..<range.count { entries[offset + position] = spare[position] }
                 }
             }
         }
     }
 
-    /// Sorts `range` of `entries` by key, given the bytes of the key that may vary in it. A
-    /// range larger than the caches hold is split in place by its most significant byte
-    /// that varies (American flag sort); a smaller one is sorted a byte per pass from the
-    /// least significant, by a stable counting sort through `spare`.
-    private static func sortByKey(
-        _ range: Range<Int>, of entries: UnsafeMutableBufferPointer<Entry>, varying candidates: Range<Int>,
-        spare: UnsafeMutableBufferPointer<Entry>, counts: UnsafeMutableBufferPointer<Int>
-    ) {
-        @inline(__always) func digit(_ key: UInt64, _ byte: Int) -> Int { Int(truncatingIfNeeded: key &>> UInt64(byte &* 8)) & 0xFF }
-        if range.count <= shortRange {
-            insertionSort(range, of: entries) { $0.key }
-            return
-        }
-        // Only the bytes that may vary are counted: the ones the whole range shares a value
-        // of need no pass.
-        counts.update(repeating: 0)
+    /// Fills `codes` with the packed bits of each value of each byte of the keys in `range`:
+    /// byte `index` with value `value` packs to `codes[index * 256 + value]`, shifted into
+    /// place. Returns how many bits the packed keys have.
+    private static func packableBits(
+        of range: Range<Int>, in entries: UnsafeMutableBufferPointer<Entry>, codes: UnsafeMutableBufferPointer<UInt64>
+    ) -> Int {
+        // First marks the values each byte takes.
+        codes.update(repeating: 0)
         for position in range {
             let key = entries[position].key
-            for byte in candidates { counts[byte &* 256 &+ digit(key, byte)] &+= 1 }
+            for index in 0..<8 { codes[index &* 256 &+ Int(truncatingIfNeeded: key &>> UInt64(index &* 8)) & 0xFF] = 1 }
         }
-        let first = entries[range.lowerBound].key
-        let varying = candidates.filter { counts[$0 * 256 + digit(first, $0)] != range.count }
-        guard let top = varying.last else { return }
-
-        if range.count > cachedRange {
-            // Each digit's bucket, then every entry swapped into its bucket.
-            let base = top * 256
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * 256 + 1) { buckets in
-                let (starts, next) = (buckets.prefix(257), UnsafeMutableBufferPointer(rebasing: buckets.suffix(256)))
-                buckets[0] = range.lowerBound
-                for value in 0..<256 { buckets[value + 1] = buckets[value] &+ counts[base &+ value] }
-                for value in 0..<256 { next[value] = starts[value] }
-                for value in 0..<256 {
-                    while next[value] < starts[value + 1] {
-                        var entry = entries[next[value]]
-                        var target = digit(entry.key, top)
-                        while target != value {
-                            let slot = next[target]
-                            next[target] = slot &+ 1
-                            swap(&entry, &entries[slot])
-                            target = digit(entry.key, top)
-                        }
-                        entries[next[value]] = entry
-                        next[value] &+= 1
-                    }
-                }
-                // The bytes below the split one that varied here may vary in a bucket.
-                let below = (varying.first ?? top)..<top
-                for value in 0..<256 where starts[value + 1] - starts[value] > 1 {
-                    sortByKey(starts[value]..<starts[value + 1], of: entries, varying: below, spare: spare, counts: counts)
-                }
+        var bits = 0
+        for index in 0..<8 {
+            var values: UInt64 = 0
+            for slot in (index * 256)..<(index * 256 + 256) where codes[slot] != 0 {
+                codes[slot] = values << UInt64(bits)
+                values += 1
             }
-            return
+            if values > 1 { bits += UInt64.bitWidth - (values - 1).leadingZeroBitCount }
         }
-
-        var inSpare = false
-        let offset = range.lowerBound
-        for byte in varying {
-            let base = byte * 256
-            var next = 0
-            for slot in base..<(base + 256) {
-                let count = counts[slot]
-                counts[slot] = next
-                next &+= count
-            }
-            if inSpare {
-                for position in 0..<range.count {
-                    let entry = spare[position]
-                    let slot = base &+ digit(entry.key, byte)
-                    entries[offset &+ counts[slot]] = entry
-                    counts[slot] &+= 1
-                }
-            } else {
-                for position in range {
-                    let entry = entries[position]
-                    let slot = base &+ digit(entry.key, byte)
-                    spare[counts[slot]] = entry
-                    counts[slot] &+= 1
-                }
-            }
-            inSpare.toggle()
-        }
-        if inSpare {
-            for position in 0..<range.count { entries[offset + position] = spare[position] }
-        }
+        return bits
     }
 
     /// Sorts a short range by `order` of its entries.
