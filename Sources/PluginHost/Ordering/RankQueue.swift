@@ -6,7 +6,7 @@
 /// set while that word is not zero; the top level is one word. The depth is part of the
 /// type so that every walk through the levels is unrolled: three levels hold 262,144 ranks,
 /// six any `Int32`. (A depth chosen at run time made Kahn's algorithm over 100,000 plugins
-/// a quarter slower.)
+/// about a fifth slower.)
 struct RankQueue<let levels: Int>: ~Copyable {
     /// How many ranks a queue of this depth can hold.
     static var capacity: Int { 1 << (6 * levels) }
