@@ -5,8 +5,7 @@ struct DependentsGraph {
     /// For each node, and one more: the position in `dependents` of the node's first
     /// dependent; the next node's is the end of its dependents.
     private let firstDependents: [Int32]
-    /// Every node's dependents, node after node, and one more entry (0) so that the first
-    /// dependent of any node can be read, even of a last node that has none.
+    /// Every node's dependents, node after node.
     private let dependents: [Int32]
     /// For each node: how many dependencies it has.
     private let dependencyCounts: [Int32]
@@ -29,7 +28,7 @@ struct DependentsGraph {
         init(dependencyCounts: [Int32], edges: Int) {
             self.dependencyCounts = dependencyCounts
             firstDependents.reserveCapacity(dependencyCounts.count + 1)
-            dependents.reserveCapacity(edges + 1)
+            dependents.reserveCapacity(edges)
         }
 
         /// Adds the edge from `dependency` to `dependent`; `dependency` must not be less
@@ -43,7 +42,6 @@ struct DependentsGraph {
         consuming func build() -> DependentsGraph {
             start(through: dependencyCounts.count)
             precondition(dependents.count == Int(dependencyCounts.lazy.map(Int.init).reduce(0, +)), "edges and dependency counts disagree")
-            dependents.append(0)
             return DependentsGraph(
                 firstDependents: firstDependents, dependents: dependents, dependencyCounts: dependencyCounts,
                 mostDependencies: dependencyCounts.max() ?? 0)

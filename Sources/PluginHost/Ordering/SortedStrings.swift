@@ -170,7 +170,8 @@ private struct RadixSorter {
             guard bits > 0 else { return }
             // Up to 11 bits per pass (2,048 counts, 16 KiB) for a large range, 8 for a
             // small one, whose counts would cost more to go through than its entries.
-            let passes = (bits + (range.count > 4_096 ? 10 : 7)) / (range.count > 4_096 ? 11 : 8)
+            let widest = range.count > 4_096 ? 11 : 8
+            let passes = (bits + widest - 1) / widest
             let width = (bits + passes - 1) / passes
             let mask = 1 << width - 1
             withUnsafeTemporaryAllocation(of: Int.self, capacity: passes << width) { counts in
