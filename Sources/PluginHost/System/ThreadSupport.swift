@@ -6,8 +6,10 @@ import Musl
 #error("plugin-host runs on Linux: it needs Glibc or Musl")
 #endif
 
-/// Starts a detached thread running `body`.
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
+/// Starts a detached thread running `body`; returns whether it started (it does not when
+/// the system refuses another thread).
+@discardableResult
+func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     final class Box {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -24,6 +26,7 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
     } else {
         Unmanaged<Box>.fromOpaque(box).release()
     }
+    return created == 0
 }
 
 /// A counting semaphore whose wait can time out.
