@@ -68,7 +68,8 @@ struct MicroBenchmarks {
         // then pay for the pages they touch. Left to itself between runs, glibc keeps the
         // 10,000-plugin heap (it is under its trim threshold) but hands back the
         // 100,000-plugin one, so only the larger size would pay its page faults again.
-        let handBack = unsafeBitCast(dlsym(nil, "malloc_trim"), to: (@convention(c) (Int) -> Int32).self)
+        guard let trim = dlsym(nil, "malloc_trim") else { fatalError("the resolve benchmark needs glibc's malloc_trim") }
+        let handBack = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)
         // The sizes are timed alternately, round after round, so that a machine that slows
         // down part of the way through slows both alike; medians per size.
         var fresh = [[Double]](repeating: [], count: sizes.count)

@@ -152,6 +152,7 @@ struct ChainRunner: Sendable {
             }
         }
         var done = [Bool](repeating: false, count: order.count)
+        // Six levels hold any number of plugins; the walks through them cost nothing here.
         var ready = RankQueue<6>(capacity: order.count)
         // The components bootstrapped so far, in the order they finished: each bootstrap
         // takes its view from it when it begins (everything it depends on is in it).
