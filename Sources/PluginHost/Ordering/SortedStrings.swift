@@ -127,9 +127,9 @@ private struct RadixSorter {
                     if next - start > 1 && continues {
                         pending.append((start..<next, depth + 8))
                     } else {
-                        // Equal strings, in the order of their indices.
+                        // Equal strings, already in the order of their indices: the entries
+                        // start in that order and every sort of a range is stable.
                         startsGroup[start] = true
-                        if next - start > 1 { Self.insertionSort(start..<next, of: entries) { $0.index } }
                     }
                     start = next
                 }
@@ -162,7 +162,7 @@ private struct RadixSorter {
         _ range: Range<Int>, of entries: UnsafeMutableBufferPointer<Entry>, spare: UnsafeMutableBufferPointer<Entry>
     ) {
         if range.count <= shortRange {
-            insertionSort(range, of: entries) { $0.key }
+            insertionSort(range, of: entries)
             return
         }
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8 * 256) { codes in
@@ -246,15 +246,13 @@ private struct RadixSorter {
         return bits
     }
 
-    /// Sorts a short range by `order` of its entries.
+    /// Sorts a short range by key, stably.
     @inline(__always)
-    private static func insertionSort<Order: Comparable>(
-        _ range: Range<Int>, of entries: UnsafeMutableBufferPointer<Entry>, by order: (Entry) -> Order
-    ) {
+    private static func insertionSort(_ range: Range<Int>, of entries: UnsafeMutableBufferPointer<Entry>) {
         for position in range.dropFirst() {
             let entry = entries[position]
             var hole = position
-            while hole > range.lowerBound && order(entries[hole - 1]) > order(entry) {
+            while hole > range.lowerBound && entries[hole - 1].key > entry.key {
                 entries[hole] = entries[hole - 1]
                 hole -= 1
             }
