@@ -10,8 +10,6 @@ struct DependentsGraph {
     private let dependents: [Int32]
     /// For each node: how many dependencies it has.
     private let dependencyCounts: [Int32]
-    /// The largest of `dependencyCounts`.
-    private let mostDependencies: Int32
 
     /// Builds a graph from its edges, given in ascending order of the node depended on, and
     /// the number of edges into each node, which the caller knows in order (counting them
@@ -44,9 +42,7 @@ struct DependentsGraph {
             start(through: dependencyCounts.count)
             precondition(dependents.count == Int(dependencyCounts.lazy.map(Int.init).reduce(0, +)), "edges and dependency counts disagree")
             dependents.append(0)
-            return DependentsGraph(
-                firstDependents: firstDependents, dependents: dependents, dependencyCounts: dependencyCounts,
-                mostDependencies: dependencyCounts.max() ?? 0)
+            return DependentsGraph(firstDependents: firstDependents, dependents: dependents, dependencyCounts: dependencyCounts)
         }
 
         private mutating func start(through node: Int) {
@@ -54,11 +50,10 @@ struct DependentsGraph {
         }
     }
 
-    private init(firstDependents: [Int32], dependents: [Int32], dependencyCounts: [Int32], mostDependencies: Int32) {
+    private init(firstDependents: [Int32], dependents: [Int32], dependencyCounts: [Int32]) {
         self.firstDependents = firstDependents
         self.dependents = dependents
         self.dependencyCounts = dependencyCounts
-        self.mostDependencies = mostDependencies
     }
 
     /// The nodes that depend on `node`.
@@ -75,7 +70,7 @@ struct DependentsGraph {
         // stay in the L2 cache; the ready queue is as deep as the nodes need.
         let count = dependencyCounts.count
         if count <= RankQueue<3>.capacity {
-            if mostDependencies <= Int32(UInt8.max) {
+            if dependencyCounts.allSatisfy({ $0 <= Int32(UInt8.max) }) {
                 return order(counting: UInt8.self, ready: RankQueue<3>(capacity: count), ignoringEdgesFrom: ignored)
             }
             return order(counting: UInt32.self, ready: RankQueue<3>(capacity: count), ignoringEdgesFrom: ignored)
