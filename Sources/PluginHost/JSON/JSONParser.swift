@@ -59,7 +59,9 @@ struct JSONParser {
 
     private mutating func parseObject() throws(JSONError) -> Setting {
         position += 1
-        var object: [String: Setting] = [:]
+        // Room for a manifest's keys from the start: growing a dictionary one key at a time
+        // rehashes it at every doubling.
+        var object = [String: Setting](minimumCapacity: 8)
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1

@@ -145,10 +145,11 @@ struct ELFImage {
         return lower < upper ? lower..<upper : nil
     }
 
-    private static func read(_ source: any Source, count: UInt64, at offset: UInt64, what: String) throws -> [UInt8] {
-        guard offset <= source.size, count <= source.size - offset else { throw ELFError.truncated(what) }
+    /// - Parameter what: The part read, named only when it is missing.
+    private static func read(_ source: any Source, count: UInt64, at offset: UInt64, what: @autoclosure () -> String) throws -> [UInt8] {
+        guard offset <= source.size, count <= source.size - offset else { throw ELFError.truncated(what()) }
         let bytes = try source.read(count: Int(count), at: offset)
-        guard bytes.count == Int(count) else { throw ELFError.truncated(what) }
+        guard bytes.count == Int(count) else { throw ELFError.truncated(what()) }
         return bytes
     }
 
