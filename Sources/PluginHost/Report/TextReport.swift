@@ -18,7 +18,7 @@ enum TextReport {
         let rows = report.plugins.enumerated().map { index, outcome in
             let manifest = outcome.candidate.manifest
             return [
-                "\(index + 1)", manifest.name, manifest.version.description,
+                String(index + 1), manifest.name, manifest.version.description,
                 manifest.requires.isEmpty ? "-" : manifest.requires.joined(separator: ","),
                 outcome.status.rawValue,
                 outcome.loadDuration > .zero ? format(outcome.loadDuration) : "-",
@@ -64,12 +64,19 @@ enum TextReport {
     }
 
     /// A duration as milliseconds with two decimals below 10 ms, whole above: `0.42 ms`,
-    /// `125 ms`.
+    /// `125 ms`; rounded half up, and a negative duration as `0.00 ms`.
+    ///
+    /// Worked out in whole numbers: a report of a thousand plugins formats two thousand.
     static func format(_ duration: Duration) -> String {
-        let milliseconds = duration.milliseconds
-        guard milliseconds < 10 else { return "\(Int(milliseconds.rounded())) ms" }
-        let hundredths = Int((milliseconds * 100).rounded())
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, attoseconds >= 0 else { return "0.00 ms" }
+        // 10^15 attoseconds to the millisecond, 10^13 to the hundredth.
+        guard seconds == 0, attoseconds < 10_000_000_000_000_000 else {
+            let milliseconds = seconds * 1000 + (attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000
+            return String(milliseconds) + " ms"
+        }
+        let hundredths = Int((attoseconds + 5_000_000_000_000) / 10_000_000_000_000)
         let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) ms"
+        return String(hundredths / 100) + (fraction < 10 ? ".0" : ".") + String(fraction) + " ms"
     }
 }

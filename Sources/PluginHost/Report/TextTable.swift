@@ -1,30 +1,63 @@
 /// Columns padded to their widest cell, two spaces apart, indented by two.
 enum TextTable {
     static func render(header: [String], rows: [[String]]) -> String {
-        let all = [header] + rows
         // Unicode scalars, not grapheme clusters: as wide for the ASCII names and paths of a
         // report, and much cheaper to count for a thousand rows.
-        let cellWidths = all.map { row in row.map(width) }
-        let widths = header.indices.map { column in cellWidths.lazy.map { $0[column] }.max() ?? 0 }
-        // Built as bytes: a report of a thousand plugins has eight thousand cells.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(all.count * (widths.reduce(0, +) + 2 * widths.count + 3) + 64)
-        for (row, cells) in all.enumerated() {
-            bytes.append(contentsOf: [0x20, 0x20])
-            for (column, cell) in cells.enumerated() {
-                bytes.append(contentsOf: cell.utf8)
-                if column < cells.count - 1 {
-                    bytes.append(contentsOf: repeatElement(0x20, count: widths[column] - cellWidths[row][column] + 2))
-                }
+        var widths = header.map(width)
+        var bytes = 0
+        for row in rows {
+            for (column, cell) in row.enumerated() {
+                widths[column] = max(widths[column], width(cell))
+                bytes += cell.utf8.count
             }
-            bytes.append(0x0A)
         }
-        return String(decoding: bytes, as: UTF8.self)
+        // Written in place, once: a report of a thousand plugins has eight thousand cells.
+        // Every cell is padded to its column's width in columns and holds at least as many
+        // bytes as columns, so this is room enough.
+        let capacity = (rows.count + 1) * (widths.reduce(0, +) + 2 * widths.count + 1) + bytes
+            + header.reduce(0) { $0 + $1.utf8.count }
+        return String(unsafeUninitializedCapacity: capacity) { output in
+            var end = 0
+            func write(_ row: [String]) {
+                output[end] = 0x20
+                output[end + 1] = 0x20
+                end += 2
+                for (column, cell) in row.enumerated() {
+                    end = copy(cell, into: output, at: end)
+                    if column < row.count - 1 {
+                        let padding = widths[column] - width(cell) + 2
+                        output[end..<end + padding].initialize(repeating: 0x20)
+                        end += padding
+                    }
+                }
+                output[end] = 0x0A
+                end += 1
+            }
+            write(header)
+            for row in rows { write(row) }
+            return end
+        }
     }
 
     /// The width of `text` in columns, counting Unicode scalars (a UTF-8 count for ASCII).
     private static func width(_ text: String) -> Int {
         let utf8 = text.utf8
-        return utf8.allSatisfy { $0 < 0x80 } ? utf8.count : text.unicodeScalars.count
+        let isASCII = utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } } ?? utf8.allSatisfy { $0 < 0x80 }
+        return isASCII ? utf8.count : text.unicodeScalars.count
+    }
+
+    /// Copies the UTF-8 of `text` into `output` at `offset`; returns where it ends.
+    private static func copy(_ text: String, into output: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        let copied = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            _ = UnsafeMutableBufferPointer(rebasing: output[offset..<offset + utf8.count]).initialize(from: utf8)
+            return offset + utf8.count
+        }
+        if let copied { return copied }
+        var end = offset
+        for byte in text.utf8 {
+            output[end] = byte
+            end += 1
+        }
+        return end
     }
 }
