@@ -171,9 +171,14 @@ fuzz-smoke:
 
 # Unit tests need nothing but SwiftPM; the integration tests run the binaries built here
 # and build the fixture plugins with `make fixtures` into a temporary directory.
+# SwiftPM leaves an empty TemporaryDirectory.* behind in $$TMPDIR at every build and test
+# run; they go to build/tmp, which `make clean` removes, instead of piling up in /tmp.
+SWIFTPM_TMPDIR := $(abspath $(BUILD))/tmp
+
 test: all
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@mkdir -p $(SWIFTPM_TMPDIR)
+	TMPDIR=$(SWIFTPM_TMPDIR) $(SWIFT) build --build-tests
+	TMPDIR=$(SWIFTPM_TMPDIR) $(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory fuzz-smoke
 
 # plugin-abi.pc: `pkg-config --cflags --libs plugin-abi` gives the swiftc flags to build a
