@@ -171,15 +171,16 @@ fuzz-smoke:
 
 # Unit tests need nothing but SwiftPM; the integration tests run the binaries built here
 # and build the fixture plugins with `make fixtures` into a temporary directory.
-# SwiftPM leaves an empty TemporaryDirectory.* behind in $$TMPDIR at every build and test
-# run; they go to build/tmp, which `make clean` removes, instead of piling up in /tmp.
-SWIFTPM_TMPDIR := $(abspath $(BUILD))/tmp
+# SwiftPM and the Swift driver leave a TemporaryDirectory.* behind in $$TMPDIR at every
+# build and test run; they go to build/tmp, which `make clean` removes, instead of piling up
+# in /tmp.
+TOOL_TMPDIR := $(abspath $(BUILD))/tmp
 
 test: all
-	@mkdir -p $(SWIFTPM_TMPDIR)
-	TMPDIR=$(SWIFTPM_TMPDIR) $(SWIFT) build --build-tests
-	TMPDIR=$(SWIFTPM_TMPDIR) $(SWIFT) test --skip-build
-	$(MAKE) --no-print-directory fuzz-smoke
+	@mkdir -p $(TOOL_TMPDIR)
+	TMPDIR=$(TOOL_TMPDIR) $(SWIFT) build --build-tests
+	TMPDIR=$(TOOL_TMPDIR) $(SWIFT) test --skip-build
+	TMPDIR=$(TOOL_TMPDIR) $(MAKE) --no-print-directory fuzz-smoke
 
 # plugin-abi.pc: `pkg-config --cflags --libs plugin-abi` gives the swiftc flags to build a
 # plugin against this install tree; ${pcfiledir} keeps it right when the tree moves.
