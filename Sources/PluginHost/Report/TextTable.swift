@@ -1,13 +1,19 @@
 /// Columns padded to their widest cell, two spaces apart, indented by two.
 enum TextTable {
     static func render(header: [String], rows: [[String]]) -> String {
-        // Unicode scalars, not grapheme clusters: as wide for the ASCII names and paths of a
-        // report, and much cheaper to count for a thousand rows.
+        // Every cell's width, row after row, counted once: for the columns' widths, then for
+        // each cell's padding. Widths count Unicode scalars, not grapheme clusters: as wide
+        // for the ASCII names and paths of a report, and much cheaper for a thousand rows.
         var widths = header.map(width)
+        var cellWidths: [Int] = []
+        cellWidths.reserveCapacity((rows.count + 1) * header.count)
+        cellWidths.append(contentsOf: widths)
         var bytes = 0
         for row in rows {
             for (column, cell) in row.enumerated() {
-                widths[column] = max(widths[column], width(cell))
+                let cellWidth = width(cell)
+                cellWidths.append(cellWidth)
+                widths[column] = max(widths[column], cellWidth)
                 bytes += cell.utf8.count
             }
         }
@@ -18,17 +24,19 @@ enum TextTable {
             + header.reduce(0) { $0 + $1.utf8.count }
         return String(unsafeUninitializedCapacity: capacity) { output in
             var end = 0
+            var cell = 0
             func write(_ row: [String]) {
                 output[end] = 0x20
                 output[end + 1] = 0x20
                 end += 2
-                for (column, cell) in row.enumerated() {
-                    end = copy(cell, into: output, at: end)
+                for (column, text) in row.enumerated() {
+                    end = copy(text, into: output, at: end)
                     if column < row.count - 1 {
-                        let padding = widths[column] - width(cell) + 2
+                        let padding = widths[column] - cellWidths[cell] + 2
                         output[end..<end + padding].initialize(repeating: 0x20)
                         end += padding
                     }
+                    cell += 1
                 }
                 output[end] = 0x0A
                 end += 1
