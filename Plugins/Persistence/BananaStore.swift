@@ -14,9 +14,10 @@ import Musl
 /// flushed too. A run interrupted at any point leaves either the old store or the new one,
 /// never a mix. A store file that cannot be read is reported, never replaced.
 ///
-/// One process at a time: opening takes an advisory lock (`flock`) on `bananas.lock` in
-/// the same directory, held until the process ends; a second process fails with
-/// ``BananaStoreError/inUse(path:holder:)`` instead of interleaving its writes.
+/// One process at a time: opening takes a lock on `bananas.lock` in the same directory,
+/// held until the store is closed or the process ends; a second process fails with
+/// ``BananaStoreError/inUse(path:holder:)``, naming the holder, instead of interleaving its
+/// writes. Every write first checks that the lock is still held.
 public final class BananaStore: Sendable {
     /// The store file.
     public let path: String
@@ -55,6 +56,7 @@ public final class BananaStore: Sendable {
     public func update<Result>(_ change: (inout [Banana]) throws -> Result) throws -> Result {
         try bananas.withLock { current in
             guard !lock.isReleased else { throw BananaStoreError.closed(path: path) }
+            try lock.verify()
             var changed = current
             let result = try change(&changed)
             let data: Data
@@ -97,6 +99,7 @@ public enum BananaStoreError: Error, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case unwritable(path: String, reason: String)
     case inUse(path: String, holder: String)
+    case lockLost(path: String, reason: String)
     case closed(path: String)
 
     public var description: String {
@@ -108,6 +111,9 @@ public enum BananaStoreError: Error, CustomStringConvertible {
             "cannot read banana store \(path): \(reason)"
         case .unwritable(let path, let reason):
             "cannot save banana store \(path): \(reason); the previous contents are kept"
+        case .lockLost(let path, let reason):
+            "banana store \(path) is no longer locked for this process: \(reason); nothing was written, "
+                + "so that no other process's changes are overwritten"
         case .closed(let path):
             "banana store \(path) is closed: the host is shutting down"
         case .inUse(let path, let holder):

@@ -1,16 +1,11 @@
 import PluginABI
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Opens the banana store for the plugins that require Persistence.
 ///
-/// Setting `dataDirectory` (string): where the store file `bananas.json` lives. Default:
-/// `$XDG_DATA_HOME/plugin-host`, or `$HOME/.local/share/plugin-host`.
+/// Setting `dataDirectory` (string): where the store file `bananas.json` lives; a relative
+/// path is relative to the configuration file. Default: `$XDG_DATA_HOME/plugin-host`, or
+/// `$HOME/.local/share/plugin-host`.
 public final class PersistenceBootstrapping: Bootstrapping {
     private let store = Mutex<BananaStore?>(nil)
 
@@ -25,7 +20,7 @@ public final class PersistenceBootstrapping: Bootstrapping {
     }
 
     public func bootstrap(_ bootstrapped: Bootstrapped) throws {
-        let directory = try bootstrapped.settings.string("dataDirectory") ?? Self.defaultDataDirectory()
+        let directory = try bootstrapped.settings.path("dataDirectory") ?? Self.defaultDataDirectory(bootstrapped.environment)
         let opened = try BananaStore(directory: directory)
         store.withLock { $0 = opened }
     }
@@ -36,15 +31,12 @@ public final class PersistenceBootstrapping: Bootstrapping {
         store.withLock { $0 }?.close()
     }
 
-    /// `$XDG_DATA_HOME/plugin-host`, else `$HOME/.local/share/plugin-host`.
-    static func defaultDataDirectory() throws(PersistenceError) -> String {
-        if let data = environment("XDG_DATA_HOME"), data.hasPrefix("/") { return data + "/plugin-host" }
-        if let home = environment("HOME"), !home.isEmpty { return home + "/.local/share/plugin-host" }
+    /// `$XDG_DATA_HOME/plugin-host`, else `$HOME/.local/share/plugin-host`, from the host's
+    /// environment as it started.
+    static func defaultDataDirectory(_ environment: [String: String]) throws(PersistenceError) -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/plugin-host" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/share/plugin-host" }
         throw .noDataDirectory
-    }
-
-    private static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
     }
 }
 

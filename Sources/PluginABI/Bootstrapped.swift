@@ -44,8 +44,12 @@ public struct Bootstrapped: Sendable {
         }
 
         let state: Mutex<State>
+        let environment: [String: String]
 
-        init(_ state: State = State()) { self.state = Mutex(state) }
+        init(_ state: State = State(), environment: [String: String] = [:]) {
+            self.state = Mutex(state)
+            self.environment = environment
+        }
     }
 
     private let storage: Storage
@@ -55,6 +59,14 @@ public struct Bootstrapped: Sendable {
     /// Creates an empty chain.
     public init() {
         self.init(storage: Storage(), held: 0, viewer: nil)
+    }
+
+    /// Creates an empty chain whose components see `environment` as the host's.
+    ///
+    /// - Parameter environment: The environment variables of the host process when it
+    ///   started, before any plugin code could change them.
+    public init(environment: [String: String]) {
+        self.init(storage: Storage(environment: environment), held: 0, viewer: nil)
     }
 
     private init(storage: Storage, held: Int, viewer: Viewer?) {
@@ -68,6 +80,10 @@ public struct Bootstrapped: Sendable {
 
     /// The settings of the plugin being bootstrapped; empty for the whole chain.
     public var settings: Settings { viewer?.settings ?? Settings() }
+
+    /// The environment variables of the host when it started, before any plugin code ran:
+    /// read these rather than the process's, which plugin code may have changed since.
+    public var environment: [String: String] { storage.environment }
 
     /// The plugins whose components this value can see: for the whole chain in bootstrap
     /// order, for a view nearest first.
@@ -156,7 +172,7 @@ public struct Bootstrapped: Sendable {
         for (index, held) in state.entries.enumerated() { state.indexByName[held.identity.name] = index }
         state.indexByName[identity.name] = state.entries.count
         state.entries.append(entry)
-        return Bootstrapped(storage: Storage(state), held: held + 1, viewer: nil)
+        return Bootstrapped(storage: Storage(state, environment: storage.environment), held: held + 1, viewer: nil)
     }
 
     /// Returns the visible component whose type is `type` or a subclass of it, or conforms

@@ -18,6 +18,9 @@ public struct Settings: Sendable, Hashable {
     public let pluginName: String
     /// All values, by key.
     public let values: [String: Setting]
+    /// The directory that relative paths in these settings are relative to: the directory
+    /// of the configuration file they come from.
+    public let baseDirectory: String?
 
     /// Creates settings for a plugin.
     ///
@@ -25,8 +28,19 @@ public struct Settings: Sendable, Hashable {
     ///   - values: The values, by key.
     ///   - pluginName: The plugin they belong to.
     public init(_ values: [String: Setting] = [:], for pluginName: String = "") {
+        self.init(values, for: pluginName, baseDirectory: nil)
+    }
+
+    /// Creates settings for a plugin, whose relative paths are relative to `baseDirectory`.
+    ///
+    /// - Parameters:
+    ///   - values: The values, by key.
+    ///   - pluginName: The plugin they belong to.
+    ///   - baseDirectory: The directory of the configuration file, an absolute path.
+    public init(_ values: [String: Setting], for pluginName: String, baseDirectory: String?) {
         self.values = values
         self.pluginName = pluginName
+        self.baseDirectory = baseDirectory
     }
 
     /// The value stored under `key`, if any.
@@ -65,6 +79,18 @@ public struct Settings: Sendable, Hashable {
             guard case .number(let value) = setting, value.rounded() == value, abs(value) < 0x1p53 else { return nil }
             return Int(value)
         }
+    }
+
+    /// The path stored under `key`, absolute: a relative path is resolved against
+    /// ``baseDirectory`` (the configuration file's directory), so that it means the same
+    /// whatever the working directory is when it is used.
+    ///
+    /// - Returns: The path, or `nil` when the key is absent or `null`.
+    /// - Throws: ``SettingsError`` when the key holds another type than a string.
+    public func path(_ key: String) throws(SettingsError) -> String? {
+        guard let path = try string(key) else { return nil }
+        guard !path.hasPrefix("/"), let baseDirectory else { return path }
+        return baseDirectory.hasSuffix("/") ? baseDirectory + path : baseDirectory + "/" + path
     }
 
     /// The value under `key` as `extract` reads it: `nil` when absent or `null`, an error

@@ -28,7 +28,7 @@ struct CrashContainmentTests {
         let directory = try PluginDirectoryFixture.demo(fixtures: ["Crasher"])
         let result = try directory.runHost(environment: ["CRASHER_MODE": "exit", "CRASHER_PHASE": phase])
         #expect(result.status == 70)
-        #expect(result.standardError.contains("plugin Crasher (\(directory.plugins.path)/libCrasher.so) called exit() during \(phase)"))
+        #expect(result.standardError.contains("plugin Crasher (\(directory.plugins.path)/libCrasher.so) called exit(0) during \(phase)"))
     }
 
     @Test("a plugin that does not return within --timeout is named and the host does not wait for it", arguments: ["load", "bootstrap"])

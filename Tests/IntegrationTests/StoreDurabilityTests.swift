@@ -90,10 +90,12 @@ struct StoreDurabilityTests {
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: store.path) && Date() < deadline { usleep(10_000) }
 
+        // The store is held by the first host's worker process, the supervisor's child.
+        let worker = try #require(HostProcesses.children(of: first.processIdentifier).first)
         let second = try directory.runHost()
         #expect(second.status == 1)
         #expect(second.standardError.contains(
-            "failed to bootstrap: banana store \(store.path) is in use by process \(first.processIdentifier); run one host per data directory"))
+            "failed to bootstrap: banana store \(store.path) is in use by process \(worker); run one host per data directory"))
 
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()

@@ -16,15 +16,15 @@ struct NewPluginCommand {
                 try writeNewFile(directory + "/" + path, contents: contents)
             }
         } catch {
-            StandardStreams.writeToError("plugin-host: error: cannot write the plugin project: \(error)\n")
+            Console.direct.write("plugin-host: error: cannot write the plugin project: \(error)\n", to: .error)
             return .failure
         }
-        StandardStreams.writeToOutput(
+        Console.direct.write(
             "Created plugin \(name) in \(directory):\n"
                 + files.map { "  \($0.path)\n" }.joined()
                 + "Build it with: make -C \(directory)\n"
                 + "Test it with:  make -C \(directory) test\n"
-                + "Install it:    make -C \(directory) install   (into \(installPrefix ?? "/usr/local")/lib/plugin-host/plugins)\n")
+                + "Install it:    make -C \(directory) install   (into \(installPrefix ?? "/usr/local")/lib/plugin-host/plugins)\n", to: .output)
         return .success
     }
 }

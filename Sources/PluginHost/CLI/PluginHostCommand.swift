@@ -1,43 +1,33 @@
-import Synchronization
-
 /// The `plugin-host` program.
 @main
 struct PluginHostCommand {
     static func main() {
-        // Before any other thread exists, so that every thread inherits the mask and only
-        // the host's signal thread receives SIGINT, SIGTERM and SIGHUP.
-        TerminationSignals.block()
-        let status = Mutex(ExitStatus.success)
-        let finished = Semaphore()
-        Task.detached {
-            let result = await run(arguments: Array(CommandLine.arguments.dropFirst()))
-            status.withLock { $0 = result }
-            finished.signal()
-        }
-        finished.wait(timeout: nil)
-        Process.exit(status.withLock { $0 }.rawValue)
+        ProcessControl.exit(run(arguments: Array(CommandLine.arguments.dropFirst())).rawValue)
     }
 
-    /// Runs the program with `arguments` (without the program name).
-    static func run(arguments: [String]) async -> ExitStatus {
+    /// Runs the program with `arguments` (without the program name). A run does not
+    /// return: it forks the worker, and both processes exit from there.
+    static func run(arguments: [String]) -> ExitStatus {
         let defaultDirectory = installedPluginDirectory
+        let console = Console.direct
         let command: Command
         do {
             command = try Command(
                 parsing: arguments, searchPath: Process.environment("PLUGIN_HOST_PATH"), defaultDirectory: defaultDirectory)
         } catch {
-            StandardStreams.writeToError("plugin-host: \(error)\n\(HelpText.usage)See 'plugin-host --help'.\n")
+            console.write("plugin-host: \(error)\n\(HelpText.usage)See 'plugin-host --help'.\n", to: .error)
             return .usage
         }
         switch command {
         case .help:
-            StandardStreams.writeToOutput(HelpText.help(defaultDirectory: defaultDirectory))
+            console.write(HelpText.help(defaultDirectory: defaultDirectory), to: .output)
             return .success
         case .version:
-            StandardStreams.writeToOutput(HelpText.versionLine)
+            console.write(HelpText.versionLine, to: .output)
             return .success
         case .run(let options):
-            return await RunCommand(options: options).run()
+            let link = Supervisor.start(stopLimit: options.shutdownTimeout, crashStatus: .crashed)
+            RunCommand(options: options, link: link).run()
         case .list(let options, let json):
             return ListCommand(options: options, json: json).run()
         case .inspect(let file, let json):

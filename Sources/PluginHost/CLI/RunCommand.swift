@@ -1,18 +1,78 @@
 import PluginABI
 
-/// `plugin-host --dir DIR`: scan, resolve, load and bootstrap, report; then run the
-/// services, reload on SIGHUP, and shut down.
+/// `plugin-host --dir DIR`, in the worker process: scan, resolve, load and bootstrap,
+/// report; then run the services, reload on SIGHUP, and shut down.
+///
+/// The main thread only drives and waits: plugin code runs on plugin threads, the host's
+/// text goes through the supervisor, and every path the operator gave is made absolute
+/// before any plugin code can change the working directory.
 struct RunCommand {
     let options: RunOptions
+    let link: WorkerLink
+    /// The environment as the host started, before any plugin code could change it.
+    let environment = Process.environment
+
+    init(options: RunOptions, link: WorkerLink) {
+        var options = options
+        let start = Process.workingDirectory ?? "/"
+        func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : start + "/" + path }
+        options.configurationFile = options.configurationFile.map(absolute)
+        options.timeline = options.timeline.map(absolute)
+        self.options = options
+        self.link = link
+    }
+
+    private var console: Console {
+        Console { [link] text, stream in link.write(text, to: stream == .output ? .output : .error) }
+    }
+
+    /// Runs the whole lifecycle, prints the report and ends the worker with the run's
+    /// status.
+    func run() -> Never {
+        let events = HostEvents()
+        link.listen { command in
+            switch command {
+            case .stop(let signal): events.post(.stop(signal: signal))
+            case .reload: events.post(.reload)
+            }
+        }
+        if options.json { StandardStreams.divertOutputToError() }
+        var (report, members) = bootstrap()
+        for warning in ProcessState.restore(after: "loading and bootstrapping") { report.warnings.append(warning) }
+        if link.stopRequested { report.stoppedBySignal = true }
+        link.enter(.report)
+        print(report)
+        if let timeline = options.timeline {
+            do {
+                try replaceFile(timeline, contents: TimelineSVG.document(of: report))
+            } catch {
+                console.write("plugin-host: error: cannot write the timeline: \(error)\n", to: .error)
+                report.problems.append(Problem(.timelineUnwritable, file: timeline, "cannot write the timeline \(timeline): \(error)"))
+            }
+        }
+
+        let lifecycle = Lifecycle(
+            members: members, events: events, threads: PluginThreads(limit: nil, link: link), console: console,
+            shutdownTimeout: options.shutdownTimeout, reloadTimeout: options.timeout,
+            readConfiguration: { [self] in readConfiguration().map(\.settings) })
+        var problems: [Problem] = []
+        if report.succeeded || options.keepGoing {
+            problems += lifecycle.runServices()
+        }
+        problems += lifecycle.shutDown()
+        // The process ends next; freeing a thousand plugin records first would only cost
+        // time, and would run plugin code (deinitializers) on this thread.
+        RetainedUntilExit.keep(report, members, lifecycle)
+        link.exit(report.succeeded && problems.isEmpty ? .success : .failure, within: options.shutdownTimeout)
+    }
 
     /// Scans, resolves, loads and bootstraps; prints nothing.
     ///
     /// - Returns: The report, and the bootstrapped plugins in bootstrap order.
-    func bootstrap(events: HostEvents? = nil) async -> (report: RunReport, bootstrapped: [(candidate: PluginCandidate, component: any Bootstrapping)]) {
+    private func bootstrap() -> (report: RunReport, members: [Lifecycle.Member]) {
         let clock = ContinuousClock()
         let start = clock.now
         var report = RunReport(directory: PluginSearchPath(options.search).description)
-        var bootstrapped: [(candidate: PluginCandidate, component: any Bootstrapping)] = []
 
         let configuration: Configuration
         switch readConfiguration() {
@@ -24,6 +84,7 @@ struct RunCommand {
             configuration = read
         }
 
+        link.enter(.survey)
         let survey = PluginSurvey(options.search)
         let resolution = survey.resolution
         let found = Set(survey.scan.candidates.map(\.name))
@@ -39,49 +100,28 @@ struct RunCommand {
             report.duration = clock.now - start
             return (report, [])
         }
+        let order = Array(resolution.order)
+        guard link.publish(plugins: order.map(\.label)) else {
+            report.problems.append(Problem(
+                .directoryUnreadable, file: report.directory,
+                "\(order.count) plugins are more than one host can track (\(SupervisionPage.pluginCapacity)); split them over several hosts"))
+            return (report, [])
+        }
 
         let runner = ChainRunner(
-            settings: configuration.settings, keepGoing: options.keepGoing, jobs: options.jobs,
-            pluginGuard: PluginGuard(timeout: options.timeout), epoch: start,
-            stopRequested: { events?.stopRequested ?? false })
-        let outcome = await runner.run(Array(resolution.order), graphFailures: resolution.failures)
+            settings: configuration.settings, keepGoing: options.keepGoing,
+            threads: PluginThreads(limit: options.jobs, link: link), timeout: options.timeout, epoch: start,
+            environment: environment)
+        let outcome = runner.run(order, graphFailures: resolution.failures)
         report.plugins = outcome.plugins
         report.problems += outcome.problems
         report.duration = clock.now - start
-        for plugin in outcome.plugins where plugin.status == .bootstrapped {
-            if let component = plugin.component { bootstrapped.append((plugin.candidate, component)) }
+        let members = outcome.plugins.enumerated().compactMap { index, plugin -> Lifecycle.Member? in
+            guard plugin.status == .bootstrapped, let component = plugin.component else { return nil }
+            return Lifecycle.Member(
+                index: index, candidate: plugin.candidate, component: component, service: plugin.service, reloadable: plugin.reloadable)
         }
-        return (report, bootstrapped)
-    }
-
-    /// Runs the whole lifecycle, prints the report and returns the exit status.
-    func run() async -> ExitStatus {
-        let events = HostEvents()
-        events.listen()
-        let jsonOutput = options.json ? StandardStreams.divertOutputToError() : nil
-        var (report, bootstrapped) = await bootstrap(events: events)
-        if events.stopRequested { report.stoppedBySignal = true }
-        print(report, jsonOutput: jsonOutput)
-        if let timeline = options.timeline {
-            do {
-                try replaceFile(timeline, contents: TimelineSVG.document(of: report))
-            } catch {
-                StandardStreams.writeToError("plugin-host: error: cannot write the timeline: \(error)\n")
-                report.problems.append(Problem(.timelineUnwritable, file: timeline, "cannot write the timeline \(timeline): \(error)"))
-            }
-        }
-
-        let lifecycle = Lifecycle(
-            plugins: bootstrapped, events: events, shutdownTimeout: options.shutdownTimeout, reloadTimeout: options.timeout,
-            readConfiguration: { readConfiguration().map(\.settings) })
-        var problems: [Problem] = []
-        if report.succeeded || options.keepGoing {
-            problems += await lifecycle.runServices()
-        }
-        problems += await lifecycle.shutDown()
-        // The process ends next; freeing a thousand plugin records first would only cost time.
-        RetainedUntilExit.keep(report, bootstrapped, lifecycle)
-        return report.succeeded && problems.isEmpty ? .success : .failure
+        return (report, members)
     }
 
     private func readConfiguration() -> Result<Configuration, Problem> {
@@ -93,20 +133,12 @@ struct RunCommand {
         }
     }
 
-    private func print(_ report: RunReport, jsonOutput: Int32?) {
+    private func print(_ report: RunReport) {
+        console.write(TextReport.errors(of: report), to: .error)
         if options.json {
-            let document = JSONReport.document(of: report).rendered() + "\n"
-            StandardStreams.writeToError(TextReport.errors(of: report))
-            if let jsonOutput {
-                StandardStreams.send(document, to: jsonOutput)
-            } else {
-                StandardStreams.writeToOutput(document)
-            }
-        } else {
-            StandardStreams.writeToError(TextReport.errors(of: report))
-            if report.succeeded || !report.plugins.isEmpty {
-                StandardStreams.writeToOutput(TextReport.summary(of: report))
-            }
+            console.write(JSONReport.document(of: report).rendered() + "\n", to: .output)
+        } else if report.succeeded || !report.plugins.isEmpty {
+            console.write(TextReport.summary(of: report), to: .output)
         }
     }
 }

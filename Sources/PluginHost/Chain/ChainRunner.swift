@@ -1,34 +1,42 @@
 import PluginABI
 import Synchronization
 
-/// Loads ordered plugins, then bootstraps their components: concurrently where the
-/// dependency graph allows, on ``jobs`` threads of a ``PluginThreadPool``, under the
-/// ``PluginGuard``. A plugin starts as soon as everything it depends on is done; a
-/// synchronous bootstrap holds a thread until it returns, an asynchronous one that waits
-/// holds none. With one thread, plugins start in the given order and only one runs code at
-/// a time.
+/// Loads plugins in bootstrap order, then bootstraps their components as their
+/// dependencies allow, and reports what happened to each.
+///
+/// All plugin code runs on the ``PluginThreads`` (`--jobs` of them), never on the calling
+/// thread, which only waits. Loading is one piece of work on one of them: the plugins load
+/// one after another, as the dynamic loader serialises `dlopen` anyway. Then a plugin's
+/// bootstrap starts as soon as every plugin it depends on is done, on the thread that
+/// finished the last of them, inline until it first suspends: a chain of bootstraps that
+/// never wait costs no hand-off between threads. A synchronous bootstrap holds its thread
+/// until it returns; an asynchronous one that waits holds none. With one thread, plugins
+/// start in the given order and only one runs code at a time.
+///
+/// Each load and bootstrap is a step in the supervision page with a deadline of `timeout`;
+/// the supervisor ends the host when one overruns.
 ///
 /// Each component receives the view of the components bootstrapped so far that holds
 /// exactly its dependencies, so the outcome is the sequential one whatever order components
 /// finish in; the final ``Bootstrapped`` holds them in the given (topological) order.
 ///
 /// By default the first failure stops the run: bootstraps already running finish, no new
-/// one starts. With ``keepGoing`` every plugin that does not require a failed plugin
-/// still runs; the others are reported with the chain of reasons
-/// (`Application did not run: it requires Domain, which failed: ...`).
-struct ChainRunner: Sendable {
+/// one starts. With ``keepGoing`` every plugin that does not require a failed plugin still
+/// runs; the others are reported with the chain of reasons (`Application did not run: it
+/// requires Domain, which failed: ...`).
+struct ChainRunner {
     /// The settings of each plugin, by name; plugins not named get empty settings.
     var settings: [String: Settings] = [:]
     /// Run everything that does not depend on a failure, instead of stopping at the first.
     var keepGoing = false
-    /// How many threads run plugin code.
-    var jobs = 1
-    /// Watches each plugin's load and bootstrap.
-    var pluginGuard: PluginGuard
+    /// The threads that run plugin code.
+    let threads: PluginThreads
+    /// How long one plugin may take to load, and then to bootstrap; `nil` for no limit.
+    var timeout: Duration?
     /// The start of the host, from which plugin times are measured.
     var epoch = ContinuousClock.now
-    /// Answers whether the host was asked to stop; no plugin starts bootstrapping then.
-    var stopRequested: @Sendable () -> Bool = { false }
+    /// The host's environment as it started, which components see.
+    var environment: [String: String] = [:]
 
     /// The result of a run.
     struct Outcome: Sendable {
@@ -40,6 +48,25 @@ struct ChainRunner: Sendable {
         var bootstrapped = Bootstrapped()
     }
 
+    /// Loads every plugin of `order`, then bootstraps their components; returns when all
+    /// are done.
+    ///
+    /// - Parameters:
+    ///   - order: Plugins in bootstrap order, each after the plugins it depends on; a
+    ///     plugin's index in it numbers it in the supervision page.
+    ///   - graphFailures: Plugins that must not run because of a graph problem, which the
+    ///     caller has reported already (only with ``keepGoing``).
+    func run(_ order: [PluginCandidate], graphFailures: [String: Problem] = [:]) -> Outcome {
+        let run = ChainRun(runner: self, order: order, graphFailures: graphFailures)
+        run.load()
+        run.bootstrap()
+        return run.outcome()
+    }
+}
+
+/// The state of one ``ChainRunner/run(_:graphFailures:)``, shared by the threads that load
+/// and bootstrap, behind one lock.
+private final class ChainRun: Sendable {
     /// Why a plugin is out of the run, as the reason chain of a dependent quotes it.
     private enum Fate {
         case failed(String)
@@ -53,228 +80,270 @@ struct ChainRunner: Sendable {
         }
     }
 
-    private struct Completion: Sendable {
-        let index: Int
-        /// `nil` when the run stopped before this bootstrap began.
-        let error: String??
-        let started: Duration
-        let finished: Duration
+    private struct State {
+        var plugins: [PluginOutcome]
+        var problems: [Problem] = []
+        var fates: [String: Fate]
+        /// Set by the first failure unless keeping going: nothing new starts.
+        var stopped = false
+        /// For each plugin, how many of its dependencies are not done yet.
+        var waiting: [Int] = []
+        var ready = MinHeap()
+        var unfinished: Int
+        /// The components bootstrapped so far, in the order they finished: each bootstrap
+        /// takes its view from it (everything it depends on is in it).
+        var completed = Bootstrapped()
     }
 
-    /// Loads every plugin of `order`, then bootstraps their components.
-    ///
-    /// - Parameters:
-    ///   - order: Plugins in bootstrap order: each after the plugins it depends on.
-    ///   - graphFailures: Plugins that must not run because of a graph problem, which the
-    ///     caller has reported already (only with ``keepGoing``).
-    func run(_ order: [PluginCandidate], graphFailures: [String: Problem] = [:]) async -> Outcome {
-        var outcome = Outcome(plugins: order.map { PluginOutcome(candidate: $0, status: .notRun) })
-        var fates = graphFailures.mapValues { Fate.failed($0.message) }
-        var stopped = false
-        let clock = ContinuousClock()
-        let pool = PluginThreadPool(threads: max(1, min(jobs, order.count, FatalSignals.slotCount - 1)))
-        let halted = Flag()
-        // How the crash handler, the watchdog and the report name each plugin: made once.
-        var subjects = [String](repeating: "", count: order.count)
+    private let runner: ChainRunner
+    private let order: [PluginCandidate]
+    private let graphFailures: [String: Problem]
+    /// For each plugin, the plugins that depend on it.
+    private let dependents: [[Int]]
+    private let state: Mutex<State>
+    private let done = Semaphore()
+    private let clock = ContinuousClock()
 
-        func blocker(of candidate: PluginCandidate) -> String? {
-            guard !fates.isEmpty else { return nil }
-            for required in candidate.manifest.requires {
-                if let fate = fates[required] { return "it requires \(required), which \(fate.text)" }
-            }
-            return nil
-        }
-
-        func markNotRun(_ index: Int, because reason: String) {
-            let candidate = order[index]
-            fates[candidate.name] = .didNotRun(reason)
-            outcome.plugins[index].reason = reason
-            if keepGoing && !stopped {
-                outcome.problems.append(Problem(
-                    .dependencyFailed, plugin: candidate.name, file: candidate.file, "\(candidate.name) did not run: \(reason)"))
-            }
-        }
-
-        func markFailed(_ index: Int, _ problem: Problem, cause: String) {
-            fates[order[index].name] = .failed(cause)
-            outcome.plugins[index].status = .failed
-            outcome.plugins[index].reason = cause
-            outcome.problems.append(problem)
-            if !keepGoing {
-                stopped = true
-                halted.raise()
-            }
-        }
-
-        // Loading: in order, one at a time (the dynamic loader serialises dlopen anyway), in
-        // one task on a plugin thread, which names each plugin to the crash handler itself.
-        await withTaskExecutorPreference(pool.executor(label: "plugin-host", phase: "loading plugins")) {
-            for (index, candidate) in order.enumerated() {
-                if let problem = graphFailures[candidate.name] {
-                    outcome.plugins[index].status = .failed
-                    outcome.plugins[index].reason = problem.message
-                    continue
-                }
-                if stopped || stopRequested() { break }
-                if let reason = blocker(of: candidate) {
-                    markNotRun(index, because: reason)
-                    continue
-                }
-                let start = clock.now
-                outcome.plugins[index].loadStarted = start - epoch
-                let subject = "plugin \(candidate.label)"
-                subjects[index] = subject
-                FatalSignals.describeCurrentThread(subject: subject, phase: "load", isPluginCode: true)
-                let loaded = Result { () throws(Problem) in
-                    try pluginGuard.watchingSynchronously(subject, during: .load) { () throws(Problem) in
-                        try PluginLoader.component(of: candidate)
-                    }
-                }
-                switch loaded {
-                case .success(let component): outcome.plugins[index].component = component
-                case .failure(let problem): markFailed(index, problem, cause: problem.message)
-                }
-                FatalSignals.describeCurrentThread(subject: "plugin-host", phase: "loading plugins")
-                outcome.plugins[index].loadDuration = clock.now - start
-            }
-        }
-
-        // Bootstrapping: a plugin is ready when every plugin it depends on is done.
+    init(runner: ChainRunner, order: [PluginCandidate], graphFailures: [String: Problem]) {
+        self.runner = runner
+        self.order = order
+        self.graphFailures = graphFailures
         var indexByName: [String: Int] = [:]
         for (index, candidate) in order.enumerated() { indexByName[candidate.name] = index }
         var waiting = [Int](repeating: 0, count: order.count)
         var dependents = [[Int]](repeating: [], count: order.count)
-        for (index, candidate) in order.enumerated() {
-            for dependency in candidate.manifest.identity.dependencies {
+        // A plugin with a graph problem waits for nothing (it does not run), and nothing waits
+        // for it: its dependents learn of its failure when their turn comes.
+        for (index, candidate) in order.enumerated() where graphFailures[candidate.name] == nil {
+            for dependency in candidate.manifest.identity.dependencies where graphFailures[dependency] == nil {
                 guard let dependencyIndex = indexByName[dependency], dependencyIndex != index else { continue }
                 waiting[index] += 1
                 dependents[dependencyIndex].append(index)
             }
         }
-        var done = [Bool](repeating: false, count: order.count)
-        // Six levels hold any number of plugins; the walks through them cost nothing here.
-        var ready = RankQueue<6>(capacity: order.count)
-        // The components bootstrapped so far, in the order they finished: each bootstrap
-        // takes its view from it when it begins (everything it depends on is in it).
-        let completed = Shared(Bootstrapped())
+        self.dependents = dependents
+        var initial = State(
+            plugins: order.map { PluginOutcome(candidate: $0, status: .notRun) },
+            fates: graphFailures.mapValues { Fate.failed($0.message) }, unfinished: order.count)
+        initial.waiting = waiting
+        initial.completed = Bootstrapped(environment: runner.environment)
+        state = Mutex(initial)
+    }
 
-        func finish(_ index: Int) {
-            done[index] = true
-            for dependent in dependents[index] {
-                waiting[dependent] -= 1
-                if waiting[dependent] == 0 { ready.insert(dependent) }
-            }
-        }
+    private var link: WorkerLink { runner.threads.link }
 
-        for index in order.indices where waiting[index] == 0 { ready.insert(index) }
-        // The scheduler runs on the plugin threads too: a finishing bootstrap and the
-        // scheduler's next step then share a thread instead of waking one another.
-        await withTaskExecutorPreference(pool.executor(label: "plugin-host", phase: "scheduling bootstraps")) {
-        await withTaskGroup(of: Completion.self) { group in
-            while true {
-                while let index = ready.popMin() {
-                    let candidate = order[index]
-                    guard !stopped, !stopRequested(), let component = outcome.plugins[index].component,
-                        outcome.plugins[index].status == .notRun, outcome.plugins[index].reason == nil
-                    else {
-                        finish(index)
-                        continue
-                    }
-                    if let reason = blocker(of: candidate) {
-                        markNotRun(index, because: reason)
-                        finish(index)
-                        continue
-                    }
-                    let ownSettings = settings.isEmpty ? nil : settings[candidate.name]
-                    let subject = subjects[index]
-                    group.addTask(executorPreference: pool.executor(label: subject, phase: PluginGuard.Phase.bootstrap.rawValue)) {
-                        [pluginGuard, epoch, keepGoing] in
-                        let started = ContinuousClock.now - epoch
-                        guard !halted.isRaised else {
-                            return Completion(index: index, error: nil, started: started, finished: started)
-                        }
-                        let view = completed.withLock { $0.view(for: candidate.manifest.identity, settings: ownSettings) }
-                        var failure: String?
-                        do {
-                            try await pluginGuard.watching(subject, during: .bootstrap) {
-                                try await component.bootstrap(view)
-                            }
-                            // Published before the next bootstrap on this thread begins.
-                            completed.withLock { chain in
-                                chain = (try? chain.appending(component, as: candidate.manifest.identity)) ?? chain
-                            }
-                        } catch {
-                            failure = "\(error)"
-                            // Fail fast: no bootstrap that has not begun may begin now.
-                            if !keepGoing { halted.raise() }
-                        }
-                        return Completion(index: index, error: .some(failure), started: started, finished: ContinuousClock.now - epoch)
-                    }
-                }
-                guard let completion = await group.next() else { break }
-                let index = completion.index
-                guard let result = completion.error else {
-                    finish(index)
+    private var stopRequested: Bool { link.stopRequested }
+
+    // MARK: Loading
+
+    /// Loads the plugins in order, on one plugin thread.
+    func load() {
+        guard !order.isEmpty else { return }
+        link.enter(.loading)
+        runner.threads.submit { [self] thread in
+            for index in order.indices {
+                guard let candidate = loadable(index) else {
+                    if state.withLock({ $0.stopped }) || stopRequested { break }
                     continue
                 }
-                let candidate = order[index]
-                outcome.plugins[index].bootstrapStarted = completion.started
-                outcome.plugins[index].bootstrapFinished = completion.finished
-                outcome.plugins[index].bootstrapDuration = completion.finished - completion.started
-                if let error = result {
-                    markFailed(
-                        index,
-                        Problem(.bootstrapFailed, plugin: candidate.name, file: candidate.file, "\(subjects[index]) failed to bootstrap: \(error)"),
-                        cause: error)
-                } else {
-                    outcome.plugins[index].status = .bootstrapped
+                let start = clock.now
+                link.begin(.load, of: index, within: runner.timeout, policy: .endHost)
+                let loaded = thread.running(index, phase: .load) {
+                    Result { () throws(Problem) in
+                        try PluginLoader.component(of: candidate) { link.recordCode(of: index, at: $0) }
+                    }
                 }
-                finish(index)
+                ExitTrap.endIfForkedCopy()
+                link.end(stepOf: index)
+                let duration = clock.now - start
+                state.withLock { state in
+                    state.plugins[index].loadStarted = start - runner.epoch
+                    state.plugins[index].loadDuration = duration
+                    switch loaded {
+                    case .success(let component): state.plugins[index].component = component
+                    case .failure(let problem): markFailed(index, problem, cause: problem.message, in: &state)
+                    }
+                }
             }
+            done.signal()
         }
-        }
-
-        // The final chain, in the given order, whatever order the components finished in.
-        for plugin in outcome.plugins where plugin.status == .bootstrapped {
-            if let component = plugin.component {
-                outcome.bootstrapped = (try? outcome.bootstrapped.appending(component, as: plugin.candidate.manifest.identity))
-                    ?? outcome.bootstrapped
-            }
-        }
-        if stopRequested() {
-            for index in order.indices where outcome.plugins[index].status == .notRun && outcome.plugins[index].reason == nil {
-                outcome.plugins[index].reason = "the host was asked to stop before it started"
-            }
-        }
-        return stopped ? notRunSummary(outcome) : outcome
+        done.wait(timeout: nil)
     }
 
-    /// Fail-fast: the first problem gains the list of the plugins that did not run.
-    private func notRunSummary(_ outcome: Outcome) -> Outcome {
-        var outcome = outcome
-        let notRun = outcome.plugins.filter { $0.status == .notRun }.map(\.candidate.name)
-        if !notRun.isEmpty, let first = outcome.problems.first {
-            outcome.problems[0] = Problem(
-                first.code, plugin: first.plugin, file: first.file, first.message + "; not run: \(notRun.joined(separator: ", "))")
+    /// The candidate at `index` when it is to be loaded; otherwise records why not.
+    private func loadable(_ index: Int) -> PluginCandidate? {
+        let candidate = order[index]
+        return state.withLock { state -> PluginCandidate? in
+            if let problem = graphFailures[candidate.name] {
+                state.plugins[index].status = .failed
+                state.plugins[index].reason = problem.message
+                return nil
+            }
+            if state.stopped || stopRequested { return nil }
+            if let reason = blocker(of: candidate, in: state) {
+                markNotRun(index, because: reason, in: &state)
+                return nil
+            }
+            return candidate
         }
-        return outcome
     }
-}
 
-/// A value shared by the scheduler and the tasks it starts.
-private final class Shared<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
+    // MARK: Bootstrapping
 
-    init(_ value: Value) { self.value = Mutex(value) }
+    /// Bootstraps the loaded components as their dependencies allow; returns when every
+    /// plugin is done, bootstrapped or not.
+    func bootstrap() {
+        guard !order.isEmpty else { return }
+        link.enter(.bootstrapping)
+        let starts = state.withLock { state -> Int in
+            for index in order.indices where state.waiting[index] == 0 { state.ready.insert(index) }
+            return state.ready.count
+        }
+        for _ in 0..<starts { runner.threads.submit { [self] in startNext(on: $0) } }
+        done.wait(timeout: nil)
+    }
 
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { value.withLock { body(&$0) } }
-}
+    /// Takes the next ready plugin, the first in bootstrap order, and starts its bootstrap
+    /// on this thread, or passes it over when it is not to run.
+    private func startNext(on thread: PluginThread) {
+        let now = clock.now
+        var newlyReady = 0
+        let next = state.withLock { state -> (index: Int, component: any Bootstrapping, view: Bootstrapped)? in
+            guard let index = state.ready.popMin() else { return nil }
+            let candidate = order[index]
+            let plugin = state.plugins[index]
+            guard !state.stopped, !stopRequested, let component = plugin.component, plugin.status == .notRun, plugin.reason == nil
+            else {
+                newlyReady = finish(index, in: &state)
+                return nil
+            }
+            if let reason = blocker(of: candidate, in: state) {
+                markNotRun(index, because: reason, in: &state)
+                newlyReady = finish(index, in: &state)
+                return nil
+            }
+            state.plugins[index].bootstrapStarted = now - runner.epoch
+            let settings = runner.settings.isEmpty ? nil : runner.settings[candidate.name]
+            return (index, component, state.completed.view(for: candidate.manifest.identity, settings: settings))
+        }
+        submitStarts(newlyReady)
+        guard let (index, component, view) = next else { return }
+        link.begin(.bootstrap, of: index, within: runner.timeout, policy: .endHost)
+        thread.running(index, phase: .bootstrap) {
+            _ = Task.immediate(executorPreference: runner.threads.executor(for: index, phase: .bootstrap)) { [self] in
+                var failure: String?
+                var roles: (service: (any Service)?, reloadable: (any Reloadable)?) = (nil, nil)
+                do {
+                    try await component.bootstrap(view)
+                    roles = (component.asService, component.asReloadable)
+                } catch {
+                    failure = "\(error)"
+                }
+                ExitTrap.endIfForkedCopy()
+                complete(index, failure: failure, roles: roles)
+            }
+        }
+    }
 
-/// A flag the scheduler and the tasks it starts can raise and read without a lock.
-private final class Flag: Sendable {
-    private let raised = Atomic(false)
+    /// Records the end of a bootstrap and starts what it made ready.
+    private func complete(_ index: Int, failure: String?, roles: (service: (any Service)?, reloadable: (any Reloadable)?)) {
+        let finished = clock.now - runner.epoch
+        link.end(stepOf: index)
+        let newlyReady = state.withLock { state -> Int in
+            let candidate = order[index]
+            state.plugins[index].bootstrapFinished = finished
+            state.plugins[index].bootstrapDuration = finished - (state.plugins[index].bootstrapStarted ?? finished)
+            if let failure {
+                markFailed(
+                    index,
+                    Problem(.bootstrapFailed, plugin: candidate.name, file: candidate.file,
+                            "plugin \(candidate.label) failed to bootstrap: \(failure)"),
+                    cause: failure, in: &state)
+            } else if let component = state.plugins[index].component {
+                state.plugins[index].status = .bootstrapped
+                (state.plugins[index].service, state.plugins[index].reloadable) = roles
+                state.completed = (try? state.completed.appending(component, as: candidate.manifest.identity)) ?? state.completed
+            }
+            return finish(index, in: &state)
+        }
+        submitStarts(newlyReady)
+    }
 
-    var isRaised: Bool { raised.load(ordering: .acquiring) }
+    private func submitStarts(_ count: Int) {
+        for _ in 0..<count { runner.threads.submit { [self] in startNext(on: $0) } }
+    }
 
-    func raise() { raised.store(true, ordering: .releasing) }
+    /// Marks a plugin done: its dependents wait for one plugin less.
+    ///
+    /// - Returns: How many plugins became ready.
+    private func finish(_ index: Int, in state: inout State) -> Int {
+        var readied = 0
+        for dependent in dependents[index] {
+            state.waiting[dependent] -= 1
+            if state.waiting[dependent] == 0 {
+                state.ready.insert(dependent)
+                readied += 1
+            }
+        }
+        state.unfinished -= 1
+        if state.unfinished == 0 { done.signal() }
+        return readied
+    }
+
+    // MARK: Failures
+
+    private func blocker(of candidate: PluginCandidate, in state: State) -> String? {
+        guard !state.fates.isEmpty else { return nil }
+        for required in candidate.manifest.requires {
+            if let fate = state.fates[required] { return "it requires \(required), which \(fate.text)" }
+        }
+        return nil
+    }
+
+    private func markNotRun(_ index: Int, because reason: String, in state: inout State) {
+        let candidate = order[index]
+        state.fates[candidate.name] = .didNotRun(reason)
+        state.plugins[index].reason = reason
+        if runner.keepGoing && !state.stopped {
+            state.problems.append(Problem(
+                .dependencyFailed, plugin: candidate.name, file: candidate.file, "\(candidate.name) did not run: \(reason)"))
+        }
+    }
+
+    private func markFailed(_ index: Int, _ problem: Problem, cause: String, in state: inout State) {
+        state.fates[order[index].name] = .failed(cause)
+        state.plugins[index].status = .failed
+        state.plugins[index].reason = cause
+        state.problems.append(problem)
+        if !runner.keepGoing { state.stopped = true }
+    }
+
+    // MARK: The outcome
+
+    func outcome() -> ChainRunner.Outcome {
+        let stopRequested = stopRequested
+        return state.withLock { state in
+            var outcome = ChainRunner.Outcome(
+                plugins: state.plugins, problems: state.problems, bootstrapped: Bootstrapped(environment: runner.environment))
+            // The final chain, in the given order, whatever order the components finished in.
+            for plugin in outcome.plugins where plugin.status == .bootstrapped {
+                if let component = plugin.component {
+                    outcome.bootstrapped = (try? outcome.bootstrapped.appending(component, as: plugin.candidate.manifest.identity))
+                        ?? outcome.bootstrapped
+                }
+            }
+            if stopRequested {
+                for index in order.indices where outcome.plugins[index].status == .notRun && outcome.plugins[index].reason == nil {
+                    outcome.plugins[index].reason = "the host was asked to stop before it started"
+                }
+            }
+            // Fail-fast: the first problem gains the list of the plugins that did not run.
+            let notRun = outcome.plugins.filter { $0.status == .notRun }.map(\.candidate.name)
+            if state.stopped, !notRun.isEmpty, let first = outcome.problems.first {
+                outcome.problems[0] = Problem(
+                    first.code, plugin: first.plugin, file: first.file, first.message + "; not run: \(notRun.joined(separator: ", "))")
+            }
+            return outcome
+        }
+    }
 }

@@ -14,6 +14,10 @@ struct PluginOutcome: Sendable {
     var reason: String?
     /// The component, once loaded.
     var component: (any Bootstrapping)?
+    /// The component as a service and as reloadable, learnt on a plugin thread when it
+    /// bootstrapped (asking runs plugin code).
+    var service: (any Service)?
+    var reloadable: (any Reloadable)?
     /// When loading started, and when bootstrapping started and finished, measured from
     /// the start of the host.
     var loadStarted: Duration?

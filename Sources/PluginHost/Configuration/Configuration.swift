@@ -17,7 +17,8 @@ struct Configuration: Equatable {
         self.settings = settings
     }
 
-    /// Reads the configuration file at `path`.
+    /// Reads the configuration file at `path`, an absolute path: relative paths in the
+    /// settings are relative to its directory.
     ///
     /// - Throws: ``Problem`` with code `configuration-invalid`, naming the file and what
     ///   is wrong in it.
@@ -48,11 +49,17 @@ struct Configuration: Equatable {
                 guard case .object(let values) = value else {
                     throw Self.invalid(path, "the settings of plugin \"\(name.debugEscaped)\" must be an object, found \(value.typeName)")
                 }
-                settings[name] = Settings(values, for: name)
+                settings[name] = Settings(values, for: name, baseDirectory: directory(of: path))
             }
         case let other?:
             throw Self.invalid(path, "\"plugins\" must be an object of settings by plugin name, found \(other.typeName)")
         }
+    }
+
+    /// The directory of `path`, which is absolute.
+    private func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     private static func invalid(_ path: String, _ reason: String) -> Problem {

@@ -1,19 +1,23 @@
 /// A plugin file whose manifest has been read: known, but not loaded.
 struct PluginCandidate: Equatable, Sendable {
-    /// The path of the `.so` file, as found in the plugin directory.
+    /// The path of the `.so` file, as found in the plugin directory: what reports show.
     let file: String
+    /// The same file as an absolute path, through the resolved plugin directory: what is
+    /// loaded, whatever working directory plugin code moved the process to.
+    let path: String
     let manifest: PluginManifest
     /// Files of later directories of the search path that declare the same name, and are
     /// not used.
     var shadowed: [String] = []
-    /// The addresses the file's loadable segments occupy, relative to its load base.
-    var loadedSpan: Range<UInt64>?
+    /// Where the file's loadable segments lie once mapped, relative to its load base.
+    var segments: ELFImage.Segments?
 
-    init(file: String, manifest: PluginManifest, shadowed: [String] = [], loadedSpan: Range<UInt64>? = nil) {
+    init(file: String, path: String? = nil, manifest: PluginManifest, shadowed: [String] = [], segments: ELFImage.Segments? = nil) {
         self.file = file
+        self.path = path ?? file
         self.manifest = manifest
         self.shadowed = shadowed
-        self.loadedSpan = loadedSpan
+        self.segments = segments
     }
 
     var name: String { manifest.name }

@@ -41,8 +41,8 @@ struct PluginDirectory {
         }
         // Reading manifests is independent per file: spread it over the processors, then
         // merge in name order, so the result is the same as reading one file at a time.
-        let files = names.filter { $0.hasSuffix(".so") }.map(file(named:))
-        let results = concurrentMap(files) { file in read(file, inResolvedDirectory: resolvedDirectory) }
+        let files = names.filter { $0.hasSuffix(".so") }
+        let results = concurrentMap(files) { name in read(name, inResolvedDirectory: resolvedDirectory) }
         for result in results {
             switch result {
             case .success(let candidate): scan.candidates.append(candidate)
@@ -52,8 +52,9 @@ struct PluginDirectory {
         return scan
     }
 
-    /// Opens, checks and reads one plugin file.
-    private func read(_ file: String, inResolvedDirectory resolvedDirectory: String) -> Result<PluginCandidate, Problem> {
+    /// Opens, checks and reads the plugin file `name`.
+    private func read(_ name: String, inResolvedDirectory resolvedDirectory: String) -> Result<PluginCandidate, Problem> {
+        let file = file(named: name)
         // The checks apply to the file opened, so it cannot be swapped between the check and
         // the read; a symbolic link is opened only once it is known to stay inside.
         let opened: ReadOnlyFile
@@ -76,7 +77,8 @@ struct PluginDirectory {
         }
         do {
             let plugin = try ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
-            return .success(PluginCandidate(file: file, manifest: plugin.manifest, loadedSpan: plugin.loadedSpan))
+            return .success(PluginCandidate(
+                file: file, path: resolvedDirectory + "/" + name, manifest: plugin.manifest, segments: plugin.segments))
         } catch {
             return .failure(Self.problem(error, file: file))
         }

@@ -7,16 +7,16 @@ struct CheckCommand {
     func run() -> ExitStatus {
         let survey = PluginSurvey(options)
         let problems = survey.problems
-        StandardStreams.writeToError(TextReport.diagnostics(notes: survey.shadowingNotes, problems: problems))
+        Console.direct.write(TextReport.diagnostics(notes: survey.shadowingNotes, problems: problems), to: .error)
         guard problems.isEmpty else {
-            StandardStreams.writeToOutput(
-                "check failed: \(problems.count) problem\(problems.count == 1 ? "" : "s") in \(survey.searchPath.description)\n")
+            Console.direct.write(
+                "check failed: \(problems.count) problem\(problems.count == 1 ? "" : "s") in \(survey.searchPath.description)\n", to: .output)
             return .failure
         }
         let order = survey.resolution.order.map(\.name)
-        StandardStreams.writeToOutput(
+        Console.direct.write(
             "check passed: \(order.count) plugin\(order.count == 1 ? "" : "s") in \(survey.searchPath.description) would bootstrap in this order: "
-                + (order.isEmpty ? "(none)" : order.joined(separator: ", ")) + "\n")
+                + (order.isEmpty ? "(none)" : order.joined(separator: ", ")) + "\n", to: .output)
         return .success
     }
 }

@@ -7,7 +7,7 @@ struct GraphCommand {
     let options: SearchOptions
 
     func run() -> ExitStatus {
-        StandardStreams.writeToOutput(Self.dot(PluginSurvey(options)))
+        Console.direct.write(Self.dot(PluginSurvey(options)), to: .output)
         return .success
     }
 

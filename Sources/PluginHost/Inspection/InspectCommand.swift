@@ -10,19 +10,19 @@ struct InspectCommand {
         do {
             status = try FileStatus(path: file)
         } catch {
-            StandardStreams.writeToError("plugin-host: error: cannot inspect \(file): \(error)\n")
+            Console.direct.write("plugin-host: error: cannot inspect \(file): \(error)\n", to: .error)
             return .failure
         }
         do {
             manifest = try ManifestReader.manifest(at: file)
         } catch {
-            StandardStreams.writeToError("plugin-host: error: \(file): \(error)\n")
+            Console.direct.write("plugin-host: error: \(file): \(error)\n", to: .error)
             return .failure
         }
         let path = (try? resolvedPath(file)) ?? file
         let modified = TimeFormat.utc(status.modificationTime)
         if json {
-            StandardStreams.writeToOutput(JSONOutput.object([
+            Console.direct.write(JSONOutput.object([
                 ("file", .string(path)),
                 ("size", .number(Double(status.size))),
                 ("modified", .string(modified)),
@@ -32,7 +32,7 @@ struct InspectCommand {
                 ("requires", .array(manifest.requires.map(JSONOutput.string))),
                 ("optional", .array(manifest.optional.map(JSONOutput.string))),
                 ("manifest", manifest.raw),
-            ]).rendered() + "\n")
+            ]).rendered() + "\n", to: .output)
         } else {
             var text = ""
             text += "file:      \(path)\n"
@@ -44,7 +44,7 @@ struct InspectCommand {
             text += "requires:  \(manifest.requires.isEmpty ? "-" : manifest.requires.joined(separator: ", "))\n"
             text += "optional:  \(manifest.optional.isEmpty ? "-" : manifest.optional.joined(separator: ", "))\n"
             text += "manifest:  \(manifest.raw.rendered())\n"
-            StandardStreams.writeToOutput(text)
+            Console.direct.write(text, to: .output)
         }
         return .success
     }

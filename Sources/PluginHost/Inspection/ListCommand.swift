@@ -13,11 +13,11 @@ struct ListCommand {
         }
         let entries = survey.entries.filter { entry in !directoryProblems.contains { $0.file == entry.file } }
         if json {
-            StandardStreams.writeToOutput(JSONOutput.object([
+            Console.direct.write(JSONOutput.object([
                 ("directories", .array(options.directories.map(JSONOutput.string))),
                 ("plugins", .array(entries.map(Self.json))),
                 ("errors", .array(directoryProblems.map { .string($0.message) })),
-            ]).rendered() + "\n")
+            ]).rendered() + "\n", to: .output)
         } else {
             let rows = entries.map { entry -> [String] in
                 let manifest = entry.candidate?.manifest
@@ -31,8 +31,8 @@ struct ListCommand {
                 if let problem = entry.problem { text += "  \(entry.candidate?.name ?? entry.file): \(problem)\n" }
             }
             for note in survey.shadowingNotes { text += "  note: \(note)\n" }
-            StandardStreams.writeToOutput(text)
-            StandardStreams.writeToError(TextReport.diagnostics(problems: directoryProblems))
+            Console.direct.write(text, to: .output)
+            Console.direct.write(TextReport.diagnostics(problems: directoryProblems), to: .error)
         }
         return directoryProblems.isEmpty ? .success : .failure
     }

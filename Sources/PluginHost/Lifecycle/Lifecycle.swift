@@ -1,5 +1,4 @@
 import PluginABI
-import Synchronization
 
 /// The phases after the chain: the run phase of services, reloads on SIGHUP, and the
 /// shutdown in reverse bootstrap order.
@@ -10,10 +9,26 @@ import Synchronization
 ///     │            └───┘
 ///     └─ failure ─────────────────▶ shutdown (what bootstrapped) ──▶ exit 1
 /// ```
-struct Lifecycle: Sendable {
-    /// The bootstrapped plugins with their components, in bootstrap order.
-    let plugins: [(candidate: PluginCandidate, component: any Bootstrapping)]
+///
+/// The worker's main thread drives it and only waits; every hook runs on the plugin
+/// threads, within its deadline (``PluginCalls``), and the services' tasks prefer them too.
+struct Lifecycle {
+    /// A bootstrapped plugin, with its roles.
+    struct Member: Sendable {
+        /// The plugin's number in the supervision page.
+        let index: Int
+        let candidate: PluginCandidate
+        let component: any Bootstrapping
+        let service: (any Service)?
+        let reloadable: (any Reloadable)?
+    }
+
+    /// The bootstrapped plugins, in bootstrap order.
+    let members: [Member]
     let events: HostEvents
+    /// Threads for plugin code that may never return: a new one whenever all are busy.
+    let threads: PluginThreads
+    let console: Console
     /// How long one shutdown hook, or the services together, may take to stop.
     var shutdownTimeout: Duration?
     /// How long one reload hook may take.
@@ -21,43 +36,44 @@ struct Lifecycle: Sendable {
     /// Reads the configuration file again: the settings of each plugin, or a problem.
     var readConfiguration: @Sendable () -> Result<[String: Settings], Problem>
 
-    /// The services among the plugins, in bootstrap order.
-    var services: [(candidate: PluginCandidate, service: any Service)] {
-        plugins.compactMap { plugin in plugin.component.asService.map { (plugin.candidate, $0) } }
-    }
+    private var link: WorkerLink { threads.link }
 
     /// Runs the services until the host is asked to stop or they have all ended, handling
     /// reloads meanwhile.
     ///
     /// - Returns: The services that failed, or did not stop in time once cancelled.
-    func runServices() async -> [Problem] {
-        let services = services
-        guard !services.isEmpty, !events.stopRequested else { return [] }
-        var tasks: [String: Task<Void, Never>] = [:]
-        for (candidate, service) in services {
-            tasks[candidate.name] = Task { [events] in
+    func runServices() -> [Problem] {
+        let services = members.filter { $0.service != nil }
+        guard !services.isEmpty, !link.stopRequested else { return [] }
+        link.enter(.running)
+        var tasks: [Int: Task<Void, Never>] = [:]
+        for member in services {
+            guard let service = member.service else { continue }
+            tasks[member.index] = Task(executorPreference: threads.executor(for: member.index, phase: .run)) { [events] in
+                var error: String?
                 do {
                     try await service.run()
-                    events.serviceEnded(candidate.name, error: nil)
-                } catch {
-                    events.serviceEnded(candidate.name, error: "\(error)")
+                } catch let thrown {
+                    error = "\(thrown)"
                 }
+                ExitTrap.endIfForkedCopy()
+                events.post(.serviceEnded(plugin: member.index, error: error))
             }
         }
         var problems: [Problem] = []
         var running = Set(tasks.keys)
         var stopping = false
-        for await event in events.stream {
+        while let event = events.next() {
             switch event {
             case .reload:
                 // A failed reload leaves the components as they were; the host keeps running.
-                if !stopping { _ = await reload() }
-            case .serviceEnded(let name, let error):
-                running.remove(name)
-                if let error, let candidate = services.first(where: { $0.candidate.name == name })?.candidate {
+                if !stopping { _ = reload() }
+            case .serviceEnded(let index, let error):
+                running.remove(index)
+                if let error, let member = members.first(where: { $0.index == index }) {
                     problems.append(report(Problem(
-                        .serviceFailed, plugin: name, file: candidate.file,
-                        "service \(candidate.label) failed: \(error); stopping the others")))
+                        .serviceFailed, plugin: member.candidate.name, file: member.candidate.file,
+                        "service \(member.candidate.label) failed: \(error); stopping the others")))
                     stopping = true
                 }
             case .stop:
@@ -65,33 +81,38 @@ struct Lifecycle: Sendable {
             }
             if running.isEmpty { break }
             if stopping {
-                for name in running { tasks[name]?.cancel() }
-                problems += await waitForServices(running, of: services)
+                problems += stop(running, tasks: tasks)
                 break
             }
         }
         return problems
     }
 
-    /// After cancelling the services: waits up to the shutdown timeout for them to return,
-    /// and names those that did not.
-    private func waitForServices(
-        _ running: Set<String>, of services: [(candidate: PluginCandidate, service: any Service)]
-    ) async -> [Problem] {
-        let left = Mutex(running)
-        let waited = await withDeadline(shutdownTimeout) { [events] in
-            for await event in events.stream {
-                if case .serviceEnded(let name, _) = event, left.withLock({ $0.remove(name); return $0.isEmpty }) {
-                    return
+    /// Cancels the running services and waits up to the shutdown timeout for them to
+    /// return; names those that did not.
+    private func stop(_ running: Set<Int>, tasks: [Int: Task<Void, Never>]) -> [Problem] {
+        link.enter(.stopping)
+        let deadline = MonotonicClock.deadline(after: shutdownTimeout)
+        for index in running.sorted() {
+            link.begin(.stop, of: index, within: shutdownTimeout, policy: .skip)
+            // Cancelling runs the task's cancellation handlers, plugin code, on the
+            // cancelling thread: a plugin thread, not this one.
+            if let task = tasks[index] {
+                threads.submit { thread in
+                    thread.running(index, phase: .stop) { task.cancel() }
+                    ExitTrap.endIfForkedCopy()
                 }
             }
         }
-        guard case .overran = waited else { return [] }
-        let stillRunning = left.withLock { $0 }
-        return services.filter { stillRunning.contains($0.candidate.name) }.map { candidate, _ in
-            report(Problem(
-                .shutdownTimedOut, plugin: candidate.name, file: candidate.file,
-                "service \(candidate.label) did not stop within \(TextReport.format(seconds: shutdownTimeout ?? .zero)) "
+        var left = running
+        while !left.isEmpty, let event = events.next(until: deadline) {
+            if case .serviceEnded(let index, _) = event, left.remove(index) != nil { link.end(stepOf: index) }
+        }
+        return members.filter { left.contains($0.index) }.map { member in
+            link.end(stepOf: member.index)
+            return report(Problem(
+                .shutdownTimedOut, plugin: member.candidate.name, file: member.candidate.file,
+                "service \(member.candidate.label) did not stop within \(TextFormat.seconds(shutdownTimeout ?? .zero)) "
                     + "of being cancelled (--shutdown-timeout); left behind"))
         }
     }
@@ -101,7 +122,7 @@ struct Lifecycle: Sendable {
     ///
     /// - Returns: The reloads that failed or overran, also reported on stderr; those
     ///   components keep running as they were.
-    func reload() async -> [Problem] {
+    func reload() -> [Problem] {
         let settings: [String: Settings]
         switch readConfiguration() {
         case .failure(let problem):
@@ -109,12 +130,16 @@ struct Lifecycle: Sendable {
         case .success(let read):
             settings = read
         }
+        let reloadable = members.filter { $0.reloadable != nil }
+        let calls = reloadable.map { member in
+            let own = settings[member.candidate.name] ?? Settings(for: member.candidate.name)
+            return PluginCall(plugin: member.index, phase: .reload) { try await member.reloadable?.reload(own) }
+        }
         var problems: [Problem] = []
         var reloaded: [String] = []
-        for (candidate, component) in plugins {
-            guard let reloadable = component.asReloadable else { continue }
-            let own = settings[candidate.name] ?? Settings(for: candidate.name)
-            switch await withDeadline(reloadTimeout, { try await reloadable.reload(own) }) {
+        for (member, outcome) in zip(reloadable, PluginCalls(threads: threads).perform(calls, within: reloadTimeout)) {
+            let candidate = member.candidate
+            switch outcome {
             case .finished:
                 reloaded.append(candidate.name)
             case .failed(let error):
@@ -125,48 +150,46 @@ struct Lifecycle: Sendable {
                 problems.append(report(Problem(
                     .reloadFailed, plugin: candidate.name, file: candidate.file,
                     "plugin \(candidate.label) did not finish reloading within "
-                        + "\(TextReport.format(seconds: reloadTimeout ?? .zero)) (--timeout); left running")))
+                        + "\(TextFormat.seconds(reloadTimeout ?? .zero)) (--timeout); left running")))
             }
         }
-        StandardStreams.writeToError("plugin-host: reloaded \(reloaded.isEmpty ? "no plugins" : reloaded.joined(separator: ", "))\n")
+        console.write("plugin-host: reloaded \(reloaded.isEmpty ? "no plugins" : reloaded.joined(separator: ", "))\n", to: .error)
         return problems
     }
 
     /// Calls `shutdown()` of every component in reverse bootstrap order, each within the
     /// shutdown timeout.
     ///
-    /// The hooks run one after the other in one task; only when one overruns does a new task
-    /// take over the rest, leaving the stuck one behind. A thousand hooks that return at once
-    /// cost one task, not a thousand.
-    ///
     /// - Returns: The hooks that failed or overran (and were skipped), also on stderr.
-    func shutDown() async -> [Problem] {
-        let hooks = Array(plugins.reversed())
+    func shutDown() -> [Problem] {
+        link.enter(.shuttingDown)
+        let hooks = Array(members.reversed())
+        let calls = hooks.map { member in
+            PluginCall(plugin: member.index, phase: .shutdown) { try await member.component.shutdown() }
+        }
         var problems: [Problem] = []
-        var next = 0
-        while next < hooks.count {
-            let run = ShutdownRun(timeout: shutdownTimeout)
-            let outcome = await run.perform(hooks.map(\.component), from: next)
-            for (index, error) in outcome.failures {
-                let candidate = hooks[index].candidate
+        for (member, outcome) in zip(hooks, PluginCalls(threads: threads).perform(calls, within: shutdownTimeout)) {
+            let candidate = member.candidate
+            switch outcome {
+            case .finished:
+                break
+            case .failed(let error):
                 problems.append(report(Problem(
                     .shutdownFailed, plugin: candidate.name, file: candidate.file,
                     "plugin \(candidate.label) failed to shut down: \(error)")))
+            case .overran:
+                problems.append(report(Problem(
+                    .shutdownTimedOut, plugin: candidate.name, file: candidate.file,
+                    "plugin \(candidate.label) did not shut down within "
+                        + "\(TextFormat.seconds(shutdownTimeout ?? .zero)) (--shutdown-timeout); skipped")))
             }
-            guard let overran = outcome.overran else { break }
-            let candidate = hooks[overran].candidate
-            problems.append(report(Problem(
-                .shutdownTimedOut, plugin: candidate.name, file: candidate.file,
-                "plugin \(candidate.label) did not shut down within "
-                    + "\(TextReport.format(seconds: shutdownTimeout ?? .zero)) (--shutdown-timeout); skipped")))
-            next = overran + 1
         }
         return problems
     }
 
     /// Prints a problem of the running host on stderr at once.
     private func report(_ problem: Problem) -> Problem {
-        StandardStreams.writeToError(TextReport.diagnostics(problems: [problem]))
+        console.write(TextReport.diagnostics(problems: [problem]), to: .error)
         return problem
     }
 }

@@ -2,45 +2,52 @@ import PluginABI
 
 /// Loads plugin files and obtains their components through the C entry point.
 enum PluginLoader {
-    /// The C type of ``PluginEntryPoint/symbolName``.
-    private typealias EntryPoint = @convention(c) () -> UnsafeMutableRawPointer?
-
     /// Loads the plugin file of `candidate` and returns its component.
     ///
     /// The caller has checked the manifest, including its ABI version, before calling
-    /// this: it runs the plugin's initializers and its entry point. After the call the
-    /// component is checked to be a ``Bootstrapping`` of the shared `libPluginABI.so` and
-    /// to be defined in this very file, so that a plugin cannot hand over another plugin's
+    /// this: it runs the plugin's initializers and its entry point. The file is loaded by
+    /// its absolute path, so that a working directory changed by plugin code does not
+    /// matter. After the call the component is checked to be a ``Bootstrapping`` of the
+    /// shared `libPluginABI.so` and to be the plugin's own: its class, or its conformance to
+    /// `Bootstrapping` (for a generic class, whose metadata the runtime makes), must be
+    /// defined in this very file, so that a plugin cannot hand over another plugin's
     /// component under its own name.
     ///
+    /// - Parameter mapped: Called with where the file's executable code was mapped, once
+    ///   it is, before the entry point runs.
     /// - Throws: ``Problem`` with code `load-failed`, `entry-point-missing`,
     ///   `not-a-component` or `component-mismatch`.
-    static func component(of candidate: PluginCandidate) throws(Problem) -> any Bootstrapping {
+    static func component(of candidate: PluginCandidate, mapped: (Range<UInt64>) -> Void = { _ in }) throws(Problem) -> any Bootstrapping {
         let library: DynamicLibrary
-        let entry: UnsafeMutableRawPointer
         do {
-            library = try DynamicLibrary(loading: candidate.file)
+            library = try DynamicLibrary(loading: candidate.path)
+            ExitTrap.endIfForkedCopy()
         } catch {
             throw Problem(
                 .loadFailed, plugin: candidate.name, file: candidate.file,
                 "plugin \(candidate.label) failed to load: \(error.message); "
                     + "rebuild it against this host's libPluginABI.so and check that the libraries it needs are installed")
         }
+        let base = library.loadBase
+        if let base, let code = candidate.segments?.code {
+            mapped(UInt64(base) + code.lowerBound..<UInt64(base) + code.upperBound)
+        }
+
+        let object: AnyObject?
         do {
-            entry = try library.address(of: PluginEntryPoint.symbolName)
+            object = try library.callEntryPoint(named: PluginEntryPoint.symbolName)
+            ExitTrap.endIfForkedCopy()
         } catch {
             throw Problem(
                 .entryPointMissing, plugin: candidate.name, file: candidate.file,
                 "plugin \(candidate.label) has no entry point \(PluginEntryPoint.symbolName); "
                     + "define it with @c(\(PluginEntryPoint.symbolName)) as the README's \"Writing a plugin\" shows")
         }
-
-        guard let pointer = unsafeBitCast(entry, to: EntryPoint.self)() else {
+        guard let object else {
             throw Problem(
                 .notAComponent, plugin: candidate.name, file: candidate.file,
                 "plugin \(candidate.label): its entry point returned a null pointer instead of a component")
         }
-        let object = Unmanaged<AnyObject>.fromOpaque(pointer).takeRetainedValue()
         // A class cast to the box PluginEntryPoint.export makes; a protocol cast only for an
         // entry point that hands over its object some other way.
         guard let component = (object as? ExportedComponent)?.component ?? (object as? any Bootstrapping) else {
@@ -52,23 +59,24 @@ enum PluginLoader {
         }
 
         let componentType: AnyObject.Type = type(of: component)
-        let metadata = UInt(bitPattern: unsafeBitCast(componentType, to: UnsafeRawPointer.self))
+        let metadata = SwiftRuntime.metadataAddress(of: componentType)
+        let conformance = SwiftRuntime.conformanceDescriptorAddress(of: component)
         // In the plugin's own image? Its segments' span, read with the manifest, plus where
         // it was mapped: O(1), where asking dladdr would walk every loaded object.
-        if let span = candidate.loadedSpan, let base = library.loadBase, metadata >= base,
-            span.contains(UInt64(metadata - base))
-        {
-            return component
+        if let whole = candidate.segments?.whole, let base {
+            for address in [metadata, conformance].compactMap({ $0 }) where address >= base && whole.contains(UInt64(address - base)) {
+                return component
+            }
         }
-        let definingFile = DynamicLibrary.file(containing: UnsafeRawPointer(bitPattern: metadata)!)
-        guard let definingFile, Self.isSameFile(definingFile, candidate.file) else {
-            throw Problem(
-                .componentMismatch, plugin: candidate.name, file: candidate.file,
-                "plugin \(candidate.label) returned a \(readableName(of: componentType)), which is defined in "
-                    + "\(definingFile ?? "no loaded file"), not in \(candidate.file); "
-                    + "a plugin's entry point must return a component class of its own")
-        }
-        return component
+        let definingFile = SwiftRuntime.pointer(to: metadata).flatMap(DynamicLibrary.file(containing:))
+        if let definingFile, isSameFile(definingFile, candidate.path) { return component }
+        let conformingFile = conformance.flatMap(SwiftRuntime.pointer(to:)).flatMap(DynamicLibrary.file(containing:))
+        if let conformingFile, isSameFile(conformingFile, candidate.path) { return component }
+        throw Problem(
+            .componentMismatch, plugin: candidate.name, file: candidate.file,
+            "plugin \(candidate.label) returned a \(readableName(of: componentType)), which is defined in "
+                + "\(conformingFile ?? definingFile ?? "no loaded file"), not in \(candidate.file); "
+                + "a plugin's entry point must return a component class of its own")
     }
 
     private static func isSameFile(_ first: String, _ second: String) -> Bool {

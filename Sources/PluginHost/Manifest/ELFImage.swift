@@ -35,10 +35,18 @@ struct ELFImage {
     private static let magic: [UInt8] = [0x7F, 0x45, 0x4C, 0x46]
     private static let maximumNameTableSize: UInt64 = 1 << 20
 
+    /// Where a file's loadable segments lie once mapped, relative to its load base.
+    struct Segments: Equatable, Sendable {
+        /// All loadable segments: code, read-only data (type metadata, conformances), data.
+        let whole: Range<UInt64>
+        /// The executable ones, where return addresses into the file's code point.
+        let code: Range<UInt64>?
+    }
+
     let sections: [Section]
-    /// The addresses the file's loadable segments occupy, relative to where the dynamic
-    /// loader maps it; `nil` when it has none (or its program headers are damaged).
-    let loadedSpan: Range<UInt64>?
+    /// Where the file's loadable segments lie once mapped; `nil` when it has none (or its
+    /// program headers are damaged).
+    let segments: Segments?
     private let source: any Source
     private let nameTable: [UInt8]
 
@@ -63,7 +71,7 @@ struct ELFImage {
         let machine = fields.u16(18)
         guard machine == Self.hostMachine else { throw ELFError.wrongMachine(machine) }
 
-        loadedSpan = Self.loadedSpan(source, programHeaders: fields.u64(0x20), entrySize: fields.u16(0x36), count: fields.u16(0x38))
+        segments = Self.segments(source, programHeaders: fields.u64(0x20), entrySize: fields.u16(0x36), count: fields.u16(0x38))
 
         let tableOffset = fields.u64(0x28)
         let entrySize = fields.u16(0x3A)
@@ -127,22 +135,23 @@ struct ELFImage {
         return try Self.read(source, count: section.size, at: section.offset, what: "section \(name)")
     }
 
-    /// The span of the `PT_LOAD` segments, from the program headers.
-    private static func loadedSpan(_ source: any Source, programHeaders offset: UInt64, entrySize: UInt16, count: UInt16) -> Range<UInt64>? {
+    /// The spans of the `PT_LOAD` segments, all and executable, from the program headers.
+    private static func segments(_ source: any Source, programHeaders offset: UInt64, entrySize: UInt16, count: UInt16) -> Segments? {
         guard entrySize == 56, count > 0,
             let table = try? read(source, count: UInt64(count) * 56, at: offset, what: "the program headers")
         else { return nil }
         let fields = ByteReader(table)
-        var lower = UInt64.max
-        var upper: UInt64 = 0
+        var whole = (lower: UInt64.max, upper: UInt64(0))
+        var code = (lower: UInt64.max, upper: UInt64(0))
         for index in 0..<Int(count) where fields.u32(index * 56) == 1 {
             let address = fields.u64(index * 56 + 0x10)
             let (end, overflow) = address.addingReportingOverflow(fields.u64(index * 56 + 0x28))
             guard !overflow else { return nil }
-            lower = min(lower, address)
-            upper = max(upper, end)
+            whole = (min(whole.lower, address), max(whole.upper, end))
+            if fields.u32(index * 56 + 4) & 1 != 0 { code = (min(code.lower, address), max(code.upper, end)) }
         }
-        return lower < upper ? lower..<upper : nil
+        guard whole.lower < whole.upper else { return nil }
+        return Segments(whole: whole.lower..<whole.upper, code: code.lower < code.upper ? code.lower..<code.upper : nil)
     }
 
     /// - Parameter what: The part read, named only when it is missing.

@@ -24,9 +24,9 @@ enum ManifestReader {
         return try plugin(in: file, size: size).manifest
     }
 
-    /// Reads the manifest of an open plugin file of `size` bytes, with the span its
-    /// loadable segments occupy once mapped.
-    static func plugin(in file: ReadOnlyFile, size: UInt64) throws(ManifestError) -> (manifest: PluginManifest, loadedSpan: Range<UInt64>?) {
+    /// Reads the manifest of an open plugin file of `size` bytes, with where its loadable
+    /// segments lie once mapped.
+    static func plugin(in file: ReadOnlyFile, size: UInt64) throws(ManifestError) -> (manifest: PluginManifest, segments: ELFImage.Segments?) {
         try plugin(in: FileSource(file: file, size: size))
     }
 
@@ -35,9 +35,9 @@ enum ManifestReader {
         try plugin(in: source).manifest
     }
 
-    /// Reads the manifest from an ELF image held anywhere, with the span its loadable
-    /// segments occupy once mapped.
-    static func plugin(in source: any ELFImage.Source) throws(ManifestError) -> (manifest: PluginManifest, loadedSpan: Range<UInt64>?) {
+    /// Reads the manifest from an ELF image held anywhere, with where its loadable segments
+    /// lie once mapped.
+    static func plugin(in source: any ELFImage.Source) throws(ManifestError) -> (manifest: PluginManifest, segments: ELFImage.Segments?) {
         let bytes: [UInt8]?
         let image: ELFImage
         do {
@@ -52,7 +52,7 @@ enum ManifestReader {
             throw .malformed("\(error)")
         }
         guard let bytes else { throw .missing }
-        return (try PluginManifest(json: bytes), image.loadedSpan)
+        return (try PluginManifest(json: bytes), image.segments)
     }
 }
 

@@ -56,13 +56,6 @@ enum TextReport {
             + problems.map { "plugin-host: error: \($0.message)\n" }.joined()
     }
 
-    /// A duration in seconds, as an operator writes it: `30 s`, `0.5 s`.
-    static func format(seconds duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        guard attoseconds != 0 else { return "\(seconds) s" }
-        return "\(Double(seconds) + Double(attoseconds) / 1e18) s"
-    }
-
     /// A duration as milliseconds with two decimals below 10 ms, whole above: `0.42 ms`,
     /// `125 ms`; rounded half up, and a negative duration as `0.00 ms`.
     ///

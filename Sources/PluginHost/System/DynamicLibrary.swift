@@ -42,6 +42,19 @@ struct DynamicLibrary: @unchecked Sendable {
         return address
     }
 
+    private typealias ObjectEntryPoint = @convention(c) () -> UnsafeMutableRawPointer?
+
+    /// Calls the function `name` of this library, which takes nothing and returns a
+    /// retained Swift object (as a plugin's entry point does), and takes ownership of it.
+    ///
+    /// - Returns: The object, or `nil` when the function returned a null pointer.
+    /// - Throws: ``DynamicLibraryError`` when the library does not define `name`.
+    func callEntryPoint(named name: String) throws(DynamicLibraryError) -> AnyObject? {
+        let entry = unsafeBitCast(try address(of: name), to: ObjectEntryPoint.self)
+        guard let pointer = entry() else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(pointer).takeRetainedValue()
+    }
+
     /// The address the dynamic loader mapped this library at (`l_addr` of its link map):
     /// add it to an address of the ELF file to get the address in memory.
     var loadBase: UInt? {

@@ -6,43 +6,70 @@ import Musl
 #error("plugin-host runs on Linux: it needs Glibc or Musl")
 #endif
 
-/// The process's standard output and error, flushed after each write so that the report
-/// and what plugins print appear in the order they happen.
+/// The process's standard output and error, written with `write(2)`: the host's own text
+/// never goes through C's buffered streams, whose locks plugin code may hold.
 enum StandardStreams {
-    /// Writes `text` to standard output.
-    static func writeToOutput(_ text: String) {
-        send(text, to: STDOUT_FILENO)
-    }
-
-    /// Writes `text` to standard error.
-    static func writeToError(_ text: String) {
-        send(text, to: STDERR_FILENO)
-    }
-
-    /// Sends everything written to standard output to standard error from now on, and
-    /// returns a descriptor still connected to the original standard output.
-    ///
-    /// `--json` uses it so that whatever plugins print cannot corrupt the JSON document.
-    static func divertOutputToError() -> Int32? {
-        fflush(nil)
-        let original = dup(STDOUT_FILENO)
-        guard original >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else { return nil }
-        _ = fcntl(original, F_SETFD, FD_CLOEXEC)
-        return original
-    }
-
-    /// Writes `text` in full to `descriptor`, after whatever C's buffered streams hold
-    /// (a plugin's `print`, for example).
-    static func send(_ text: String, to descriptor: Int32) {
-        fflush(nil)
+    /// Writes `text` in full to `descriptor`, after flushing what plugins left in C's
+    /// buffered streams (only when nobody holds their locks), so that output appears in the
+    /// order it was produced. Gives up on a descriptor that fails.
+    static func write(_ text: String, to descriptor: Int32) {
+        flushIfUnlocked()
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
                 return
             }
             bytes = bytes.dropFirst(written)
+        }
+    }
+
+    /// Flushes C's standard output and error when no thread holds their locks; never waits.
+    ///
+    /// - Returns: Whether both were free and flushed.
+    @discardableResult
+    static func flushIfUnlocked() -> Bool {
+        var flushed = true
+        for variable in [standardOutputVariable, standardErrorVariable] {
+            guard let stream = variable?.load(as: UnsafeMutablePointer<FILE>?.self), ftrylockfile(stream) == 0 else {
+                flushed = false
+                continue
+            }
+            fflush(stream)
+            funlockfile(stream)
+        }
+        return flushed
+    }
+
+    /// Where C keeps its `stdout` and `stderr` pointers, found once (the variables are
+    /// mutable C globals, which Swift 6 does not let code read directly).
+    nonisolated(unsafe) private static let standardOutputVariable = dlsym(nil, "stdout").map(UnsafeRawPointer.init)
+    nonisolated(unsafe) private static let standardErrorVariable = dlsym(nil, "stderr").map(UnsafeRawPointer.init)
+
+    /// Sends everything written to standard output to standard error from now on.
+    ///
+    /// `--json` uses it in the worker, so that whatever plugins print cannot corrupt the
+    /// JSON document, which the supervisor writes to its own standard output.
+    static func divertOutputToError() {
+        flushIfUnlocked()
+        _ = dup2(STDERR_FILENO, STDOUT_FILENO)
+    }
+
+    /// Opens `/dev/null` on each of descriptors 0, 1 and 2 that is closed, so that no file
+    /// opened later takes their number and receives what is printed.
+    ///
+    /// - Returns: The descriptors that were closed.
+    @discardableResult
+    static func reopenClosed() -> [Int32] {
+        (0...2).filter { descriptor in
+            guard fcntl(descriptor, F_GETFD) < 0, errno == EBADF else { return false }
+            let opened = open("/dev/null", O_RDWR)
+            if opened >= 0 && opened != descriptor {
+                _ = dup2(opened, descriptor)
+                close(opened)
+            }
+            return true
         }
     }
 }
@@ -62,9 +89,24 @@ enum Process {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// Ends the process with `status`, flushing standard output first.
-    static func exit(_ status: Int32) -> Never {
-        fflush(nil)
-        Glibc.exit(status)
+    /// Every environment variable, as the process has them now.
+    static var environment: [String: String] {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return variables
+    }
+
+    /// The current working directory.
+    static var workingDirectory: String? {
+        guard let path = getcwd(nil, 0) else { return nil }
+        defer { free(path) }
+        return String(cString: path)
     }
 }

@@ -6,8 +6,8 @@ import Musl
 #error("plugin-host runs on Linux: it needs Glibc or Musl")
 #endif
 
-/// Starts a detached thread running `body`; returns whether it started (it does not when
-/// the system refuses another thread).
+/// Starts a detached thread running `body`, with every signal unblocked; returns whether it
+/// started (it does not when the system refuses another thread).
 @discardableResult
 func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     final class Box {
@@ -18,6 +18,7 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
     let created = pthread_create(&thread, nil, { argument in
         let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+        unblockAllSignalsOfThisThread()
         box.body()
         return nil
     }, box)
@@ -27,6 +28,15 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
         Unmanaged<Box>.fromOpaque(box).release()
     }
     return created == 0
+}
+
+/// Unblocks every signal in the calling thread: plugin code may have blocked some on a
+/// thread the host lends it, and a crash signal blocked on it would end the process without
+/// a report.
+func unblockAllSignalsOfThisThread() {
+    var none = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, nil)
 }
 
 /// A counting semaphore whose wait can time out.
@@ -44,27 +54,34 @@ final class Semaphore: @unchecked Sendable {
 
     /// Waits for a signal, for at most `timeout` when given.
     func wait(timeout: Duration?) {
-        guard let timeout else {
-            while sem_wait(semaphore) != 0 && errno == EINTR {}
-            return
-        }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let (seconds, attoseconds) = timeout.components
-        var deadline = timespec(
-            tv_sec: now.tv_sec + Int(seconds), tv_nsec: now.tv_nsec + Int(attoseconds / 1_000_000_000))
-        if deadline.tv_nsec >= 1_000_000_000 {
-            deadline.tv_sec += 1
-            deadline.tv_nsec -= 1_000_000_000
-        }
-        while sem_timedwait(semaphore, &deadline) != 0 && errno == EINTR {}
+        _ = wait(until: timeout.map { MonotonicClock.deadline(after: $0) })
     }
-}
 
-/// Ends the process at once with `status`, without running `atexit` handlers or flushing
-/// C streams: for a host that must not wait for a stuck plugin.
-func exitImmediately(_ status: Int32) -> Never {
-    _exit(status)
+    /// Waits for a signal until `deadline` (``MonotonicClock`` nanoseconds), when given.
+    ///
+    /// - Returns: Whether a signal came; `false` when the deadline passed.
+    func wait(until deadline: Int64?) -> Bool {
+        guard let deadline, deadline != .max else {
+            while sem_wait(semaphore) != 0 && errno == EINTR {}
+            return true
+        }
+        while true {
+            let remaining = deadline - MonotonicClock.now
+            guard remaining > 0 else { return sem_trywait(semaphore) == 0 }
+            // sem_timedwait takes a wall-clock time: wait in short pieces, so that a change of
+            // the wall clock cannot stretch the wait.
+            let piece = min(remaining, 100_000_000)
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            var until = timespec(tv_sec: now.tv_sec, tv_nsec: now.tv_nsec + Int(piece))
+            if until.tv_nsec >= 1_000_000_000 {
+                until.tv_sec += until.tv_nsec / 1_000_000_000
+                until.tv_nsec %= 1_000_000_000
+            }
+            if sem_timedwait(semaphore, &until) == 0 { return true }
+            guard errno == ETIMEDOUT || errno == EINTR else { return false }
+        }
+    }
 }
 
 /// The number of processors online.

@@ -51,3 +51,26 @@ enum Command {
             standardError: try String(contentsOf: errURL, encoding: .utf8))
     }
 }
+
+/// Processes as `/proc` shows them.
+enum HostProcesses {
+    /// The live (not zombie) children of `process`.
+    static func children(of process: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { candidate in
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && fields[0] != "Z" && Int32(fields[1]) == process
+        }.sorted()
+    }
+
+    /// Whether `process` is alive (and not a zombie).
+    static func isAlive(_ process: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+    }
+}

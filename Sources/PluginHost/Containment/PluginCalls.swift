@@ -1,0 +1,129 @@
+import Synchronization
+
+/// One call into a plugin that the host waits for: a reload or shutdown hook.
+struct PluginCall: Sendable {
+    /// The plugin, as the supervision page numbers it.
+    let plugin: Int
+    let phase: Phase
+    let body: @Sendable () async throws -> Void
+}
+
+/// How a ``PluginCall`` ended.
+enum PluginCallOutcome: Sendable, Equatable {
+    case finished
+    /// It threw; the error as the plugin describes it.
+    case failed(String)
+    /// It did not return before its deadline; it was left running.
+    case overran
+}
+
+/// Calls plugin code one call after another on plugin threads, waiting for each at most
+/// until its deadline: the host's one way of bounding plugin hooks.
+///
+/// All calls run in one task, one after the other, so that a thousand hooks that return at
+/// once cost one hand-off between threads, not a thousand. The calling thread waits for each
+/// call on a semaphore until the call's deadline; when one overruns, it is named and left
+/// behind, and a new task takes over the calls after it. Only the waiting thread decides
+/// that a call overran, under the one lock the running task also takes to record an
+/// outcome, so a call that returns right at its deadline is either finished or overran,
+/// never both. Each call is also a step in the supervision page, so that the supervisor
+/// ends the worker if the waiting thread itself cannot go on.
+struct PluginCalls {
+    let threads: PluginThreads
+
+    /// Performs `calls` in order, each within `timeout` (`nil`: without limit).
+    ///
+    /// - Returns: The outcome of each call, in order.
+    func perform(_ calls: [PluginCall], within timeout: Duration?) -> [PluginCallOutcome] {
+        guard !calls.isEmpty else { return [] }
+        let run = SequenceRun(calls: calls, threads: threads, timeout: timeout.map(MonotonicClock.nanoseconds))
+        return run.perform()
+    }
+}
+
+/// The shared state of one ``PluginCalls/perform(_:within:)``.
+private final class SequenceRun: Sendable {
+    private struct State {
+        var outcomes: [PluginCallOutcome?]
+        /// When each call began.
+        var started: [Int64?]
+        /// Bumped each time a call is left behind; a task of an older generation stops.
+        var generation = 0
+    }
+
+    private let calls: [PluginCall]
+    private let threads: PluginThreads
+    private let timeout: Int64?
+    private let state: Mutex<State>
+    private let progress = Semaphore()
+
+    init(calls: [PluginCall], threads: PluginThreads, timeout: Int64?) {
+        self.calls = calls
+        self.threads = threads
+        self.timeout = timeout
+        state = Mutex(State(outcomes: Array(repeating: nil, count: calls.count), started: Array(repeating: nil, count: calls.count)))
+    }
+
+    func perform() -> [PluginCallOutcome] {
+        start(from: 0, generation: 0)
+        var index = 0
+        while index < calls.count {
+            let (outcome, started) = state.withLock { ($0.outcomes[index], $0.started[index]) }
+            if outcome != nil {
+                index += 1
+                continue
+            }
+            let deadline = started.flatMap { started in timeout.map { started &+ $0 } }
+            guard !progress.wait(until: deadline), let deadline, MonotonicClock.now >= deadline else { continue }
+            let overran = state.withLock { state -> Int? in
+                guard state.outcomes[index] == nil else { return nil }
+                state.outcomes[index] = .overran
+                state.generation += 1
+                return state.generation
+            }
+            if let generation = overran {
+                threads.link.end(stepOf: calls[index].plugin)
+                index += 1
+                if index < calls.count { start(from: index, generation: generation) }
+            }
+        }
+        return state.withLock { $0.outcomes.map { $0 ?? .overran } }
+    }
+
+    /// Starts a task that performs the calls from `first` on, as long as its generation is
+    /// current.
+    private func start(from first: Int, generation: Int) {
+        let host = threads.executor(for: -1, phase: .unknown)
+        Task(executorPreference: host) { [self] in
+            for index in first..<calls.count {
+                let call = calls[index]
+                let begun = state.withLock { state -> Bool in
+                    guard state.generation == generation else { return false }
+                    state.started[index] = MonotonicClock.now
+                    return true
+                }
+                guard begun else { return }
+                threads.link.begin(call.phase, of: call.plugin, within: timeout.map { .nanoseconds($0) }, policy: .skip)
+                progress.signal()
+                let outcome = await withTaskExecutorPreference(threads.executor(for: call.plugin, phase: call.phase)) {
+                    () async -> PluginCallOutcome in
+                    do {
+                        try await call.body()
+                        return .finished
+                    } catch {
+                        return .failed("\(error)")
+                    }
+                }
+                ExitTrap.endIfForkedCopy()
+                let current = state.withLock { state -> Bool in
+                    guard state.generation == generation else { return false }
+                    state.outcomes[index] = outcome
+                    return true
+                }
+                guard current else { return }
+                threads.link.end(stepOf: call.plugin)
+                progress.signal()
+            }
+        }
+    }
+}

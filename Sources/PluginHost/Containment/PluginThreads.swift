@@ -1,0 +1,139 @@
+import Synchronization
+
+/// Threads of the host's own that run all plugin code: never Swift's cooperative pool, whose
+/// few threads (one per processor) blocking plugin code would take from the host.
+///
+/// Each thread has a slot in the supervision page and says in it whose code it runs, so that
+/// a crash or a stray `exit()` names the right plugin even when several run at once. A
+/// plugin's asynchronous code runs here too: its task prefers a ``PluginExecutor``, so every
+/// piece between suspension points is a job on these threads; a task that is waiting holds
+/// no thread.
+///
+/// With a limit (`--jobs` for bootstraps) at most that many threads run plugin code at once.
+/// Without one, a new thread starts whenever work arrives and every thread is busy, so that
+/// plugin code that never returns (a stuck shutdown hook, a service that ignores
+/// cancellation) cannot keep the next piece of plugin code from running.
+final class PluginThreads: Sendable {
+    /// Work for a thread: a job of a plugin task, or a piece of host code that calls
+    /// plugin code itself (and says so with ``PluginThread/running(_:phase:_:)``).
+    fileprivate enum Work {
+        case job(UnownedJob, PluginExecutor)
+        case call(@Sendable (PluginThread) -> Void)
+    }
+
+    private struct State {
+        var queue: [Work] = []
+        var head = 0
+        var threads = 0
+        var waiting = 0
+
+        var pending: Int { queue.count - head }
+
+        mutating func pop() -> Work? {
+            guard head < queue.count else { return nil }
+            defer {
+                head += 1
+                if head == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    head = 0
+                }
+            }
+            return queue[head]
+        }
+    }
+
+    private let state = Mutex(State())
+    private let available = Semaphore()
+    private let limit: Int?
+    let link: WorkerLink
+
+    /// - Parameters:
+    ///   - limit: The most threads; `nil` for a new one whenever all are busy.
+    ///   - link: Where the threads say whose code they run.
+    init(limit: Int?, link: WorkerLink) {
+        self.limit = limit
+        self.link = link
+    }
+
+    /// The executor for the code of plugin `plugin` (-1: the host's) in `phase`.
+    func executor(for plugin: Int, phase: Phase) -> PluginExecutor {
+        PluginExecutor(threads: self, plugin: plugin, phase: phase)
+    }
+
+    /// Runs `work` on one of the threads.
+    func submit(_ work: @escaping @Sendable (PluginThread) -> Void) {
+        enqueue(.call(work))
+    }
+
+    fileprivate func enqueue(_ work: Work) {
+        let startsThread = state.withLock { state -> Bool in
+            state.queue.append(work)
+            guard state.pending > state.waiting, state.threads < (limit ?? .max) else { return false }
+            state.threads += 1
+            return true
+        }
+        if startsThread && !startDetachedThread({ [self] in serve() }) {
+            state.withLock { $0.threads -= 1 }
+        }
+        available.signal()
+    }
+
+    private func serve() {
+        FatalSignals.installAlternateStack()
+        let thread = PluginThread(slot: link.page.claimSlot(), page: link.page)
+        while true {
+            let work = state.withLock { state -> Work? in
+                if let work = state.pop() { return work }
+                state.waiting += 1
+                return nil
+            }
+            guard let work else {
+                // Going idle: undo what plugin code may have done to this thread's signal mask.
+                unblockAllSignalsOfThisThread()
+                available.wait(timeout: nil)
+                state.withLock { $0.waiting -= 1 }
+                continue
+            }
+            switch work {
+            case .job(let job, let executor):
+                thread.running(executor.plugin, phase: executor.phase) {
+                    job.runSynchronously(on: executor.asUnownedTaskExecutor())
+                    ExitTrap.endIfForkedCopy()
+                }
+            case .call(let body):
+                body(thread)
+            }
+            ExitTrap.endIfForkedCopy()
+        }
+    }
+}
+
+/// One of the ``PluginThreads``, as the work it runs sees it.
+struct PluginThread: Sendable {
+    fileprivate let slot: Int?
+    fileprivate let page: SupervisionPage
+
+    /// Runs `body`, which runs code of `plugin` in `phase`, and says so in the thread's slot.
+    func running<Result>(_ plugin: Int, phase: Phase, _ body: () throws -> Result) rethrows -> Result {
+        if let slot { page.setSlot(slot, plugin: Int32(plugin), phase: phase.rawValue) }
+        defer { if let slot { page.setSlot(slot, plugin: -1, phase: 0) } }
+        return try body()
+    }
+}
+
+/// The executor of one plugin's code in one phase: runs its jobs on the ``PluginThreads``.
+final class PluginExecutor: TaskExecutor, Sendable {
+    private let threads: PluginThreads
+    let plugin: Int
+    let phase: Phase
+
+    fileprivate init(threads: PluginThreads, plugin: Int, phase: Phase) {
+        self.threads = threads
+        self.plugin = plugin
+        self.phase = phase
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        threads.enqueue(.job(UnownedJob(job), self))
+    }
+}

@@ -1,0 +1,65 @@
+/// What a plugin's code is doing in a step, as the supervision page records it.
+enum Phase: Int32, Sendable, CustomStringConvertible {
+    case unknown = 0
+    /// `dlopen`, its initializers and the entry point.
+    case load = 1
+    case bootstrap = 2
+    /// A service's `run()`.
+    case run = 3
+    case reload = 4
+    case shutdown = 5
+    /// A cancelled service, until its `run()` returns.
+    case stop = 6
+    /// `exit` and the `atexit` handlers.
+    case exit = 7
+
+    var description: String {
+        switch self {
+        case .unknown: "an unknown phase"
+        case .load: "load"
+        case .bootstrap: "bootstrap"
+        case .run: "run"
+        case .reload: "reload"
+        case .shutdown: "shutdown"
+        case .stop: "stop"
+        case .exit: "exit"
+        }
+    }
+}
+
+/// What the worker as a whole is doing, as the supervision page records it.
+enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
+    case startUp = 0
+    case survey = 1
+    case loading = 2
+    case bootstrapping = 3
+    case report = 4
+    case running = 5
+    case stopping = 6
+    case shuttingDown = 7
+    case exiting = 8
+
+    var description: String {
+        switch self {
+        case .startUp: "start-up"
+        case .survey: "the survey of plugin files"
+        case .loading: "load"
+        case .bootstrapping: "bootstrap"
+        case .report: "the report"
+        case .running: "the run phase"
+        case .stopping: "the stop of the services"
+        case .shuttingDown: "shutdown"
+        case .exiting: "exit"
+        }
+    }
+}
+
+/// What happens when a step overruns its deadline.
+enum OverrunPolicy: Int32, Sendable {
+    /// The supervisor ends the worker at the deadline: loads and bootstraps, whose
+    /// overrun leaves the process in a state nobody can trust.
+    case endHost = 1
+    /// The worker names the step and goes on without it; the supervisor ends the worker
+    /// only when it does not go on within a grace period (it is stuck itself).
+    case skip = 2
+}
