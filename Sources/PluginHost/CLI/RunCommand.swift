@@ -63,7 +63,10 @@ struct RunCommand {
         // The process ends next; freeing a thousand plugin records first would only cost
         // time, and would run plugin code (deinitializers) on this thread.
         RetainedUntilExit.keep(report, members, lifecycle)
-        link.exit(report.succeeded && problems.isEmpty ? .success : .failure, within: options.shutdownTimeout)
+        // The atexit handlers are bounded like a shutdown hook, though never below a second:
+        // exit has the C library's own work to do too.
+        let exitLimit = options.shutdownTimeout.map { max($0, .seconds(1)) }
+        link.exit(report.succeeded && problems.isEmpty ? .success : .failure, within: exitLimit)
     }
 
     /// Scans, resolves, loads and bootstraps; prints nothing.

@@ -18,7 +18,7 @@ enum Phase: Int32, Sendable, CustomStringConvertible {
         case .unknown: "an unknown phase"
         case .load: "load"
         case .bootstrap: "bootstrap"
-        case .run: "run"
+        case .run: "the run phase"
         case .reload: "reload"
         case .shutdown: "shutdown"
         case .stop: "stop"

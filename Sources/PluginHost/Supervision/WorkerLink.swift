@@ -14,13 +14,14 @@ final class WorkerLink: Sendable {
     }
 
     let page: SupervisionPage
-    private let supervisor: Int32
+    private let supervisor: Int32?
     private let writing = Mutex(())
 
     /// - Parameters:
     ///   - page: The page shared with the supervisor.
-    ///   - supervisor: The supervisor's process id.
-    init(page: SupervisionPage, supervisor: Int32) {
+    ///   - supervisor: The supervisor's process id; `nil` for none (in tests), which
+    ///     nobody wakes and whose output nobody writes.
+    init(page: SupervisionPage, supervisor: Int32?) {
         self.page = page
         self.supervisor = supervisor
     }
@@ -61,7 +62,7 @@ final class WorkerLink: Sendable {
     /// it has. What plugins left in C's buffered streams is flushed first, so that the
     /// text appears after it.
     func write(_ text: String, to stream: SupervisionPage.Stream) {
-        guard !text.isEmpty else { return }
+        guard !text.isEmpty, supervisor != nil else { return }
         writing.withLock { _ in
             StandardStreams.flushIfUnlocked()
             var bytes = Array(text.utf8)
@@ -114,6 +115,6 @@ final class WorkerLink: Sendable {
 
     /// Wakes the supervisor: something in the page needs its attention now.
     func wakeSupervisor() {
-        ProcessControl.send(Supervisor.wakeSignal, to: supervisor)
+        if let supervisor { ProcessControl.send(Supervisor.wakeSignal, to: supervisor) }
     }
 }

@@ -1,3 +1,5 @@
+import PluginABI
+
 /// Where the Swift runtime keeps what describes a type, as addresses: to tell which loaded
 /// file defines a plugin's component.
 enum SwiftRuntime {
@@ -7,16 +9,16 @@ enum SwiftRuntime {
         UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
     }
 
-    /// The address of the protocol conformance descriptor behind a class-bound existential
-    /// (`any P` where `P: AnyObject`): the first word of its witness table. The descriptor
-    /// lies in the file that declares the conformance, generic or not.
-    ///
-    /// - Returns: `nil` when `existential` does not have the two-word layout of a
-    ///   class-bound existential of one protocol.
-    static func conformanceDescriptorAddress<Existential>(of existential: Existential) -> UInt? {
-        guard MemoryLayout<Existential>.size == 2 * MemoryLayout<UInt>.size else { return nil }
-        return withUnsafeBytes(of: existential) { words -> UInt? in
-            guard let table = UnsafeRawPointer(bitPattern: words.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self))
+    /// The address of the descriptor of `component`'s conformance to ``Bootstrapping``:
+    /// the first word of the witness table in the existential (a class reference, then the
+    /// table). The descriptor lies in the file that declares the conformance, generic class
+    /// or not.
+    static func conformanceDescriptorAddress(of component: any Bootstrapping) -> UInt? {
+        // `as any Bootstrapping` keeps the existential from being opened into the bare class
+        // reference when it is passed on.
+        withUnsafeBytes(of: component as any Bootstrapping) { words -> UInt? in
+            guard words.count == 2 * MemoryLayout<UInt>.size,
+                let table = UnsafeRawPointer(bitPattern: words.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self))
             else { return nil }
             return table.load(as: UInt.self)
         }

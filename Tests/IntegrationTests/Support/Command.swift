@@ -22,7 +22,9 @@ struct CommandFailure: Error, CustomStringConvertible {
 enum Command {
     /// Runs `executable` with `arguments` to completion, capturing its output in files so
     /// that a full pipe cannot stall it.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> CommandResult {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil
+    ) throws -> CommandResult {
         let scratch = try Scratch.directory(named: "output")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appending(path: "stdout")
@@ -63,6 +65,18 @@ enum HostProcesses {
             else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 1 && fields[0] != "Z" && Int32(fields[1]) == process
+        }.sorted()
+    }
+
+    /// The live (not zombie) members of process group `group`.
+    static func members(ofGroup group: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { candidate in
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && fields[0] != "Z" && Int32(fields[2]) == group
         }.sorted()
     }
 

@@ -30,6 +30,20 @@ struct PluginDirectoryFixture {
         try FileManager.default.copyItem(at: file, to: plugins.appending(path: name ?? file.lastPathComponent))
     }
 
+    /// Copies the fixture plugin `fixture` into the plugin directory as plugin `name`, with
+    /// a manifest that requires `requires`: one compiled fixture, several plugins.
+    func add(fixture: String, as name: String, requires: [String] = []) throws {
+        let manifest = root.appending(path: "\(name).manifest.json")
+        let list = requires.map { "\"\($0)\"" }.joined(separator: ", ")
+        try Data(#"{"name": "\#(name)", "version": "1.0.0", "abi": 1, "requires": [\#(list)]}"#.utf8).write(to: manifest)
+        let target = plugins.appending(path: "lib\(name).so")
+        let result = try Command.run("/usr/bin/env", [
+            "objcopy", "--update-section", ".plugin_host_manifest=\(manifest.path)", try Fixtures.plugin(fixture).path, target.path,
+        ])
+        guard result.status == 0 else { throw CommandFailure(command: "objcopy", result: result) }
+        try trust(target)
+    }
+
     /// Writes `contents` to a file in the plugin directory, with mode 644.
     func write(_ contents: String, to name: String) throws {
         try write(Data(contents.utf8), to: plugins.appending(path: name))
