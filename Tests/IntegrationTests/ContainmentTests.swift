@@ -99,7 +99,7 @@ struct ContainmentTests {
     func hangsInExit() throws {
         let trial = try Trial(["Misbehaver": #""act": "hang", "phase": "exit""#])
         let (result, elapsed) = try trial.run(["--shutdown-timeout", "0.5"])
-        trial.expectContained(result, status: 124, line: "plugin-host did not finish its exit within 1 s: its main thread is stuck in code of plugin Misbehaver")
+        trial.expectContained(result, status: 124, line: "plugin-host did not finish its exit within 1 s: the host's own thread is stuck in code of plugin Misbehaver")
         #expect(elapsed < .seconds(4))
     }
 

@@ -79,9 +79,10 @@ enum HelpText {
               bootstrap, service or shutdown problem; each is on stderr (and, up to
               the end of the bootstrap, in "errors" with --json)
           64  the command line is wrong
-          70  a plugin crashed (or called exit()) while loading or bootstrapping;
-              stderr names it: plugin NAME (FILE) crashed during load|bootstrap: SIGNAL
-          124 a plugin did not finish loading or bootstrapping within --timeout
+          70  plugin code ended the process: a crash, exit() or _exit(), a signal,
+              in any phase; stderr names it: plugin NAME (FILE) crashed during PHASE: SIGNAL
+          124 plugin code did not finish loading or bootstrapping within --timeout,
+              or the host was stuck behind plugin code past a deadline; stderr names it
           130, 143
               a second SIGINT (130) or SIGTERM (143) ended the host during shutdown
 

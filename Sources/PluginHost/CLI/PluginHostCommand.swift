@@ -26,8 +26,9 @@ struct PluginHostCommand {
             console.write(HelpText.versionLine, to: .output)
             return .success
         case .run(let options):
-            let link = Supervisor.start(stopLimit: options.shutdownTimeout, crashStatus: .crashed)
-            RunCommand(options: options, link: link).run()
+            Supervisor.start(stopLimit: options.shutdownTimeout, crashStatus: .crashed) { link in
+                RunCommand(options: options, link: link).run()
+            }
         case .list(let options, let json):
             return ListCommand(options: options, json: json).run()
         case .inspect(let file, let json):

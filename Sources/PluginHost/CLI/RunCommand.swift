@@ -3,7 +3,7 @@ import PluginABI
 /// `plugin-host --dir DIR`, in the worker process: scan, resolve, load and bootstrap,
 /// report; then run the services, reload on SIGHUP, and shut down.
 ///
-/// The main thread only drives and waits: plugin code runs on plugin threads, the host's
+/// The driving thread only drives and waits: plugin code runs on plugin threads, the host's
 /// text goes through the supervisor, and every path the operator gave is made absolute
 /// before any plugin code can change the working directory.
 struct RunCommand {

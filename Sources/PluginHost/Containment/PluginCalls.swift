@@ -93,8 +93,8 @@ private final class SequenceRun: Sendable {
     /// Starts a task that performs the calls from `first` on, as long as its generation is
     /// current.
     private func start(from first: Int, generation: Int) {
-        let host = threads.executor(for: -1, phase: .unknown)
-        Task(executorPreference: host) { [self] in
+        let executor = threads.executor(for: calls[first].plugin, phase: calls[first].phase)
+        Task(executorPreference: executor) { [self] in
             for index in first..<calls.count {
                 let call = calls[index]
                 let begun = state.withLock { state -> Bool in
@@ -105,16 +105,16 @@ private final class SequenceRun: Sendable {
                 guard begun else { return }
                 threads.link.begin(call.phase, of: call.plugin, within: timeout.map { .nanoseconds($0) }, policy: .skip)
                 progress.signal()
-                let outcome = await withTaskExecutorPreference(threads.executor(for: call.plugin, phase: call.phase)) {
-                    () async -> PluginCallOutcome in
-                    do {
-                        try await call.body()
-                        return .finished
-                    } catch {
-                        return .failed("\(error)")
-                    }
+                executor.retarget(to: call.plugin, phase: call.phase)
+                let outcome: PluginCallOutcome
+                do {
+                    try await call.body()
+                    outcome = .finished
+                } catch {
+                    outcome = .failed("\(error)")
                 }
                 ExitTrap.endIfForkedCopy()
+                executor.retarget(to: -1, phase: .unknown)
                 let current = state.withLock { state -> Bool in
                     guard state.generation == generation else { return false }
                     state.outcomes[index] = outcome

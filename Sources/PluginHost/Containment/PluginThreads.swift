@@ -96,7 +96,8 @@ final class PluginThreads: Sendable {
             }
             switch work {
             case .job(let job, let executor):
-                thread.running(executor.plugin, phase: executor.phase) {
+                let (plugin, phase) = executor.attribution
+                thread.running(plugin, phase: phase) {
                     job.runSynchronously(on: executor.asUnownedTaskExecutor())
                     ExitTrap.endIfForkedCopy()
                 }
@@ -122,15 +123,27 @@ struct PluginThread: Sendable {
 }
 
 /// The executor of one plugin's code in one phase: runs its jobs on the ``PluginThreads``.
+///
+/// A task that calls several plugins one after another keeps one executor and retargets it
+/// before each call (``retarget(to:phase:)``), instead of switching executors, which would
+/// hand the task over to another thread at every call.
 final class PluginExecutor: TaskExecutor, Sendable {
     private let threads: PluginThreads
-    let plugin: Int
-    let phase: Phase
+    private let target: Mutex<(plugin: Int, phase: Phase)>
 
     fileprivate init(threads: PluginThreads, plugin: Int, phase: Phase) {
         self.threads = threads
-        self.plugin = plugin
-        self.phase = phase
+        target = Mutex((plugin, phase))
+    }
+
+    /// Whose code the executor's jobs run, and in which phase.
+    var attribution: (plugin: Int, phase: Phase) { target.withLock { $0 } }
+
+    /// Makes the executor's jobs, and the job running now on the calling thread, run code of
+    /// `plugin` in `phase` from now on.
+    func retarget(to plugin: Int, phase: Phase) {
+        target.withLock { $0 = (plugin, phase) }
+        threads.link.page.slotOfCurrentThread().map { threads.link.page.setSlot($0, plugin: Int32(plugin), phase: phase.rawValue) }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What the host reacts to once it runs, in the order it happened: the supervisor's
-/// commands and services that end. Posted from any thread; taken by the worker's main thread.
+/// commands and services that end. Posted from any thread; taken by the worker's driving thread.
 final class HostEvents: Sendable {
     enum Event: Sendable, Equatable {
         /// SIGINT or SIGTERM: stop.

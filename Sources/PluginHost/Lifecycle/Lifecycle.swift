@@ -10,7 +10,7 @@ import PluginABI
 ///     └─ failure ─────────────────▶ shutdown (what bootstrapped) ──▶ exit 1
 /// ```
 ///
-/// The worker's main thread drives it and only waits; every hook runs on the plugin
+/// The worker's driving thread drives it and only waits; every hook runs on the plugin
 /// threads, within its deadline (``PluginCalls``), and the services' tasks prefer them too.
 struct Lifecycle {
     /// A bootstrapped plugin, with its roles.

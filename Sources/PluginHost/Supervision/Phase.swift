@@ -56,10 +56,21 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
 
 /// What happens when a step overruns its deadline.
 enum OverrunPolicy: Int32, Sendable {
+    /// How long the worker may take, beyond a deadline it handles itself, before the
+    /// supervisor decides it is stuck.
+    static let grace: Int64 = 1_000_000_000
+
     /// The supervisor ends the worker at the deadline: loads and bootstraps, whose
     /// overrun leaves the process in a state nobody can trust.
     case endHost = 1
     /// The worker names the step and goes on without it; the supervisor ends the worker
     /// only when it does not go on within a grace period (it is stuck itself).
     case skip = 2
+}
+
+extension OverrunPolicy {
+    /// When the supervisor acts on a step with this policy and `deadline`.
+    func limit(forDeadline deadline: Int64) -> Int64 {
+        self == .endHost ? deadline : deadline &+ Self.grace
+    }
 }

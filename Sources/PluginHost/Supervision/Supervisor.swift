@@ -17,18 +17,20 @@
 enum Supervisor {
     /// The signal with which the worker wakes the supervisor.
     static let wakeSignal = Signals.wake
-    /// How long the worker may take, beyond a deadline it handles itself, before the
-    /// supervisor decides it is stuck.
-    static let grace: Int64 = 1_000_000_000
 
-    /// Forks the worker. Returns only in the worker, with its link to the supervisor; the
+    /// Forks the worker, which runs `run` with its link to the supervisor; the
     /// supervisor supervises until the worker has ended, then exits with the run's status.
+    ///
+    /// In the worker, `run` runs on a new thread, the *driving* thread: the thread that
+    /// called `fork` keeps the Swift runtime's record of its parent's thread id, which
+    /// breaks the runtime's own locks once another thread contends for one it holds, so it
+    /// parks for good instead.
     ///
     /// - Parameters:
     ///   - stopLimit: How long the worker may go without progress while it stops
     ///     (`--shutdown-timeout`); `nil` for no limit.
     ///   - crashStatus: The worker's status after a crash or a plugin's `exit()`.
-    static func start(stopLimit: Duration?, crashStatus: ExitStatus) -> WorkerLink {
+    static func start(stopLimit: Duration?, crashStatus: ExitStatus, worker run: @escaping @Sendable (WorkerLink) -> Never) -> Never {
         let page: SupervisionPage
         let signals: Int32
         let worker: Int32
@@ -51,8 +53,12 @@ enum Supervisor {
             ExitTrap.install(recordingIn: page, exitStatus: crashStatus.rawValue)
             StraySignals.install(forwardingTo: page, supervisor: parent, wake: wakeSignal)
             ProbeSignal.install(recordingIn: page)
-            ProcessControl.unblockAllSignals()
-            return WorkerLink(page: page, supervisor: parent)
+            let link = WorkerLink(page: page, supervisor: parent)
+            startDetachedThread {
+                link.becomeDriver()
+                run(link)
+            }
+            ProcessControl.parkCallingThread()
         }
         ProcessControl.makeProcessGroupLeader(worker)
         ProcessControl.adoptOrphans()
@@ -156,7 +162,7 @@ private struct Watch {
     /// trusted to go on, a grace period later when the worker should have gone on alone.
     private mutating func checkDeadlines() {
         let now = MonotonicClock.now
-        for plugin in [nil] + (0..<page.pluginCount).map(Optional.some) {
+        for plugin in Self.stepOwners(page) {
             guard let step = page.step(of: plugin), step.deadline != .max, now >= limit(of: step) else { continue }
             let phase = Phase(rawValue: step.phase) ?? .unknown
             let allowed = TextFormat.seconds(nanoseconds: step.deadline - step.started)
@@ -167,7 +173,7 @@ private struct Watch {
                         + "stopped the host without waiting for it\n")
                 } else {
                     say("\(label) did not finish its \(phase) within \(allowed), and the host was stuck behind it "
-                        + "for another \(TextFormat.seconds(nanoseconds: Supervisor.grace)); stopped the host without waiting for it\n")
+                        + "for another \(TextFormat.seconds(nanoseconds: OverrunPolicy.grace)); stopped the host without waiting for it\n")
                 }
             } else {
                 say("plugin-host did not finish its \(phase) within \(allowed): \(stuckWorkerCulprit()); "
@@ -181,7 +187,7 @@ private struct Watch {
         if progress != lastProgress {
             lastProgress = progress
             lastProgressAt = now
-        } else if !anyStepActive, now - lastProgressAt >= stopLimit + Supervisor.grace {
+        } else if !anyStepActive, now - lastProgressAt >= stopLimit + OverrunPolicy.grace {
             say("plugin-host did not finish stopping: it made no progress for "
                 + "\(TextFormat.seconds(nanoseconds: now - lastProgressAt)) (--shutdown-timeout); \(stuckWorkerCulprit()); "
                 + "stopped it without waiting\n")
@@ -190,20 +196,25 @@ private struct Watch {
     }
 
     private func limit(of step: SupervisionPage.Step) -> Int64 {
-        step.policy == OverrunPolicy.endHost.rawValue ? step.deadline : step.deadline &+ Supervisor.grace
+        (OverrunPolicy(rawValue: step.policy) ?? .endHost).limit(forDeadline: step.deadline)
     }
 
     private var anyStepActive: Bool {
-        page.step(of: nil) != nil || (0..<page.pluginCount).contains { page.step(of: $0) != nil }
+        Self.stepOwners(page).contains { page.step(of: $0) != nil }
     }
 
-    /// What holds up the worker's main thread, as far as can be told from outside.
+    /// Whose steps the page can hold: the host's (`nil`), then each plugin's.
+    private static func stepOwners(_ page: SupervisionPage) -> some Sequence<Int?> {
+        (-1..<page.pluginCount).lazy.map { $0 < 0 ? nil : $0 }
+    }
+
+    /// What holds up the worker's driving thread, as far as can be told from outside.
     private func stuckWorkerCulprit() -> String {
         if output.holdsWorkerOutput { return "its output is not being read" }
         guard let stall = ProbeSignal.ask(worker: worker, page: page), stall.culprit >= 0 else {
-            return "its main thread is blocked (by a lock plugin code holds, or in the C library)"
+            return "the host's own thread is blocked (by a lock plugin code holds, or in the C library)"
         }
-        return "its main thread is stuck in code of plugin \(page.label(of: Int(stall.culprit))), such as an atexit handler"
+        return "the host's own thread is stuck in code of plugin \(page.label(of: Int(stall.culprit))), such as an atexit handler"
     }
 
     /// When the loop must wake by itself next: the earliest limit of a step, or of the
@@ -211,10 +222,10 @@ private struct Watch {
     private func nextWake() -> Int64? {
         guard ended == nil else { return 100_000_000 &+ MonotonicClock.now }
         var next = Int64.max
-        for plugin in [nil] + (0..<page.pluginCount).map(Optional.some) {
+        for plugin in Self.stepOwners(page) {
             if let step = page.step(of: plugin), step.deadline != .max { next = min(next, limit(of: step)) }
         }
-        if stops > 0, let stopLimit { next = min(next, lastProgressAt &+ stopLimit &+ Supervisor.grace) }
+        if stops > 0, let stopLimit { next = min(next, lastProgressAt &+ stopLimit &+ OverrunPolicy.grace) }
         return next == .max ? nil : next
     }
 

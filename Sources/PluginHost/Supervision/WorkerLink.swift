@@ -26,6 +26,14 @@ final class WorkerLink: Sendable {
         self.supervisor = supervisor
     }
 
+    /// Makes the calling thread the worker's driving thread: it runs only host code, the
+    /// supervisor asks it what holds it up, and a crash on it is the host's.
+    func becomeDriver() {
+        FatalSignals.installAlternateStack()
+        if let slot = page.claimSlot() { page.setSlot(slot, plugin: -1, phase: 0) }
+        page.driverThread.store(ProcessControl.currentThread)
+    }
+
     /// Tells the supervisor what the worker as a whole is doing now.
     func enter(_ phase: WorkerPhase) {
         page.workerPhase.store(phase.rawValue)
@@ -45,7 +53,7 @@ final class WorkerLink: Sendable {
         let (deadline, overflow) = started.addingReportingOverflow(timeout.map(MonotonicClock.nanoseconds) ?? .max)
         let step = SupervisionPage.Step(
             phase: phase.rawValue, policy: policy.rawValue, started: started, deadline: overflow ? .max : deadline)
-        if page.begin(step, of: plugin) { wakeSupervisor() }
+        if page.begin(step, of: plugin, limit: policy.limit(forDeadline: step.deadline)) { wakeSupervisor() }
     }
 
     /// Records that the current step of `plugin` (`nil`: the host) is over.

@@ -112,6 +112,26 @@ enum ProcessControl {
         }
     }
 
+    /// The kernel's id of the calling thread.
+    static var currentThread: Int32 { threadIDFunction?() ?? getpid() }
+
+    private typealias ThreadID = @convention(c) () -> Int32
+
+    /// `gettid`, which the C module leaves out.
+    private static let threadIDFunction: ThreadID? = {
+        guard let symbol = dlsym(nil, "gettid") else { return nil }
+        return unsafeBitCast(symbol, to: ThreadID.self)
+    }()
+
+    /// Blocks every signal in the calling thread and sleeps for ever: for a thread that
+    /// must never run code again, and must not take signals meant for the process.
+    static func parkCallingThread() -> Never {
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, nil)
+        while true { pause() }
+    }
+
     /// Sleeps for `nanoseconds`.
     static func sleep(nanoseconds: Int64) {
         var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))

@@ -16,11 +16,11 @@ enum Signals {
     static let kill = SIGKILL
     /// The signal with which the worker wakes the supervisor.
     static let wake = SIGUSR1
-    /// The signal with which the supervisor asks a stuck worker's main thread what it runs.
+    /// The signal with which the supervisor asks a stuck worker's driving thread what it runs.
     static let probe = SIGSTKFLT
 }
 
-/// Asks the worker's main thread, which runs only host code, whose code holds it up: its
+/// Asks the worker's driving thread, which runs only host code, whose code holds it up: its
 /// handler records who is to blame for what that thread does, as a crash handler would,
 /// and returns.
 enum ProbeSignal {
@@ -38,12 +38,12 @@ enum ProbeSignal {
         _ = sigaction(Signals.probe, &action, nil)
     }
 
-    /// Signals the main thread of `worker` and waits briefly for its answer.
+    /// Signals the driving thread of `worker` and waits briefly for its answer.
     ///
     /// - Returns: What the thread was found running, or `nil` when it did not answer.
     static func ask(worker: Int32, page: SupervisionPage) -> SupervisionPage.Record? {
-        guard let threadKill else { return nil }
-        _ = threadKill(worker, worker, Signals.probe)
+        guard let threadKill, case let thread = page.driverThread.load(), thread > 0 else { return nil }
+        _ = threadKill(worker, thread, Signals.probe)
         let deadline = MonotonicClock.now + 200_000_000
         while MonotonicClock.now < deadline {
             if let stall = page.stall { return stall }

@@ -45,6 +45,7 @@ final class SupervisionPage: @unchecked Sendable {
         static let forwardedStops = 56
         static let forwardedReloads = 60
         static let forwardedStopSignal = 512
+        static let driverThread = 516
         static let crash = 64  // 64 bytes
         static let exitCall = 128  // 64 bytes
         static let output = 192  // 32 bytes
@@ -144,6 +145,9 @@ final class SupervisionPage: @unchecked Sendable {
          cell(Int32.self, Offset.forwardedStopSignal).load())
     }
 
+    /// The kernel's id of the worker's driving thread, which runs only host code.
+    var driverThread: Cell<Int32> { cell(Int32.self, Offset.driverThread) }
+
     /// Wakes the worker's command listener.
     func postCommand() { sem_post(semaphore(at: Offset.commands)) }
 
@@ -169,8 +173,11 @@ final class SupervisionPage: @unchecked Sendable {
 
     /// Records that `plugin` (or, for `nil`, the host itself) begins a step.
     ///
-    /// - Returns: Whether the supervisor sleeps past `step.deadline` and must be woken.
-    func begin(_ step: Step, of plugin: Int?) -> Bool {
+    /// - Parameter limit: When the supervisor must look at the step at the latest.
+    /// - Returns: Whether the supervisor sleeps past `limit` and must be woken. Only the
+    ///   first of several steps posted before it wakes says so: the wake time is set to 0
+    ///   (awake) on the way.
+    func begin(_ step: Step, of plugin: Int?, limit: Int64) -> Bool {
         let offset = stepOffset(of: plugin)
         let deadline = cell(Int64.self, offset + 16)
         deadline.store(0)
@@ -179,7 +186,13 @@ final class SupervisionPage: @unchecked Sendable {
         cell(Int64.self, offset + 8).store(step.started)
         deadline.store(step.deadline)
         _ = progress.increment()
-        return step.deadline < supervisorWakesAt.load()
+        var wakes = supervisorWakesAt.load()
+        while limit < wakes {
+            let (exchanged, current) = supervisorWakesAt.compareExchange(expected: wakes, desired: 0)
+            if exchanged { return true }
+            wakes = current
+        }
+        return false
     }
 
     /// Records that the step of `plugin` (or the host's) is over.
@@ -369,7 +382,7 @@ final class SupervisionPage: @unchecked Sendable {
         set { if let newValue { write(newValue, at: Offset.exitCall) } }
     }
 
-    /// What the worker's main thread was found running when the supervisor asked.
+    /// What the worker's driving thread was found running when the supervisor asked.
     var stall: Record? {
         get { read(at: Offset.stall) }
         set { if let newValue { write(newValue, at: Offset.stall) } }
@@ -430,6 +443,9 @@ extension SupervisionPage.Cell where Value == Int32 {
 extension SupervisionPage.Cell where Value == Int64 {
     func load() -> Int64 { pointer.pointee.load(ordering: .sequentiallyConsistent) }
     func store(_ value: Int64) { pointer.pointee.store(value, ordering: .sequentiallyConsistent) }
+    func compareExchange(expected: Int64, desired: Int64) -> (exchanged: Bool, original: Int64) {
+        pointer.pointee.compareExchange(expected: expected, desired: desired, ordering: .sequentiallyConsistent)
+    }
 }
 
 extension SupervisionPage.Cell where Value == UInt64 {
