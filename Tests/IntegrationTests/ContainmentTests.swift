@@ -261,6 +261,29 @@ struct ContainmentTests {
         trial.expectContained(result, status: 0, line: "plugin-host: note: ended 1 process that plugins started and left running")
     }
 
+    // MARK: The worker process
+
+    @Test("the worker's forked thread runs nothing after the fork: it sleeps with every signal blocked")
+    func forkedThreadParks() throws {
+        // The Swift runtime caches each thread's id; in a forked child the first thread keeps
+        // its parent's, and a runtime lock it held would spin every other thread for ever.
+        let trial = try Trial(["Misbehaver": #""serve": true"#])
+        let host = try trial.start()
+        defer { _ = host.stop(with: SIGTERM) }
+        let deadline = Date().addingTimeInterval(10)
+        while !trial.lines.contains(where: { $0.hasPrefix("pid ") }) && Date() < deadline { usleep(10_000) }
+        let worker = try #require(trial.processes.first)
+        let status = try String(contentsOfFile: "/proc/\(worker)/task/\(worker)/status", encoding: .utf8)
+        let field = { (name: String) in status.split(separator: "\n").first { $0.hasPrefix(name + ":") }?.split(separator: "\t").last }
+        #expect(field("State")?.hasPrefix("S") == true, "\(status)")
+        let blocked = try #require(field("SigBlk").flatMap { UInt64($0, radix: 16) })
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGABRT, SIGUSR1, SIGALRM, SIGPIPE] {
+            #expect(blocked & (1 << UInt64(signal - 1)) != 0, "signal \(signal) is not blocked: \(status)")
+        }
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(worker)/task")
+        #expect(threads.count > 1, "the worker runs on other threads")
+    }
+
     // MARK: Components and stores
 
     @Test("a generic component class defined in the plugin is the plugin's own")
