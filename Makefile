@@ -33,12 +33,15 @@ MANIFEST_SECTION := .plugin_host_manifest
 SWIFTFLAGS := -swift-version 6 -warnings-as-errors $(OPTIMIZE) -g
 # The host and the ABI are compiled as whole modules, so generics are specialised across files.
 WMO        := -wmo
+# The host and the ABI are one package: the ABI's host-only operations are `package`, out of
+# plugins' reach (plugins are compiled without it, against the public interface).
+PACKAGE    := -package-name plugin_host
 
 ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test install uninstall plugin fixtures fuzz fuzz-smoke bench clean
+.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench clean
 .DELETE_ON_ERROR:
 
 all: $(HOST) $(DEMO_PLUGINS)
@@ -47,7 +50,7 @@ all: $(HOST) $(DEMO_PLUGINS)
 # and a textual interface, and linked dynamically everywhere (see the README).
 $(ABI): $(ABI_SOURCES)
 	@mkdir -p $(LIB) $(MODULES)
-	$(SWIFTC) $(SWIFTFLAGS) $(WMO) -parse-as-library -emit-library -enable-library-evolution \
+	$(SWIFTC) $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -emit-library -enable-library-evolution \
 	    -module-name PluginABI \
 	    -emit-module-path $(MODULES)/PluginABI.swiftmodule \
 	    -emit-module-interface-path $(MODULES)/PluginABI.swiftinterface \
@@ -56,7 +59,7 @@ $(ABI): $(ABI_SOURCES)
 
 $(HOST): $(HOST_SOURCES) $(ABI)
 	@mkdir -p $(BIN) $(BUILD)/host
-	$(SWIFTC) -emit-executable $(SWIFTFLAGS) $(WMO) -parse-as-library -module-name PluginHost \
+	$(SWIFTC) -emit-executable $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -module-name PluginHost \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -emit-module-path $(BUILD)/host/PluginHost.swiftmodule \
 	    -o $@ $(HOST_SOURCES)
@@ -109,14 +112,14 @@ plugin: $(ABI) $(DEMO_PLUGINS)
 # $(FIXTURES_OUT)/libNAME.so. FIXTURE_LINKS_NAME lists the plugins a fixture links. A
 # fixture directory with a manifest and no Swift source gets Tests/Fixtures/RecordingComponent.swift.
 # FIXTURE_MODULES_NAME names a directory searched first for modules: Legacy is compiled
-# against the interface of ABI 1.0 as first published.
+# against the interface of ABI 2.0 as first published.
 FIXTURES_OUT ?= $(BUILD)/fixtures
 FIXTURE_NAMES := $(notdir $(patsubst %/,%,$(wildcard Tests/Fixtures/*/)))
 FIXTURE_LINKS_Sneaky   := Persistence
 FIXTURE_LINKS_Impostor := Persistence
 FIXTURE_LINKS_Ripener  := Domain Persistence
 FIXTURE_LINKS_Hammer   := Domain Persistence
-FIXTURE_MODULES_Legacy := Tests/Baselines/PluginABI-1.0
+FIXTURE_MODULES_Legacy := Tests/Baselines/PluginABI-2.0
 fixtures: $(addprefix $(FIXTURES_OUT)/lib,$(addsuffix .so,$(FIXTURE_NAMES)))
 
 $(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/RecordingComponent.swift $(ABI) $(DEMO_PLUGINS)
@@ -125,13 +128,27 @@ $(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/RecordingComponent.sw
 run: all
 	$(HOST) --dir $(PLUGINS)/
 
+# The demo plugins' own tests, Plugins/NAME/Tests/*.swift: each a program that bootstraps
+# the plugin's component with BootstrapHarness against stand-ins, as a plugin author's
+# tests do (see `plugin-host new`).
+PLUGIN_TESTS := $(BUILD)/plugin-tests
+$(PLUGIN_TESTS)/%Tests: Plugins/%/Tests/*.swift $(DEMO_PLUGINS)
+	@mkdir -p $(PLUGIN_TESTS)
+	$(SWIFTC) -swift-version 6 -warnings-as-errors -parse-as-library -module-name $*Tests \
+	    -I $(MODULES) -L $(LIB) -L $(PLUGINS) -lPluginABI -lPersistence -lDomain -lApplication \
+	    -Xlinker -rpath -Xlinker $(abspath $(LIB)) -Xlinker -rpath -Xlinker $(abspath $(PLUGINS)) \
+	    -o $@ $(sort $(wildcard Plugins/$*/Tests/*.swift))
+
+plugin-tests: $(PLUGIN_TESTS)/DomainTests $(PLUGIN_TESTS)/ApplicationTests
+	@for test in $^; do ./$$test || exit 1; done
+
 # The manifest reader's fuzz target: the harness, compiled with the host's sources that read
 # plugin files (and a static PluginABI, for its JSON value type), under libFuzzer and ASan.
 FUZZ         := $(BUILD)/fuzz
 FUZZER       := $(FUZZ)/manifest-fuzzer
 FUZZ_SECONDS ?= 600
-FUZZ_FLAGS   := -swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library
-FUZZ_SOURCES := Tests/Fuzz/ManifestFuzzer.swift $(wildcard Sources/PluginHost/Manifest/*.swift) \
+FUZZ_FLAGS   := -swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library -package-name plugin_host
+FUZZ_SOURCES := Tests/Fuzz/ManifestFuzzer.swift $(wildcard Sources/PluginHost/Manifest/*.swift) Sources/PluginHost/Shared/String+Text.swift \
                 $(wildcard Sources/PluginHost/JSON/*.swift) \
                 $(addprefix Sources/PluginHost/System/,SystemError.swift ReadOnlyFile.swift FileStatus.swift)
 $(FUZZER): $(FUZZ_SOURCES) $(ABI_SOURCES)
@@ -179,6 +196,7 @@ TOOL_TMPDIR := $(abspath $(BUILD))/tmp
 test: all
 	@mkdir -p $(TOOL_TMPDIR)
 	TMPDIR=$(TOOL_TMPDIR) $(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory plugin-tests
 	TMPDIR=$(TOOL_TMPDIR) $(SWIFT) test --skip-build
 	TMPDIR=$(TOOL_TMPDIR) $(MAKE) --no-print-directory fuzz-smoke
 
@@ -196,7 +214,7 @@ Cflags: -I$${libdir}/swift
 Libs: -L$${libdir} -L$${plugindir} -lPluginABI
 endef
 export PLUGIN_ABI_PC
-VERSION := 0.1.0
+VERSION := 0.2.0
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/swift $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins

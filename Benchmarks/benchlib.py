@@ -25,7 +25,7 @@ def stamp(template, directory, name, requires):
     """Copies the plugin `template` into `directory` as lib<name>.so with its own manifest."""
     manifest = os.path.join(directory, name + ".json")
     with open(manifest, "w") as f:
-        json.dump({"name": name, "version": "1.0.0", "abi": 1, "requires": requires}, f)
+        json.dump({"name": name, "version": "1.0.0", "abi": 2, "requires": requires}, f)
     target = os.path.join(directory, "lib%s.so" % name)
     subprocess.run(["objcopy", "--update-section", ".plugin_host_manifest=" + manifest, template, target], check=True)
     os.chmod(target, 0o755)

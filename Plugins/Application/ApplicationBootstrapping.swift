@@ -1,14 +1,15 @@
 import Domain
 import PluginABI
 
-/// The application's job: peel one banana per run, through Domain's peeler, and say so.
+/// The application's job: peel one banana per run, through the peeler Domain provides, and
+/// say so.
 public final class ApplicationBootstrapping: Bootstrapping {
-    public init() {}
+    /// What this run peeled.
+    public let peeling: Peeling
 
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
-        let domain = try bootstrapped.component(DomainBootstrapping.self)
-        let peeler = try domain.bananaPeeler
-        let peeling = try peeler.peelNext()
+    public init(_ bootstrapped: Bootstrapped) throws {
+        let peeler = try bootstrapped.component(BananaPeeling.self)
+        peeling = try peeler.peelNext()
         if peeling.harvested {
             print("Application: harvested a bunch of \(BananaPeeler.bunchSize) bananas")
         }
@@ -20,5 +21,5 @@ public final class ApplicationBootstrapping: Bootstrapping {
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(ApplicationBootstrapping())
+    PluginEntryPoint.export(ApplicationBootstrapping.self)
 }

@@ -1,31 +1,17 @@
 import Persistence
 
-/// The domain's one rule: peel the oldest unpeeled banana, harvesting a new bunch when
-/// every banana in the store is peeled.
-public struct BananaPeeler: Sendable {
+/// The domain's one rule, on any banana store: peel the oldest unpeeled banana, harvesting
+/// a new bunch when every banana in the store is peeled.
+public struct BananaPeeler: BananaPeeling {
     /// How many bananas a new bunch has.
     public static let bunchSize = 3
 
-    private let store: BananaStore
+    private let store: any BananaStoring
 
-    public init(store: BananaStore) {
+    public init(store: any BananaStoring) {
         self.store = store
     }
 
-    /// What one call to ``peelNext()`` did.
-    public struct Peeling: Sendable, Equatable {
-        /// The banana peeled.
-        public let banana: Banana
-        /// Whether a new bunch had to be harvested first.
-        public let harvested: Bool
-        /// How many bananas are peeled now, and how many are left.
-        public let peeled: Int
-        public let unpeeled: Int
-    }
-
-    /// Peels the unpeeled banana with the smallest id and saves the store.
-    ///
-    /// - Throws: ``BananaStoreError`` when the store cannot be saved; nothing changes then.
     public func peelNext() throws -> Peeling {
         try store.update { bananas in
             var harvested = false
@@ -41,6 +27,5 @@ public struct BananaPeeler: Sendable {
         }
     }
 
-    /// Where the bananas are kept.
     public var storePath: String { store.path }
 }

@@ -1,38 +1,21 @@
 import Persistence
 import PluginABI
-import Synchronization
 
-/// Sets up the ``BananaPeeler`` on Persistence's banana store.
-public final class DomainBootstrapping: Bootstrapping {
-    private let peeler = Mutex<BananaPeeler?>(nil)
+/// Sets up the ``BananaPeeler`` on the banana store that Persistence provides, and offers
+/// it to the plugins that require Domain.
+public final class DomainBootstrapping: Bootstrapping, BananaPeeling {
+    private let peeler: BananaPeeler
 
-    public init() {}
-
-    /// The peeler; available once this component has bootstrapped.
-    public var bananaPeeler: BananaPeeler {
-        get throws(DomainError) {
-            guard let peeler = peeler.withLock({ $0 }) else { throw DomainError.notBootstrapped }
-            return peeler
-        }
+    public init(_ bootstrapped: Bootstrapped) throws {
+        peeler = BananaPeeler(store: try bootstrapped.component(BananaStoring.self))
     }
 
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
-        let persistence = try bootstrapped.component(PersistenceBootstrapping.self)
-        let made = BananaPeeler(store: try persistence.bananaStore)
-        peeler.withLock { $0 = made }
-    }
-}
+    public func peelNext() throws -> Peeling { try peeler.peelNext() }
 
-/// The Domain component is not ready.
-public enum DomainError: Error, CustomStringConvertible {
-    case notBootstrapped
-
-    public var description: String {
-        "the banana peeler is set up when Domain bootstraps; require Domain to use it"
-    }
+    public var storePath: String { peeler.storePath }
 }
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(DomainBootstrapping())
+    PluginEntryPoint.export(DomainBootstrapping.self)
 }

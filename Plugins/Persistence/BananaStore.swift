@@ -18,7 +18,7 @@ import Musl
 /// held until the store is closed or the process ends; a second process fails with
 /// ``BananaStoreError/inUse(path:holder:)``, naming the holder, instead of interleaving its
 /// writes. Every write first checks that the lock is still held.
-public final class BananaStore: Sendable {
+public final class BananaStore: BananaStoring {
     /// The store file.
     public let path: String
     private let bananas: Mutex<[Banana]>

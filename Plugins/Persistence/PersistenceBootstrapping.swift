@@ -1,34 +1,27 @@
 import PluginABI
-import Synchronization
 
-/// Opens the banana store for the plugins that require Persistence.
+/// Opens the banana store for the plugins that require Persistence, and closes it when the
+/// host shuts down.
 ///
 /// Setting `dataDirectory` (string): where the store file `bananas.json` lives; a relative
 /// path is relative to the configuration file. Default: `$XDG_DATA_HOME/plugin-host`, or
 /// `$HOME/.local/share/plugin-host`.
-public final class PersistenceBootstrapping: Bootstrapping {
-    private let store = Mutex<BananaStore?>(nil)
+public final class PersistenceBootstrapping: Bootstrapping, BananaStoring {
+    private let store: BananaStore
 
-    public init() {}
-
-    /// The banana store; available once this component has bootstrapped.
-    public var bananaStore: BananaStore {
-        get throws(PersistenceError) {
-            guard let store = store.withLock({ $0 }) else { throw PersistenceError.notBootstrapped }
-            return store
-        }
-    }
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
+    public init(_ bootstrapped: Bootstrapped) throws {
         let directory = try bootstrapped.settings.path("dataDirectory") ?? Self.defaultDataDirectory(bootstrapped.environment)
-        let opened = try BananaStore(directory: directory)
-        store.withLock { $0 = opened }
+        let store = try BananaStore(directory: directory)
+        // Every acknowledged change is on disk already; closing releases the lock for the
+        // next process.
+        bootstrapped.lifecycle.onShutdown { store.close() }
+        self.store = store
     }
 
-    /// Closes the banana store: acknowledged changes are on disk already; the lock is
-    /// released for the next process.
-    public func shutdown() async throws {
-        store.withLock { $0 }?.close()
+    public var path: String { store.path }
+
+    public func update<Result>(_ change: (inout [Banana]) throws -> Result) throws -> Result {
+        try store.update(change)
     }
 
     /// `$XDG_DATA_HOME/plugin-host`, else `$HOME/.local/share/plugin-host`, from the host's
@@ -40,23 +33,17 @@ public final class PersistenceBootstrapping: Bootstrapping {
     }
 }
 
-/// The Persistence component is not ready.
+/// Persistence cannot set up its store.
 public enum PersistenceError: Error, CustomStringConvertible {
-    case notBootstrapped
     case noDataDirectory
 
     public var description: String {
-        switch self {
-        case .notBootstrapped:
-            "the banana store is opened when Persistence bootstraps; require Persistence to use it"
-        case .noDataDirectory:
-            "no data directory: neither XDG_DATA_HOME nor HOME is set; "
-                + "set \"dataDirectory\" in the Persistence settings of the --config file"
-        }
+        "no data directory: neither XDG_DATA_HOME nor HOME is set; "
+            + "set \"dataDirectory\" in the Persistence settings of the --config file"
     }
 }
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(PersistenceBootstrapping())
+    PluginEntryPoint.export(PersistenceBootstrapping.self)
 }

@@ -3,40 +3,35 @@ import Synchronization
 /// The components bootstrapped so far: an immutable value that grows one component at a
 /// time.
 ///
-/// ``bootstrap(_:as:settings:)`` returns a **new** `Bootstrapped` holding one more
-/// component; the value it was called on is unchanged. A whole application is therefore a
-/// reduce over its ordered components:
+/// The host adds each component once it has bootstrapped; adding returns a **new**
+/// `Bootstrapped`, and the value it was called on is unchanged. While a component
+/// bootstraps it receives a *view* of the chain: ``component(_:)`` finds only components of
+/// the plugins it declared (`requires` and, when installed, `optional`), directly or
+/// transitively, so that a dependency its manifest does not declare never works by accident
+/// of load order. In a view the nearest component wins: first the declared plugins in the
+/// order of the manifest, then theirs, breadth first. This order depends only on the
+/// manifests, so it is the same however many components bootstrap at once.
 ///
-/// ```swift
-/// let application = try components.reduce(Bootstrapped()) { bootstrapped, next in
-///     try bootstrapped.bootstrap(next.component, as: next.identity, settings: next.settings)
-/// }
-/// ```
-///
-/// While a component bootstraps it receives a *view* of the chain: ``component(_:)`` finds
-/// only components of the plugins it declared (`requires` and, when installed, `optional`),
-/// directly or transitively, so that a dependency its manifest does not declare never works
-/// by accident of load order. In a view the nearest component wins: first the declared
-/// plugins in the order of the manifest, then theirs, breadth first. This order depends
-/// only on the manifests, so it is the same however many components bootstrap at once.
-///
-/// Values share their storage: appending to the newest value of a chain costs O(1), and an
-/// older value keeps seeing only the components it held.
+/// A view also carries what concerns the component being bootstrapped: its
+/// ``settings``, the host's ``environment``, and its ``lifecycle``, where it registers
+/// what should happen to it later.
 public struct Bootstrapped: Sendable {
     private struct Entry: Sendable {
         let identity: PluginIdentity
-        let component: any Bootstrapping
+        let component: any Sendable
     }
 
+    /// The plugin a view is for, and what it carries.
     private struct Viewer: Sendable {
         let identity: PluginIdentity
         let settings: Settings
+        let lifecycle: Lifecycle
         /// The components of the declared plugins that are in the chain, in manifest order:
         /// resolved once, so that looking one up costs a few casts.
-        let direct: [any Bootstrapping]
+        let direct: [any Sendable]
     }
 
-    /// Entries shared by the values of one chain; a value sees the first `count`.
+    /// Entries shared by the values of one chain; a value sees the first `held`.
     private final class Storage: Sendable {
         struct State: Sendable {
             var entries: [Entry] = []
@@ -46,7 +41,7 @@ public struct Bootstrapped: Sendable {
         let state: Mutex<State>
         let environment: [String: String]
 
-        init(_ state: State = State(), environment: [String: String] = [:]) {
+        init(_ state: State = State(), environment: [String: String]) {
             self.state = Mutex(state)
             self.environment = environment
         }
@@ -56,23 +51,18 @@ public struct Bootstrapped: Sendable {
     private let held: Int
     private let viewer: Viewer?
 
-    /// Creates an empty chain.
-    public init() {
-        self.init(storage: Storage(), held: 0, viewer: nil)
-    }
-
-    /// Creates an empty chain whose components see `environment` as the host's.
-    ///
-    /// - Parameter environment: The environment variables of the host process when it
-    ///   started, before any plugin code could change them.
-    public init(environment: [String: String]) {
-        self.init(storage: Storage(environment: environment), held: 0, viewer: nil)
-    }
-
     private init(storage: Storage, held: Int, viewer: Viewer?) {
         self.storage = storage
         self.held = held
         self.viewer = viewer
+    }
+
+    /// An empty chain whose components see `environment` as the host's.
+    ///
+    /// - Parameter environment: The environment variables of the host process when it
+    ///   started, before any plugin code could change them.
+    package init(environment: [String: String] = [:]) {
+        self.init(storage: Storage(environment: environment), held: 0, viewer: nil)
     }
 
     /// The plugin being bootstrapped with this view, or `nil` for the whole chain.
@@ -85,76 +75,41 @@ public struct Bootstrapped: Sendable {
     /// read these rather than the process's, which plugin code may have changed since.
     public var environment: [String: String] { storage.environment }
 
+    /// Where the component being bootstrapped registers what should happen to it later: its
+    /// service, its hooks, its answers to events. For the whole chain, a lifecycle nobody
+    /// delivers anything to.
+    public var lifecycle: Lifecycle { viewer?.lifecycle ?? Lifecycle() }
+
     /// The plugins whose components this value can see: for the whole chain in bootstrap
     /// order, for a view nearest first.
-    public var plugins: [PluginIdentity] {
-        let entries = snapshot()
-        return visibleIndices(in: entries).map { entries.entries[$0].identity }
+    public var plugins: [String] {
+        let state = snapshot()
+        return visibleIndices(in: state).map { state.entries[$0].identity.name }
     }
 
-    /// The number of components this value can see.
-    public var count: Int { viewer == nil ? held : plugins.count }
-
-    /// Bootstraps a component synchronously and returns a chain that holds it after the
-    /// current ones.
-    ///
-    /// The component's synchronous ``Bootstrapping/bootstrap(_:)`` receives
-    /// ``view(for:settings:)``. `self` is unchanged.
-    ///
-    /// - Parameters:
-    ///   - component: The component to bootstrap.
-    ///   - identity: The name of its plugin and the plugins it depends on.
-    ///   - settings: The plugin's settings.
-    /// - Returns: A new chain: this one plus `component`.
-    /// - Throws: ``BootstrappingError`` with code `duplicatePlugin` when a plugin of the
-    ///   same name is already in the chain, or whatever the component's bootstrap throws.
-    public func bootstrap(
-        _ component: any Bootstrapping,
-        as identity: PluginIdentity,
-        settings: Settings? = nil
-    ) throws -> Bootstrapped {
-        try checkUnique(identity)
-        try component.bootstrap(view(for: identity, settings: settings))
-        return try appending(component, as: identity)
-    }
-
-    /// Bootstraps a component, synchronous or asynchronous, and returns a chain that holds
-    /// it after the current ones; see ``bootstrap(_:as:settings:)``.
-    public func bootstrap(
-        _ component: any Bootstrapping,
-        as identity: PluginIdentity,
-        settings: Settings? = nil
-    ) async throws -> Bootstrapped {
-        try checkUnique(identity)
-        try await component.bootstrap(view(for: identity, settings: settings))
-        return try appending(component, as: identity)
-    }
+    /// The number of components the chain holds.
+    package var count: Int { held }
 
     /// The view of this chain that the component of `identity` receives while it
-    /// bootstraps: only the plugins it depends on (and theirs) are visible, and its
-    /// settings are `settings`.
-    ///
-    /// Hosts that bootstrap components concurrently take views from the chain of the
-    /// components bootstrapped so far; every plugin a component depends on must be in it.
-    public func view(for identity: PluginIdentity, settings: Settings? = nil) -> Bootstrapped {
+    /// bootstraps: only the plugins it depends on (and theirs) are visible.
+    package func view(for identity: PluginIdentity, settings: Settings? = nil, lifecycle: Lifecycle = Lifecycle()) -> Bootstrapped {
         let direct = storage.state.withLock { state in
-            identity.dependencies.compactMap { name -> (any Bootstrapping)? in
+            identity.dependencies.compactMap { name -> (any Sendable)? in
                 guard let index = state.indexByName[name], index < held else { return nil }
                 return state.entries[index].component
             }
         }
-        return Bootstrapped(
-            storage: storage, held: held,
-            viewer: Viewer(identity: identity, settings: settings ?? Settings(for: identity.name), direct: direct))
+        let viewer = Viewer(
+            identity: identity, settings: settings ?? Settings([:], for: identity.name), lifecycle: lifecycle, direct: direct)
+        return Bootstrapped(storage: storage, held: held, viewer: viewer)
     }
 
     /// A chain holding `component`, bootstrapped already, after the current ones. `self` is
-    /// unchanged. For hosts that bootstrap components themselves, and for tests that stand
-    /// in for a dependency.
+    /// unchanged.
     ///
     /// - Throws: ``BootstrappingError`` with code `duplicatePlugin` when a plugin of the
     ///   same name is already in the chain.
-    public func appending(_ component: any Bootstrapping, as identity: PluginIdentity) throws -> Bootstrapped {
+    package func appending(_ component: any Sendable, as identity: PluginIdentity) throws(BootstrappingError) -> Bootstrapped {
         try checkUnique(identity)
         let entry = Entry(identity: identity, component: component)
         let appendedInPlace = storage.state.withLock { state in
@@ -175,11 +130,21 @@ public struct Bootstrapped: Sendable {
         return Bootstrapped(storage: Storage(state, environment: storage.environment), held: held + 1, viewer: nil)
     }
 
+    /// Bootstraps a component of `type` with the view for `identity`, and returns it with
+    /// the chain that holds it after the current ones.
+    package func bootstrap(
+        _ type: any Bootstrapping.Type, as identity: PluginIdentity, settings: Settings? = nil, lifecycle: Lifecycle = Lifecycle()
+    ) async throws -> (component: any Bootstrapping, chain: Bootstrapped) {
+        try checkUnique(identity)
+        let component = try await type.init(view(for: identity, settings: settings, lifecycle: lifecycle))
+        return (component, try appending(component, as: identity))
+    }
+
     /// Returns the visible component whose type is `type` or a subclass of it, or conforms
     /// to it when `type` is a protocol: for the whole chain the earliest, for a view the
     /// nearest (declared plugins first, in manifest order, then theirs).
     ///
-    /// - Parameter type: A class or protocol type, such as `PersistenceBootstrapping.self`.
+    /// - Parameter type: A class or protocol type, such as `BananaStoring.self`.
     /// - Returns: The component, as `type`.
     /// - Throws: ``BootstrappingError`` with code `componentNotFound`, naming the requested
     ///   type, the plugin that asked and the plugins it can see; when an undeclared plugin

@@ -1,89 +1,44 @@
 /// A component that a plugin contributes to the application.
 ///
-/// A plugin's entry point returns one `Bootstrapping` conformer. The host bootstraps the
-/// components one after another in dependency order; each one receives a ``Bootstrapped``
-/// view of the components bootstrapped before it that it declared it requires, and obtains
-/// its collaborators from there:
+/// A plugin's entry point hands the host its component *type*. The host sets the component
+/// up once every plugin it requires is set up, by calling its initializer with a
+/// ``Bootstrapped`` view of their components:
 ///
 /// ```swift
-/// public final class DomainBootstrapping: Bootstrapping {
-///     private let peeler = Mutex<BananaPeeler?>(nil)
+/// public final class DomainBootstrapping: Bootstrapping, BananaPeeling {
+///     private let peeler: BananaPeeler
 ///
-///     public func bootstrap(_ bootstrapped: Bootstrapped) throws {
-///         let persistence = try bootstrapped.component(PersistenceBootstrapping.self)
-///         peeler.withLock { $0 = BananaPeeler(store: persistence.bananaStore) }
+///     public init(_ bootstrapped: Bootstrapped) throws {
+///         peeler = BananaPeeler(store: try bootstrapped.component(BananaStoring.self))
 ///     }
+///
+///     public func peelNext() throws -> Peeling { try peeler.peelNext() }
 /// }
 /// ```
 ///
-/// Components are classes so that the host can hand them across the C entry point and so
-/// that a later component obtains the very object an earlier one set up. They are
-/// `Sendable` because the host may bootstrap independent components concurrently.
+/// The initializer is the bootstrap: what a component sets up it keeps in `let`s, and a
+/// component that exists has bootstrapped. What should happen to it afterwards (a service
+/// to run, hooks for reload and shutdown, answers to the host's events) it registers with
+/// ``Bootstrapped/lifecycle`` while it bootstraps.
 ///
-/// ## Lifecycle
-/// 1. `bootstrap(_:)`, synchronous or `async`: implement either one. The host always calls
-///    the `async` one, whose default calls the synchronous one. Components whose
-///    dependencies are all bootstrapped may bootstrap concurrently (`--jobs`).
-/// 2. The run phase: components that conform to ``Service`` run until the host is asked
-///    to stop.
-/// 3. `reload(_:)` of ``Reloadable`` components, on SIGHUP, with the re-read settings.
-/// 4. `shutdown()`, in reverse bootstrap order, when the host stops.
+/// Components are classes, so that a later component obtains the very object an earlier
+/// one set up, and `Sendable`, because the host bootstraps independent components
+/// concurrently and calls their hooks on other threads. Other plugins use a component
+/// through a protocol it conforms to, which its module exports: they can then be tested
+/// with a stand-in (see ``BootstrapHarness``).
 ///
 /// ## Evolution
-/// `PluginABI` is built with library evolution. New hooks are added to this protocol as
-/// requirements with default implementations, so a plugin built against an earlier
-/// version keeps loading: the asynchronous `bootstrap(_:)` and `shutdown()` came that way
-/// after ABI 1 was first published, and plugins built before them still load and run.
+/// `PluginABI` is built with library evolution. New requirements come with default
+/// implementations, and new events and registrations are additions, so a plugin built
+/// against an earlier ABI 2 keeps loading.
 public protocol Bootstrapping: AnyObject, Sendable {
-    /// Sets the component up, obtaining what it needs from earlier components.
+    /// Sets the component up: obtains what it needs from the components bootstrapped
+    /// before it, and registers what should happen to it later. A synchronous
+    /// `init(_:) throws` satisfies this requirement; implement it `async` to wait (for a
+    /// database to open, say) without holding a thread.
     ///
-    /// - Parameter bootstrapped: The components this one may use (the plugins it requires,
-    ///   directly or transitively) and its own settings.
+    /// - Parameter bootstrapped: The components of the plugins this one requires, directly
+    ///   or transitively, its settings and its lifecycle.
     /// - Throws: Any error; the host reports it with the plugin's name.
-    func bootstrap(_ bootstrapped: Bootstrapped) throws
-
-    /// Sets the component up asynchronously, for work such as opening a database.
-    ///
-    /// The default calls the synchronous ``bootstrap(_:)``.
-    func bootstrap(_ bootstrapped: Bootstrapped) async throws
-
-    /// Releases what the component holds. Called once, in reverse bootstrap order (a plugin
-    /// shuts down before the plugins it depends on), when the host stops, after a failed
-    /// bootstrap, or at the end of a run without services; bounded by
-    /// `--shutdown-timeout`. The default does nothing.
-    func shutdown() async throws
-
-    /// The component as a ``Service``, or `nil`. Do not implement it: the default of
-    /// `extension Service` returns `self`, the default of `extension Bootstrapping` `nil`,
-    /// and the compiler picks the right one when the plugin is built, so the host learns
-    /// the component's roles without a dynamic cast (which scans every loaded image).
-    var asService: (any Service)? { get }
-
-    /// The component as a ``Reloadable``, or `nil`; see ``asService``.
-    var asReloadable: (any Reloadable)? { get }
-}
-
-extension Bootstrapping {
-    /// `nil`: a component is a service only when it conforms to ``Service``.
-    public var asService: (any Service)? { nil }
-
-    /// `nil`: a component is reloadable only when it conforms to ``Reloadable``.
-    public var asReloadable: (any Reloadable)? { nil }
-
-    /// Does nothing: for components that implement only the asynchronous bootstrap.
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {}
-
-    /// Calls the synchronous ``bootstrap(_:)``.
-    public func bootstrap(_ bootstrapped: Bootstrapped) async throws {
-        try bootstrapSynchronously(bootstrapped)
-    }
-
-    /// Does nothing.
-    public func shutdown() async throws {}
-
-    /// Calls the synchronous requirement; from a synchronous context the call cannot pick
-    /// the asynchronous overload.
-    private func bootstrapSynchronously(_ bootstrapped: Bootstrapped) throws {
-        try bootstrap(bootstrapped)
-    }
+    init(_ bootstrapped: Bootstrapped) async throws
 }

@@ -4,8 +4,8 @@
 /// plugin whose ABI version differs from its own before loading it, because such a plugin
 /// may reference symbols or layouts this `libPluginABI.so` does not have. The number
 /// changes only when a change breaks plugins already built; additions made with library
-/// evolution (defaulted requirements, new types) keep it.
+/// evolution (defaulted requirements, new types, events and registrations) keep it.
 public enum PluginABIVersion {
     /// The ABI version of this build of `libPluginABI.so`.
-    public static let current = 1
+    public static let current = 2
 }

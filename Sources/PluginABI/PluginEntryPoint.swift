@@ -1,43 +1,39 @@
 /// The C entry point every plugin exports.
 ///
-/// A plugin defines exactly one function with this name, returning its component:
+/// A plugin defines exactly one function with this name, handing over its component type:
 ///
 /// ```swift
 /// @c(plugin_host_bootstrapping)
 /// public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-///     PluginEntryPoint.export(PersistenceBootstrapping())
+///     PluginEntryPoint.export(DomainBootstrapping.self)
 /// }
 /// ```
 ///
-/// The host finds the function with `dlsym`, calls it once and takes ownership of the
-/// returned object.
+/// The host finds the function with `dlsym`, calls it once when it loads the plugin, and
+/// bootstraps a component of that type once the plugins it requires have bootstrapped.
 public enum PluginEntryPoint {
     /// The symbol name the host looks up in every plugin.
-    public static let symbolName = "plugin_host_bootstrapping"
+    package static let symbolName = "plugin_host_bootstrapping"
 
-    /// Hands a component to the host across the C entry point.
+    /// Hands a component type to the host across the C entry point.
     ///
-    /// - Parameter component: The plugin's component.
-    /// - Returns: A retained, opaque pointer to an ``ExportedComponent`` holding it; the
-    ///   host releases it.
-    public static func export(_ component: some Bootstrapping) -> UnsafeMutableRawPointer {
+    /// - Parameter component: The plugin's component type.
+    /// - Returns: A retained, opaque pointer the host takes ownership of.
+    public static func export<Component: Bootstrapping>(_ component: Component.Type) -> UnsafeMutableRawPointer {
         Unmanaged.passRetained(ExportedComponent(component)).toOpaque()
     }
 }
 
-/// A component as a plugin's entry point hands it to the host.
+/// A component type as a plugin's entry point hands it to the host.
 ///
-/// The existential `any Bootstrapping` is formed in the plugin, where the conformance is
-/// known statically, so the host needs only a class cast to this box, never a protocol
-/// cast, which makes the Swift runtime scan the conformance records of every loaded image
-/// and grows with the number of plugins.
-public final class ExportedComponent: Sendable {
-    /// The plugin's component.
-    public let component: any Bootstrapping
+/// The existential `any Bootstrapping.Type` is formed in the plugin, where the conformance
+/// is known statically, so the host needs only a class cast to this box, never a protocol
+/// cast, which makes the Swift runtime scan the conformance records of every loaded image.
+package final class ExportedComponent: Sendable {
+    /// The plugin's component type.
+    package let type: any Bootstrapping.Type
 
-    /// Boxes `component`.
-    public init(_ component: any Bootstrapping) {
-        self.component = component
+    package init(_ type: any Bootstrapping.Type) {
+        self.type = type
     }
-
 }

@@ -6,7 +6,7 @@
 ///
 /// - Parameter type: Any type.
 /// - Returns: Its name, qualified by module and enclosing types.
-public func readableName(of type: Any.Type) -> String {
+package func readableName(of type: Any.Type) -> String {
     var name = String(reflecting: type)
     let marker = "(unknown context at $"
     while let start = name.firstRange(of: marker) {

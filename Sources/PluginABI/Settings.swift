@@ -28,7 +28,9 @@ public struct Settings: Sendable, Hashable {
     ///   - values: The values, by key.
     ///   - pluginName: The plugin they belong to.
     public init(_ values: [String: Setting] = [:], for pluginName: String = "") {
-        self.init(values, for: pluginName, baseDirectory: nil)
+        self.values = values
+        self.pluginName = pluginName
+        self.baseDirectory = nil
     }
 
     /// Creates settings for a plugin, whose relative paths are relative to `baseDirectory`.
@@ -37,7 +39,7 @@ public struct Settings: Sendable, Hashable {
     ///   - values: The values, by key.
     ///   - pluginName: The plugin they belong to.
     ///   - baseDirectory: The directory of the configuration file, an absolute path.
-    public init(_ values: [String: Setting], for pluginName: String, baseDirectory: String?) {
+    public init(_ values: [String: Setting], for pluginName: String, baseDirectory: String) {
         self.values = values
         self.pluginName = pluginName
         self.baseDirectory = baseDirectory

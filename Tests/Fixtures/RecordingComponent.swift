@@ -14,42 +14,52 @@ import Glibc
 /// - `bootstrapBusy` (milliseconds): blocks its thread while bootstrapping.
 /// - `bootstrapFails` (boolean): throws from its bootstrap.
 /// - `shutdownDelay` (milliseconds): blocks while shutting down (to overrun the deadline).
-/// - `reloadFails` (boolean): throws from `reload(_:)`.
-public final class RecordingComponent: Bootstrapping, Reloadable {
-    private let state = Mutex<(name: String, settings: Settings)>(("", Settings()))
-
-    public init() {}
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) async throws {
-        state.withLock { $0 = (bootstrapped.pluginName ?? "", bootstrapped.settings) }
-        if let delay = try bootstrapped.settings.integer("bootstrapDelay") {
+/// - `reloadFails` (boolean, in the new settings): refuses them when they are checked.
+/// - `applyFails` (boolean, in the new settings): accepts them, then fails to apply them.
+public final class RecordingComponent: Bootstrapping {
+    public init(_ bootstrapped: Bootstrapped) async throws {
+        let name = bootstrapped.pluginName ?? ""
+        let settings = bootstrapped.settings
+        if let delay = try settings.integer("bootstrapDelay") {
             try await Task.sleep(for: .milliseconds(delay))
         }
-        if let busy = try bootstrapped.settings.integer("bootstrapBusy") {
+        if let busy = try settings.integer("bootstrapBusy") {
             usleep(UInt32(busy) * 1000)
         }
-        if try bootstrapped.settings.bool("bootstrapFails") == true { throw BootstrapRefused() }
-        try record("bootstrap")
-    }
-
-    public func reload(_ settings: Settings) async throws {
-        let name = state.withLock { $0.name }
-        if try settings.bool("reloadFails") == true { throw ReloadRefused(name: name) }
-        let marker = try settings.string("marker") ?? "-"
-        state.withLock { $0.settings = settings }
-        try record("reload marker=\(marker)")
-    }
-
-    public func shutdown() async throws {
-        if let delay = try state.withLock({ $0.settings }).integer("shutdownDelay") {
-            usleep(UInt32(delay) * 1000)
+        if try settings.bool("bootstrapFails") == true { throw BootstrapRefused() }
+        let witness = Witness(name: name, settings: settings)
+        try witness.record("bootstrap")
+        bootstrapped.lifecycle.onReload(
+            check: { new in
+                if try new.bool("reloadFails") == true { throw ReloadRefused(name: name) }
+            },
+            apply: { new in
+                if try new.bool("applyFails") == true { throw ApplyFailed(name: name) }
+                witness.settings.withLock { $0 = new }
+                try witness.record("reload marker=\(try new.string("marker") ?? "-")")
+            })
+        bootstrapped.lifecycle.onShutdown {
+            if let delay = try witness.settings.withLock({ $0 }).integer("shutdownDelay") {
+                usleep(UInt32(delay) * 1000)
+            }
+            try witness.record("shutdown")
         }
-        try record("shutdown")
+    }
+}
+
+/// Writes what happens to a component into the file its `log` setting names; holds its
+/// current settings.
+final class Witness: Sendable {
+    let name: String
+    let settings: Mutex<Settings>
+
+    init(name: String, settings: Settings) {
+        self.name = name
+        self.settings = Mutex(settings)
     }
 
-    private func record(_ event: String) throws {
-        let (name, settings) = state.withLock { $0 }
-        guard let log = try settings.string("log") else { return }
+    func record(_ event: String) throws {
+        guard let log = try settings.withLock({ $0 }).string("log") else { return }
         appendLine("\(name) \(event)", to: log)
     }
 }
@@ -61,6 +71,11 @@ struct BootstrapRefused: Error, CustomStringConvertible {
 struct ReloadRefused: Error, CustomStringConvertible {
     let name: String
     var description: String { "\(name) refuses the new settings" }
+}
+
+struct ApplyFailed: Error, CustomStringConvertible {
+    let name: String
+    var description: String { "\(name) could not apply the new settings" }
 }
 
 /// Appends one line with a single `write(2)` on an `O_APPEND` descriptor, so that lines of
@@ -75,5 +90,5 @@ func appendLine(_ line: String, to path: String) {
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(RecordingComponent())
+    PluginEntryPoint.export(RecordingComponent.self)
 }

@@ -20,7 +20,7 @@ struct CommandLineTests {
     func version() throws {
         let result = try host(["--version"])
         #expect(result.status == 0)
-        #expect(result.standardOutput == "plugin-host 0.1.0 (plugin ABI 1)\n")
+        #expect(result.standardOutput == "plugin-host 0.2.0 (plugin ABI 2)\n")
     }
 
     @Test("a usage error goes to stderr with exit 64")

@@ -13,15 +13,17 @@ struct FailurePolicyTests {
 
     @Test("with concurrent bootstraps, a failure lets those already running finish and starts no new one")
     func failFastConcurrently() throws {
-        let directory = try PluginDirectoryFixture.demo(fixtures: ["Failing"])
+        let directory = try PluginDirectoryFixture(fixtures: ["Twin", "RecA", "RecB"])
+        try directory.configure(#""RecA": {"bootstrapDelay": 600}, "Twin": {"bootstrapDelay": 150, "bootstrapFails": true}"#)
         let (result, report) = try directory.runHostJSON(["--jobs", "2"])
         #expect(result.status == 1)
         let status = Dictionary(uniqueKeysWithValues: report.plugins.map { ($0["name"] as! String, $0["status"] as! String) })
-        // Failing and Persistence are ready together and start together; Domain would start
-        // only after Persistence, by which time Failing has failed.
-        #expect(status["Failing"] == "failed")
-        #expect(status["Domain"] == "not-run")
-        #expect(status["Application"] == "not-run")
+        // RecA and Twin are ready together; their bootstraps sleep without holding a thread,
+        // so both are running when Twin fails. RecA finishes; RecB, ready only after RecA,
+        // does not start.
+        #expect(status["Twin"] == "failed")
+        #expect(status["RecA"] == "bootstrapped")
+        #expect(status["RecB"] == "not-run")
     }
 
     @Test("--keep-going runs everything that does not depend on a failure and gives each reason chain")

@@ -46,7 +46,7 @@ struct GraphProblemTests {
     func abiMismatch() throws {
         let directory = try PluginDirectoryFixture.demo(fixtures: ["FutureABI"])
         try expectFailure(directory, code: "abi-mismatch", naming: [
-            "plugin FutureABI (\(directory.plugins.path)/libFutureABI.so) was built for plugin ABI 99, but this host provides ABI 1",
+            "plugin FutureABI (\(directory.plugins.path)/libFutureABI.so) was built for plugin ABI 99, but this host provides ABI 2; use a plugin-host that provides ABI 99",
         ])
     }
 

@@ -116,27 +116,57 @@ struct LifecycleTests {
         #expect(lines(of: log).suffix(4) == ["Server shutdown", "RecC shutdown", "RecB shutdown", "RecA shutdown"])
     }
 
-    @Test("SIGHUP re-reads the configuration and reloads in bootstrap order; a failing reload is reported and the host runs on")
+    /// Writes the recorders' settings again, with `extra` for each named plugin, and sends SIGHUP.
+    private func reconfigure(_ directory: PluginDirectoryFixture, log: URL, _ extra: [String: String], host: RunningHost) throws {
+        try directory.configure(["RecA", "RecB", "RecC", "Server"].map { name in
+            #""\#(name)": {"log": "\#(log.path)"\#(extra[name].map { ", " + $0 } ?? "")}"#
+        }.joined(separator: ", "))
+        kill(host.processIdentifier, SIGHUP)
+    }
+
+    @Test("SIGHUP re-reads the configuration; every reloadable plugin checks it, then all apply it in bootstrap order")
     func reload() throws {
         let (directory, log) = try recorders()
         let host = try start(directory)
         #expect(wait(for: "Server run", in: log))
-        try directory.configure([
-            #""RecA": {"log": "\#(log.path)", "marker": "2"}"#,
-            #""RecB": {"log": "\#(log.path)", "reloadFails": true}"#,
-            #""RecC": {"log": "\#(log.path)", "marker": "2"}"#,
-            #""Server": {"log": "\#(log.path)"}"#,
-        ].joined(separator: ", "))
-        kill(host.processIdentifier, SIGHUP)
+        try reconfigure(directory, log: log, ["RecA": #""marker": "2""#, "RecB": #""marker": "2""#, "RecC": #""marker": "2""#], host: host)
         #expect(wait(for: "RecC reload marker=2", in: log))
         #expect(host.isRunning)
         let result = host.stop(with: SIGTERM)
         #expect(result.status == 0)
-        let events = lines(of: log)
-        #expect(events.firstIndex(of: "RecA reload marker=2")! < events.firstIndex(of: "RecC reload marker=2")!)
-        #expect(!events.contains { $0.hasPrefix("RecB reload") })
+        let reloads = lines(of: log).filter { $0.contains(" reload ") }
+        #expect(reloads == ["RecA reload marker=2", "RecB reload marker=2", "RecC reload marker=2"])
+        #expect(result.standardError.contains("plugin-host: reloaded RecA, RecB, RecC"))
+    }
+
+    @Test("one plugin refusing the new settings changes nothing anywhere, is named, and the host runs on")
+    func reloadRefused() throws {
+        let (directory, log) = try recorders()
+        let host = try start(directory)
+        #expect(wait(for: "Server run", in: log))
+        try reconfigure(directory, log: log, ["RecA": #""marker": "2""#, "RecB": #""reloadFails": true"#, "RecC": #""marker": "2""#], host: host)
+        let deadline = Date().addingTimeInterval(10)
+        while !host.standardError.contains("reload refused by") && Date() < deadline { usleep(20_000) }
+        #expect(host.isRunning)
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0)
+        #expect(!lines(of: log).contains { $0.contains(" reload ") }, "no plugin applied the settings")
         #expect(result.standardError.contains(
-            "plugin RecB (\(directory.plugins.path)/libRecB.so) failed to reload: RecB refuses the new settings; it keeps running as it was"))
+            "plugin RecB (\(directory.plugins.path)/libRecB.so) refused the new settings: RecB refuses the new settings"))
+        #expect(result.standardError.contains("plugin-host: reload refused by RecB; nothing was reloaded"))
+    }
+
+    @Test("a plugin that accepted the new settings but fails to apply them is named; the others apply theirs")
+    func reloadApplyFails() throws {
+        let (directory, log) = try recorders()
+        let host = try start(directory)
+        #expect(wait(for: "Server run", in: log))
+        try reconfigure(directory, log: log, ["RecA": #""marker": "2""#, "RecB": #""applyFails": true"#, "RecC": #""marker": "2""#], host: host)
+        #expect(wait(for: "RecC reload marker=2", in: log))
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0)
+        #expect(result.standardError.contains(
+            "plugin RecB (\(directory.plugins.path)/libRecB.so) accepted the new settings but failed to apply them: RecB could not apply the new settings"))
         #expect(result.standardError.contains("plugin-host: reloaded RecA, RecC"))
     }
 
@@ -147,7 +177,8 @@ struct LifecycleTests {
         #expect(wait(for: "Server run", in: log))
         try Data("{ broken".utf8).write(to: directory.configuration)
         kill(host.processIdentifier, SIGHUP)
-        usleep(300_000)
+        let deadline = Date().addingTimeInterval(10)
+        while !host.standardError.contains("reload refused:") && Date() < deadline { usleep(20_000) }
         #expect(host.isRunning)
         let result = host.stop(with: SIGTERM)
         #expect(result.status == 0)

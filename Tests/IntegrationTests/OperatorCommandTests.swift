@@ -36,11 +36,11 @@ struct OperatorCommandTests {
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("  plugin       version  abi  requires"))
-        #expect(lines.contains { $0.contains("Domain       1.0.0    1    Persistence") && $0.hasSuffix("loadable      \(directory.plugins.path)/libDomain.so") })
-        #expect(lines.contains { $0.contains("Marker       2.1.0    1    Persistence,Metrics?") })
+        #expect(lines.contains { $0.contains("Domain       1.0.0    2    Persistence") && $0.hasSuffix("loadable      \(directory.plugins.path)/libDomain.so") })
+        #expect(lines.contains { $0.contains("Marker       2.1.0    2    Persistence,Metrics?") })
         #expect(lines.contains { $0.contains("NeedsGhost") && $0.contains("NOT LOADABLE") })
-        #expect(result.standardOutput.contains("NeedsGhost: plugin NeedsGhost (\(directory.plugins.path)/libNeedsGhost.so) requires Ghost, which is not installed"))
-        #expect(result.standardOutput.contains("libnotes.so: not a loadable ELF shared object: not an ELF file"))
+        #expect(result.standardOutput.contains("\n  plugin NeedsGhost (\(directory.plugins.path)/libNeedsGhost.so) requires Ghost, which is not installed"))
+        #expect(result.standardOutput.contains("\n  \(directory.plugins.path)/libnotes.so: not a loadable ELF shared object: not an ELF file"))
 
         let json = try host(["list", "--dir", directory.plugins.path, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any] ?? [:]
@@ -61,7 +61,7 @@ struct OperatorCommandTests {
         let text = result.standardOutput
         #expect(text.contains("file:      \(file.resolvingSymlinksInPath().path)\n"))
         #expect(text.contains("size:      \((attributes[.size] as? Int) ?? -1) bytes\n"))
-        #expect(text.contains("name:      Marker\nversion:   2.1.0\nabi:       1 (this host: 1)\nrequires:  Persistence\noptional:  Metrics\n"))
+        #expect(text.contains("name:      Marker\nversion:   2.1.0\nabi:       2 (this host: 2)\nrequires:  Persistence\noptional:  Metrics\n"))
         #expect(text.contains(#""homepage":"https://example.invalid/marker""#))
         let modified = try #require(text.split(separator: "\n").first { $0.hasPrefix("modified:") })
         #expect(modified.wholeMatch(of: /modified:  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil)

@@ -20,13 +20,19 @@ struct WritingAPluginTests {
         #expect(flags.standardOutput.contains("-lPluginABI"))
         #expect(flags.standardOutput.contains("/lib/swift"))
 
-        // 3. plugin-host new NAME --requires Domain --into DIR
-        let created = try Command.run(host, ["new", "Peel", "--requires", "Domain", "--into", work.path])
+        // 3. plugin-host new NAME --requires Domain --optional Metrics --into DIR: the project
+        // links Domain and uses the protocol it exports; its test stands in for Domain.
+        let created = try Command.run(host, ["new", "Peel", "--requires", "Domain", "--optional", "Metrics", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
         let project = work.appending(path: "Peel")
         for file in ["manifest.json", "PeelBootstrapping.swift", "Tests/PeelTests.swift", "Makefile"] {
             #expect(FileManager.default.fileExists(atPath: project.appending(path: file).path), "\(file)")
         }
+        let source = try String(contentsOf: project.appending(path: "PeelBootstrapping.swift"), encoding: .utf8)
+        #expect(source.contains("import Domain"))
+        #expect(source.contains("try bootstrapped.component(BananaPeeling.self)"))
+        let makefile = try String(contentsOf: project.appending(path: "Makefile"), encoding: .utf8)
+        #expect(makefile.contains("LINKS              := Domain\n"))
 
         // 4. make; make test; make install (from the project directory, outside the repository).
         let build = try Command.run("/usr/bin/env", ["make"], in: project)
@@ -50,6 +56,7 @@ struct WritingAPluginTests {
         #expect(peel > names.firstIndex(of: "Domain")!)
         #expect(report.plugins[peel]["status"] as? String == "bootstrapped")
         #expect(report.plugins[peel]["requires"] as? [String] == ["Domain"])
+        #expect(report.plugins[peel]["optional"] as? [String] == ["Metrics"])
         #expect(run.standardError.contains("Peel: peeled and ready"))
     }
 }

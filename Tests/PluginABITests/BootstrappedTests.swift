@@ -15,71 +15,60 @@ struct BootstrappedTests {
         #expect(error.description.hasPrefix("expected component not found: the host asked for PluginABITests.Store"))
     }
 
-    @Test("bootstrapping returns a new chain and leaves the earlier one unchanged")
-    func bootstrapReturnsNewValue() throws {
+    @Test("bootstrapping constructs the component and returns a new chain; the earlier one is unchanged")
+    func bootstrapReturnsNewValue() async throws {
         let empty = Bootstrapped()
-        let one = try empty.bootstrap(Store(), as: PluginIdentity(name: "Store"))
-        let two = try one.bootstrap(Peeler(), as: PluginIdentity(name: "Peeler", requires: ["Store"]))
+        let one = try await empty.bootstrap(Store.self, as: PluginIdentity(name: "Store")).chain
+        let two = try await one.bootstrap(Peeler.self, as: PluginIdentity(name: "Peeler", requires: ["Store"])).chain
 
         #expect(empty.count == 0)
         #expect(one.count == 1)
         #expect(two.count == 2)
-        #expect(one.plugins.map(\.name) == ["Store"])
-        #expect(two.plugins.map(\.name) == ["Store", "Peeler"])
+        #expect(one.plugins == ["Store"])
+        #expect(two.plugins == ["Store", "Peeler"])
         #expect(throws: BootstrappingError.self) { try empty.component(Store.self) }
         #expect(throws: BootstrappingError.self) { try one.component(Peeler.self) }
     }
 
-    @Test("a component obtains an earlier component by its class")
-    func lookupByClass() throws {
-        let store = Store()
-        let peeler = Peeler()
-        let chain = try Bootstrapped()
-            .bootstrap(store, as: PluginIdentity(name: "Store"))
-            .bootstrap(peeler, as: PluginIdentity(name: "Peeler", requires: ["Store"]))
-        #expect(peeler.foundStore.withLock { $0 } === store)
+    @Test("a component obtains an earlier component by its class, and keeps it in a let")
+    func lookupByClass() async throws {
+        let (store, one) = try await Bootstrapped().bootstrap(Store.self, as: PluginIdentity(name: "Store"))
+        let (peeler, chain) = try await one.bootstrap(Peeler.self, as: PluginIdentity(name: "Peeler", requires: ["Store"]))
+        #expect((peeler as? Peeler)?.store === store)
         #expect(try chain.component(Store.self) === store)
     }
 
     @Test("lookup by a superclass or a protocol finds the conforming component")
-    func lookupBySuperclassAndProtocol() throws {
-        let special = SpecialStore()
-        let chain = try Bootstrapped().bootstrap(special, as: PluginIdentity(name: "Special"))
+    func lookupBySuperclassAndProtocol() async throws {
+        let (special, chain) = try await Bootstrapped().bootstrap(SpecialStore.self, as: PluginIdentity(name: "Special"))
         #expect(try chain.component(Store.self) === special)
-        #expect(try chain.component((any Shelf).self) === special)
+        #expect(try chain.component(Shelf.self) === special)
     }
 
     @Test("the earliest matching component wins")
     func earliestWins() throws {
-        let first = Store()
+        let first = Shelved()
         let chain = try Bootstrapped()
-            .bootstrap(first, as: PluginIdentity(name: "A"))
-            .bootstrap(Store(), as: PluginIdentity(name: "B"))
-        #expect(try chain.component(Store.self) === first)
+            .appending(first, as: PluginIdentity(name: "A"))
+            .appending(Shelved(), as: PluginIdentity(name: "B"))
+        #expect(try chain.component(Shelf.self) === first)
     }
 
     @Test("a component sees what it requires, directly and transitively, nearest first")
-    func transitiveVisibility() throws {
-        let store = Store()
-        let probe = Probe<Store>()
-        _ = try Bootstrapped()
-            .bootstrap(store, as: PluginIdentity(name: "Store"))
-            .bootstrap(Peeler(), as: PluginIdentity(name: "Peeler", requires: ["Store"]))
-            .bootstrap(probe, as: PluginIdentity(name: "App", requires: ["Peeler"]))
-        let result = try #require(probe.result.withLock { $0 })
-        #expect(try result.get() === store)
-        #expect(probe.seen.withLock { $0 } == ["Peeler", "Store"])
+    func transitiveVisibility() async throws {
+        let (store, one) = try await Bootstrapped().bootstrap(Store.self, as: PluginIdentity(name: "Store"))
+        let two = try await one.bootstrap(Peeler.self, as: PluginIdentity(name: "Peeler", requires: ["Store"])).chain
+        let probe = try await Probe<Store>.bootstrap(in: two, as: PluginIdentity(name: "App", requires: ["Peeler"]))
+        #expect(try probe.result.get() === store)
+        #expect(probe.seen == ["Peeler", "Store"])
     }
 
     @Test("an undeclared component is not found, even though it was bootstrapped earlier")
-    func undeclaredIsNotFound() throws {
-        let probe = Probe<Store>()
-        _ = try Bootstrapped()
-            .bootstrap(Store(), as: PluginIdentity(name: "Store"))
-            .bootstrap(Peeler(), as: PluginIdentity(name: "Peeler", requires: ["Store"]))
-            .bootstrap(probe, as: PluginIdentity(name: "Sneaky", requires: ["Peeler2"]))
-        let result = try #require(probe.result.withLock { $0 })
-        let error = try #require(throws: BootstrappingError.self) { try result.get() }
+    func undeclaredIsNotFound() async throws {
+        let one = try await Bootstrapped().bootstrap(Store.self, as: PluginIdentity(name: "Store")).chain
+        let two = try await one.bootstrap(Peeler.self, as: PluginIdentity(name: "Peeler", requires: ["Store"])).chain
+        let probe = try await Probe<Store>.bootstrap(in: two, as: PluginIdentity(name: "Sneaky", requires: ["Peeler2"]))
+        let error = try #require(throws: BootstrappingError.self) { try probe.result.get() }
         #expect(error.code == .componentNotFound)
         #expect(error.requestingPlugin == "Sneaky")
         #expect(error.requestedType == "PluginABITests.Store")
@@ -91,13 +80,10 @@ struct BootstrappedTests {
     }
 
     @Test("the not-found error lists what the requester could see")
-    func notFoundListsVisible() throws {
-        let probe = Probe<Unprovided>()
-        _ = try Bootstrapped()
-            .bootstrap(Store(), as: PluginIdentity(name: "Store"))
-            .bootstrap(probe, as: PluginIdentity(name: "App", requires: ["Store"]))
-        let result = try #require(probe.result.withLock { $0 })
-        let error = try #require(throws: BootstrappingError.self) { try result.get() }
+    func notFoundListsVisible() async throws {
+        let chain = try await Bootstrapped().bootstrap(Store.self, as: PluginIdentity(name: "Store")).chain
+        let probe = try await Probe<Unprovided>.bootstrap(in: chain, as: PluginIdentity(name: "App", requires: ["Store"]))
+        let error = try #require(throws: BootstrappingError.self) { try probe.result.get() }
         #expect(error.visiblePlugins == ["Store"])
         #expect(
             error.description
@@ -106,141 +92,181 @@ struct BootstrappedTests {
     }
 
     @Test("in a view, the nearest match wins: declared plugins in manifest order before theirs")
-    func nearestWins() throws {
-        let first = Store()
-        let second = Store()
-        let probe = Probe<Store>()
-        _ = try Bootstrapped()
-            .bootstrap(first, as: PluginIdentity(name: "First"))
-            .bootstrap(second, as: PluginIdentity(name: "Second"))
-            .bootstrap(Peeler(), as: PluginIdentity(name: "Peeler", requires: ["First"]))
-            .bootstrap(probe, as: PluginIdentity(name: "App", requires: ["Peeler", "Second"]))
-        let result = try #require(probe.result.withLock { $0 })
-        #expect(try result.get() === second)
+    func nearestWins() async throws {
+        let second = Shelved()
+        let chain = try Bootstrapped()
+            .appending(Shelved(), as: PluginIdentity(name: "First"))
+            .appending(second, as: PluginIdentity(name: "Second"))
+            .appending(Shelved(), as: PluginIdentity(name: "Peeler", requires: ["First"]))
+        let probe = try await Probe<Shelf>.bootstrap(in: chain, as: PluginIdentity(name: "App", requires: ["Second", "Peeler"]))
+        #expect(try probe.result.get() === second)
     }
 
     @Test("an older chain value keeps its components when another branch appends")
     func branches() throws {
-        let base = try Bootstrapped().bootstrap(Store(), as: PluginIdentity(name: "Base"))
-        let left = try base.appending(Store(), as: PluginIdentity(name: "Left"))
-        let right = try base.appending(Store(), as: PluginIdentity(name: "Right"))
-        #expect(base.plugins.map(\.name) == ["Base"])
-        #expect(left.plugins.map(\.name) == ["Base", "Left"])
-        #expect(right.plugins.map(\.name) == ["Base", "Right"])
+        let base = try Bootstrapped().appending(Shelved(), as: PluginIdentity(name: "Base"))
+        let left = try base.appending(Shelved(), as: PluginIdentity(name: "Left"))
+        let right = try base.appending(Shelved(), as: PluginIdentity(name: "Right"))
+        #expect(base.plugins == ["Base"])
+        #expect(left.plugins == ["Base", "Left"])
+        #expect(right.plugins == ["Base", "Right"])
     }
 
-    @Test("an asynchronous bootstrap is awaited, and a synchronous one runs through the async entry")
+    @Test("an asynchronous initializer is awaited")
     func asynchronousBootstrap() async throws {
-        let chain = try await Bootstrapped()
-            .bootstrap(Store(), as: PluginIdentity(name: "Store"))
-            .bootstrap(AsyncPeeler(), as: PluginIdentity(name: "Peeler", requires: ["Store"]))
-        let peeler = try chain.component(AsyncPeeler.self)
-        #expect(peeler.ready.withLock { $0 })
+        let one = try await Bootstrapped().bootstrap(Store.self, as: PluginIdentity(name: "Store")).chain
+        let (peeler, _) = try await one.bootstrap(AsyncPeeler.self, as: PluginIdentity(name: "Peeler", requires: ["Store"]))
+        #expect(peeler is AsyncPeeler)
     }
 
-    @Test("a component receives its own settings and name")
-    func settingsArePassed() throws {
-        let probe = Probe<Store>()
-        _ = try Bootstrapped().bootstrap(probe, as: PluginIdentity(name: "App"), settings: Settings(["answer": 42], for: "App"))
-        #expect(probe.settings.withLock { $0 }?["answer"] == .number(42))
-        #expect(probe.pluginName.withLock { $0 } == "App")
+    @Test("a component receives its own settings, name and the host's environment")
+    func settingsArePassed() async throws {
+        let chain = Bootstrapped(environment: ["HOME": "/home/peel"])
+        let probe = try await Probe<Store>.bootstrap(
+            in: chain, as: PluginIdentity(name: "App"), settings: Settings(["answer": 42], for: "App"))
+        #expect(probe.settings["answer"] == .number(42))
+        #expect(probe.pluginName == "App")
+        #expect(probe.environment == ["HOME": "/home/peel"])
     }
 
-    @Test("a throwing bootstrap propagates its error and adds nothing")
-    func throwingBootstrap() throws {
-        let chain = try Bootstrapped().bootstrap(Store(), as: PluginIdentity(name: "Store"))
-        #expect(throws: Refusal.self) { try chain.bootstrap(Refusing(), as: PluginIdentity(name: "Refusing")) }
-        #expect(chain.plugins.map(\.name) == ["Store"])
+    @Test("a throwing initializer propagates its error and adds nothing")
+    func throwingBootstrap() async throws {
+        let chain = try await Bootstrapped().bootstrap(Store.self, as: PluginIdentity(name: "Store")).chain
+        await #expect(throws: Refusal.self) { _ = try await chain.bootstrap(Refusing.self, as: PluginIdentity(name: "Refusing")) }
+        #expect(chain.plugins == ["Store"])
     }
 
     @Test("two plugins of one name cannot both join the chain")
-    func duplicateName() throws {
-        let chain = try Bootstrapped().bootstrap(Store(), as: PluginIdentity(name: "Store"))
-        let error = try #require(throws: BootstrappingError.self) { try chain.bootstrap(Store(), as: PluginIdentity(name: "Store")) }
+    func duplicateName() async throws {
+        let chain = try await Bootstrapped().bootstrap(Store.self, as: PluginIdentity(name: "Store")).chain
+        let error = try #require(throws: BootstrappingError.self) { try chain.appending(Shelved(), as: PluginIdentity(name: "Store")) }
         #expect(error.code == .duplicatePlugin)
+    }
+
+    @Test("what a component registers while it bootstraps reaches its lifecycle, and only its")
+    func registrations() async throws {
+        let lifecycle = Lifecycle()
+        _ = try await Bootstrapped().bootstrap(Service.self, as: PluginIdentity(name: "Service"), lifecycle: lifecycle)
+        #expect(lifecycle.service != nil)
+        #expect(lifecycle.handles(Shutdown.self))
+        #expect(!lifecycle.handles(Reload.self))
+        #expect(try await lifecycle.deliver(Shutdown()) != nil)
+        #expect(try await lifecycle.deliver(Reload(settings: Settings())) == nil)
     }
 }
 
 private protocol Shelf: AnyObject {}
 
 private class Store: Bootstrapping, @unchecked Sendable {
-    func bootstrap(_ bootstrapped: Bootstrapped) throws {}
+    required init(_ bootstrapped: Bootstrapped) {}
 }
 
 private final class SpecialStore: Store, Shelf, @unchecked Sendable {}
 
+/// A stand-in of the kind tests provide: not a component.
+private final class Shelved: Shelf, Sendable {}
+
 private final class Unprovided {}
 
 private final class Peeler: Bootstrapping {
-    let foundStore = Mutex<Store?>(nil)
+    let store: Store
 
-    func bootstrap(_ bootstrapped: Bootstrapped) throws {
-        let store = try bootstrapped.component(Store.self)
-        foundStore.withLock { $0 = store }
+    init(_ bootstrapped: Bootstrapped) throws {
+        store = try bootstrapped.component(Store.self)
     }
 }
 
 /// Records what it saw while bootstrapping, without failing.
 private final class Probe<Wanted>: Bootstrapping, @unchecked Sendable {
-    let result = Mutex<Result<Wanted, any Error>?>(nil)
-    let seen = Mutex<[String]>([])
-    let settings = Mutex<Settings?>(nil)
-    let pluginName = Mutex<String?>(nil)
+    let result: Result<Wanted, any Error>
+    let seen: [String]
+    let settings: Settings
+    let pluginName: String?
+    let environment: [String: String]
 
-    func bootstrap(_ bootstrapped: Bootstrapped) throws {
-        result.withLock { $0 = Result { try bootstrapped.component(Wanted.self) } }
-        seen.withLock { $0 = bootstrapped.plugins.map(\.name) }
-        settings.withLock { $0 = bootstrapped.settings }
-        pluginName.withLock { $0 = bootstrapped.pluginName }
+    init(_ bootstrapped: Bootstrapped) {
+        result = Result { try bootstrapped.component(Wanted.self) }
+        seen = bootstrapped.plugins
+        settings = bootstrapped.settings
+        pluginName = bootstrapped.pluginName
+        environment = bootstrapped.environment
+    }
+
+    static func bootstrap(in chain: Bootstrapped, as identity: PluginIdentity, settings: Settings? = nil) async throws -> Probe {
+        try #require(try await chain.bootstrap(Probe.self, as: identity, settings: settings).component as? Probe)
     }
 }
 
 private final class AsyncPeeler: Bootstrapping {
-    let ready = Mutex(false)
+    let store: Store
 
-    func bootstrap(_ bootstrapped: Bootstrapped) async throws {
+    init(_ bootstrapped: Bootstrapped) async throws {
         try await Task.sleep(for: .milliseconds(1))
-        _ = try bootstrapped.component(Store.self)
-        ready.withLock { $0 = true }
+        store = try bootstrapped.component(Store.self)
     }
 }
 
 private struct Refusal: Error {}
 
 private final class Refusing: Bootstrapping {
-    func bootstrap(_ bootstrapped: Bootstrapped) throws { throw Refusal() }
+    init(_ bootstrapped: Bootstrapped) throws { throw Refusal() }
+}
+
+/// Registers a service and a shutdown hook.
+private final class Service: Bootstrapping {
+    init(_ bootstrapped: Bootstrapped) {
+        bootstrapped.lifecycle.run {}
+        bootstrapped.lifecycle.onShutdown {}
+    }
 }
 
 @Suite("BootstrapHarness: testing a component without the host")
 struct BootstrapHarnessTests {
     @Test("a component bootstraps against stand-ins and sees exactly them")
     func standIns() async throws {
-        let store = Store()
+        let shelf = Shelved()
         let chain = try await BootstrapHarness()
-            .providing(store, as: "Store")
-            .bootstrap(Peeler(), as: "Peeler")
-        let peeler = try chain.component(Peeler.self)
-        #expect(peeler.foundStore.withLock { $0 } === store)
-        #expect(chain.plugins.map(\.name) == ["Store", "Peeler"])
+            .providing(shelf, as: "Shelf")
+            .bootstrap(Probe<Shelf>.self, as: "Probe")
+        let probe = try chain.component(Probe<Shelf>.self)
+        #expect(try probe.result.get() === shelf)
+        #expect(chain.plugins == ["Shelf", "Probe"])
     }
 
-    @Test("a dependency can be bootstrapped for real first, and settings reach the component")
+    @Test("a dependency can be bootstrapped for real first, and settings and environment reach the component")
     func realDependencyAndSettings() async throws {
-        let probe = Probe<Peeler>()
-        _ = try await BootstrapHarness()
-            .providing(Store(), as: "Store")
-            .bootstrapping(Peeler(), as: "Peeler")
-            .bootstrap(probe, as: "App", settings: ["answer": 42])
-        let found = try #require(probe.result.withLock { $0 })
-        #expect(throws: Never.self) { try found.get() }
-        #expect(probe.settings.withLock { $0 }?["answer"] == .number(42))
-        #expect(probe.pluginName.withLock { $0 } == "App")
+        let chain = try await BootstrapHarness(environment: ["HOME": "/home/test"])
+            .bootstrapping(Store.self, as: "Store")
+            .bootstrapping(Peeler.self, as: "Peeler")
+            .bootstrap(Probe<Peeler>.self, as: "App", settings: ["answer": 42])
+        let probe = try chain.component(Probe<Peeler>.self)
+        #expect(throws: Never.self) { try probe.result.get() }
+        #expect(probe.settings["answer"] == .number(42))
+        #expect(probe.pluginName == "App")
+        #expect(probe.environment["HOME"] == "/home/test")
     }
 
     @Test("what is not provided is not found, with the host's error")
     func missingStandIn() async throws {
         await #expect(throws: BootstrappingError.self) {
-            _ = try await BootstrapHarness().bootstrap(Peeler(), as: "Peeler")
+            _ = try await BootstrapHarness().bootstrap(Peeler.self, as: "Peeler")
         }
+    }
+
+    @Test("the lifecycle of a bootstrapped component takes events as the host delivers them")
+    func lifecycleEvents() async throws {
+        let harness = BootstrapHarness()
+        _ = try await harness.bootstrap(Service.self, as: "Service")
+        let lifecycle = try #require(harness.lifecycle(of: "Service"))
+        #expect(try await lifecycle.deliver(Shutdown()) != nil)
+    }
+
+    @Test("relative paths in settings are relative to the base directory, as to the configuration file's")
+    func relativePaths() async throws {
+        let chain = try await BootstrapHarness(baseDirectory: "/etc/host")
+            .bootstrap(Probe<Store>.self, as: "App", settings: ["data": "data", "absolute": "/var/data"])
+        let settings = try chain.component(Probe<Store>.self).settings
+        #expect(try settings.path("data") == "/etc/host/data")
+        #expect(try settings.path("absolute") == "/var/data")
     }
 }

@@ -71,7 +71,12 @@ struct PluginCallsTests {
             ], within: timeout)
             #expect(outcomes.allSatisfy { $0 == .finished || $0 == .overran }, "round \(round): \(outcomes)")
             if outcomes[0] == .overran { overran += 1 }
-            #expect(journal.all.filter { $0 == "next" }.count == 1, "round \(round): the next call ran once")
+            // The next call has the same short deadline; on a loaded machine it may overrun
+            // too. Finished means it ran exactly once; either way it never runs twice.
+            let nextRuns = journal.all.filter { $0 == "next" }.count
+            if outcomes[1] == .finished { #expect(nextRuns == 1, "round \(round): the next call ran once") }
+            #expect(nextRuns <= 1, "round \(round): the next call ran at most once")
+            if outcomes[0] == .finished { #expect(journal.all.contains("racer"), "round \(round): finished means it ran") }
         }
         // Both outcomes happened: the rounds did race the deadline.
         #expect(overran > 0 && overran < 3000, "\(overran) of 3000 overran")

@@ -55,6 +55,8 @@ struct RunOptions: Equatable {
 struct NewPluginOptions: Equatable {
     var name: String
     var requires: [String] = []
+    /// Plugins used when they are installed.
+    var optional: [String] = []
     /// The directory to write the project's directory into.
     var parent = "."
 }
@@ -99,6 +101,7 @@ extension Command {
         var run = RunOptions(search: SearchOptions(directories: []))
         var json = false
         var requires: [String] = []
+        var optional: [String] = []
         var parent: String?
         var positional: [String] = []
         let accepted: Set<String> = switch subcommand {
@@ -106,7 +109,7 @@ extension Command {
         case "list": ["--dir", "--allow-any-owner", "--json"]
         case "check", "graph": ["--dir", "--allow-any-owner"]
         case "inspect": ["--json"]
-        default: ["--requires", "--into"]
+        default: ["--requires", "--optional", "--into"]
         }
         while let argument = try parser.next() {
             guard case .option(let name) = argument else {
@@ -115,7 +118,7 @@ extension Command {
             }
             guard accepted.contains(name) else {
                 let known = Set(["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs",
-                                 "--shutdown-timeout", "--timeline", "--requires", "--into"])
+                                 "--shutdown-timeout", "--timeline", "--requires", "--optional", "--into"])
                 throw UsageError(message: known.contains(name)
                     ? "\(name) does not apply to 'plugin-host \(subcommand)'" : "unknown option '\(name.debugEscaped)'")
             }
@@ -141,6 +144,8 @@ extension Command {
                 run.jobs = jobs
             case "--requires":
                 requires += try parser.value(for: name).split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+            case "--optional":
+                optional += try parser.value(for: name).split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
             default:  // --into
                 parent = try parser.value(for: name)
             }
@@ -169,10 +174,16 @@ extension Command {
             if let problem = PluginManifest.problem(withName: positional[0]) {
                 throw UsageError(message: "plugin name \(problem)")
             }
-            for required in requires {
-                if let problem = PluginManifest.problem(withName: required) { throw UsageError(message: "--requires: \(problem)") }
+            for (option, names) in [("--requires", requires), ("--optional", optional)] {
+                for listed in names {
+                    if let problem = PluginManifest.problem(withName: listed) { throw UsageError(message: "\(option): \(problem)") }
+                    if listed == positional[0] { throw UsageError(message: "\(option): a plugin cannot depend on itself") }
+                }
             }
-            self = .new(NewPluginOptions(name: positional[0], requires: requires, parent: parent ?? "."))
+            if let both = requires.first(where: optional.contains) {
+                throw UsageError(message: "\(both) is given with both --requires and --optional; keep one")
+            }
+            self = .new(NewPluginOptions(name: positional[0], requires: requires, optional: optional, parent: parent ?? "."))
         default:
             run.search = searchOptions
             run.json = json
@@ -227,12 +238,5 @@ private struct OptionParser {
     /// Checks that the flag just read has no `=value`.
     func flag(_ name: String) throws(UsageError) {
         guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value") }
-    }
-}
-
-extension Substring {
-    /// The text without leading and trailing spaces.
-    var trimmingSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

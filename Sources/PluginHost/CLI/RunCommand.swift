@@ -51,7 +51,7 @@ struct RunCommand {
             }
         }
 
-        let lifecycle = Lifecycle(
+        let lifecycle = LifecycleRunner(
             members: members, events: events, threads: PluginThreads(limit: nil, link: link), console: console,
             shutdownTimeout: options.shutdownTimeout, reloadTimeout: options.timeout,
             readConfiguration: { [self] in readConfiguration().map(\.settings) })
@@ -72,7 +72,7 @@ struct RunCommand {
     /// Scans, resolves, loads and bootstraps; prints nothing.
     ///
     /// - Returns: The report, and the bootstrapped plugins in bootstrap order.
-    private func bootstrap() -> (report: RunReport, members: [Lifecycle.Member]) {
+    private func bootstrap() -> (report: RunReport, members: [LifecycleRunner.Member]) {
         let clock = ContinuousClock()
         let start = clock.now
         var report = RunReport(directory: PluginSearchPath(options.search).description)
@@ -119,10 +119,9 @@ struct RunCommand {
         report.plugins = outcome.plugins
         report.problems += outcome.problems
         report.duration = clock.now - start
-        let members = outcome.plugins.enumerated().compactMap { index, plugin -> Lifecycle.Member? in
+        let members = outcome.plugins.enumerated().compactMap { index, plugin -> LifecycleRunner.Member? in
             guard plugin.status == .bootstrapped, let component = plugin.component else { return nil }
-            return Lifecycle.Member(
-                index: index, candidate: plugin.candidate, component: component, service: plugin.service, reloadable: plugin.reloadable)
+            return LifecycleRunner.Member(index: index, candidate: plugin.candidate, component: component, lifecycle: plugin.lifecycle)
         }
         return (report, members)
     }

@@ -150,7 +150,7 @@ private final class ChainRun: Sendable {
                 link.begin(.load, of: index, within: runner.timeout, policy: .endHost)
                 let loaded = thread.running(index, phase: .load) {
                     Result { () throws(Problem) in
-                        try PluginLoader.component(of: candidate) { link.recordCode(of: index, at: $0) }
+                        try PluginLoader.componentType(of: candidate) { link.recordCode(of: index, at: $0) }
                     }
                 }
                 ExitTrap.endIfForkedCopy()
@@ -160,7 +160,7 @@ private final class ChainRun: Sendable {
                     state.plugins[index].loadStarted = start - runner.epoch
                     state.plugins[index].loadDuration = duration
                     switch loaded {
-                    case .success(let component): state.plugins[index].component = component
+                    case .success(let type): state.plugins[index].componentType = type
                     case .failure(let problem): markFailed(index, problem, cause: problem.message, in: &state)
                     }
                 }
@@ -208,11 +208,11 @@ private final class ChainRun: Sendable {
     private func startNext(on thread: PluginThread) {
         let now = clock.now
         var newlyReady = 0
-        let next = state.withLock { state -> (index: Int, component: any Bootstrapping, view: Bootstrapped)? in
+        let next = state.withLock { state -> (index: Int, type: any Bootstrapping.Type, view: Bootstrapped)? in
             guard let index = state.ready.popMin() else { return nil }
             let candidate = order[index]
             let plugin = state.plugins[index]
-            guard !state.stopped, !stopRequested, let component = plugin.component, plugin.status == .notRun, plugin.reason == nil
+            guard !state.stopped, !stopRequested, let type = plugin.componentType, plugin.status == .notRun, plugin.reason == nil
             else {
                 newlyReady = finish(index, in: &state)
                 return nil
@@ -224,44 +224,44 @@ private final class ChainRun: Sendable {
             }
             state.plugins[index].bootstrapStarted = now - runner.epoch
             let settings = runner.settings.isEmpty ? nil : runner.settings[candidate.name]
-            return (index, component, state.completed.view(for: candidate.manifest.identity, settings: settings))
+            let view = state.completed.view(for: candidate.manifest.identity, settings: settings, lifecycle: plugin.lifecycle)
+            return (index, type, view)
         }
         submitStarts(newlyReady)
-        guard let (index, component, view) = next else { return }
+        guard let (index, type, view) = next else { return }
         link.begin(.bootstrap, of: index, within: runner.timeout, policy: .endHost)
         thread.running(index, phase: .bootstrap) {
             _ = Task.immediate(executorPreference: runner.threads.executor(for: index, phase: .bootstrap)) { [self] in
-                var failure: String?
-                var roles: (service: (any Service)?, reloadable: (any Reloadable)?) = (nil, nil)
+                let outcome: Result<any Bootstrapping, BootstrapFailure>
                 do {
-                    try await component.bootstrap(view)
-                    roles = (component.asService, component.asReloadable)
+                    outcome = .success(try await type.init(view))
                 } catch {
-                    failure = "\(error)"
+                    outcome = .failure(BootstrapFailure(description: "\(error)"))
                 }
                 ExitTrap.endIfForkedCopy()
-                complete(index, failure: failure, roles: roles)
+                complete(index, outcome)
             }
         }
     }
 
     /// Records the end of a bootstrap and starts what it made ready.
-    private func complete(_ index: Int, failure: String?, roles: (service: (any Service)?, reloadable: (any Reloadable)?)) {
+    private func complete(_ index: Int, _ outcome: Result<any Bootstrapping, BootstrapFailure>) {
         let finished = clock.now - runner.epoch
         link.end(stepOf: index)
         let newlyReady = state.withLock { state -> Int in
             let candidate = order[index]
             state.plugins[index].bootstrapFinished = finished
             state.plugins[index].bootstrapDuration = finished - (state.plugins[index].bootstrapStarted ?? finished)
-            if let failure {
+            switch outcome {
+            case .failure(let failure):
                 markFailed(
                     index,
                     Problem(.bootstrapFailed, plugin: candidate.name, file: candidate.file,
                             "plugin \(candidate.label) failed to bootstrap: \(failure)"),
-                    cause: failure, in: &state)
-            } else if let component = state.plugins[index].component {
+                    cause: failure.description, in: &state)
+            case .success(let component):
                 state.plugins[index].status = .bootstrapped
-                (state.plugins[index].service, state.plugins[index].reloadable) = roles
+                state.plugins[index].component = component
                 state.completed = (try? state.completed.appending(component, as: candidate.manifest.identity)) ?? state.completed
             }
             return finish(index, in: &state)
@@ -346,4 +346,9 @@ private final class ChainRun: Sendable {
             return outcome
         }
     }
+}
+
+/// A bootstrap that threw: the error as the plugin describes it, read on the plugin's thread.
+private struct BootstrapFailure: Error, CustomStringConvertible {
+    let description: String
 }

@@ -12,12 +12,12 @@ struct PluginOutcome: Sendable {
     var status: Status
     /// Why the plugin failed or did not run.
     var reason: String?
-    /// The component, once loaded.
+    /// The component type, once loaded.
+    var componentType: (any Bootstrapping.Type)?
+    /// The component, once bootstrapped.
     var component: (any Bootstrapping)?
-    /// The component as a service and as reloadable, learnt on a plugin thread when it
-    /// bootstrapped (asking runs plugin code).
-    var service: (any Service)?
-    var reloadable: (any Reloadable)?
+    /// What the component registered for later while it bootstrapped.
+    let lifecycle = PluginABI.Lifecycle()
     /// When loading started, and when bootstrapping started and finished, measured from
     /// the start of the host.
     var loadStarted: Duration?

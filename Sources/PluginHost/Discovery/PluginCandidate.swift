@@ -11,13 +11,19 @@ struct PluginCandidate: Equatable, Sendable {
     var shadowed: [String] = []
     /// Where the file's loadable segments lie once mapped, relative to its load base.
     var segments: ELFImage.Segments?
+    /// The libraries the file links (`DT_NEEDED`), such as `libDomain.so`.
+    var needed: [String]
 
-    init(file: String, path: String? = nil, manifest: PluginManifest, shadowed: [String] = [], segments: ELFImage.Segments? = nil) {
+    init(
+        file: String, path: String? = nil, manifest: PluginManifest, shadowed: [String] = [], segments: ELFImage.Segments? = nil,
+        needed: [String] = []
+    ) {
         self.file = file
         self.path = path ?? file
         self.manifest = manifest
         self.shadowed = shadowed
         self.segments = segments
+        self.needed = needed
     }
 
     var name: String { manifest.name }

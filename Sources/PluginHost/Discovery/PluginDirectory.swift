@@ -78,7 +78,8 @@ struct PluginDirectory {
         do {
             let plugin = try ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
             return .success(PluginCandidate(
-                file: file, path: resolvedDirectory + "/" + name, manifest: plugin.manifest, segments: plugin.segments))
+                file: file, path: resolvedDirectory + "/" + name, manifest: plugin.manifest, segments: plugin.segments,
+                needed: plugin.needed))
         } catch {
             return .failure(Self.problem(error, file: file))
         }

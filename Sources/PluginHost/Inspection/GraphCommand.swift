@@ -2,13 +2,18 @@
 ///
 /// One node per plugin labelled with its name and version, an edge from each plugin to each
 /// plugin it requires (dashed for optional ones). Problems are red: a missing plugin as a
-/// dashed red node, the members and edges of a cycle, plugins with another graph problem.
+/// dashed red node, the members and edges of a cycle, plugins with another graph problem,
+/// and each file that is not a plugin this host can use (an octagon, labelled with the file
+/// name and what is wrong). Every problem is also said on standard error. Exit 0, or 1 when
+/// a directory could not be read.
 struct GraphCommand {
     let options: SearchOptions
 
     func run() -> ExitStatus {
-        Console.direct.write(Self.dot(PluginSurvey(options)), to: .output)
-        return .success
+        let survey = PluginSurvey(options)
+        Console.direct.write(Self.dot(survey), to: .output)
+        Console.direct.write(TextReport.diagnostics(notes: survey.shadowingNotes, problems: survey.problems), to: .error)
+        return survey.directoryProblems.isEmpty ? .success : .failure
     }
 
     static func dot(_ survey: PluginSurvey) -> String {
@@ -37,6 +42,11 @@ struct GraphCommand {
         for name in missing.sorted() {
             lines.append("  \(quoted(name)) [label=\(quoted("\(name)\nmissing")), color=red, fontcolor=red, style=\"rounded,dashed\"];")
         }
+        for entry in survey.entries where entry.candidate == nil {
+            let name = entry.file.split(separator: "/").last.map(String.init) ?? entry.file
+            let what = survey.scan.problems.first { $0.file == entry.file }?.code.rawValue ?? "unusable"
+            lines.append("  \(quoted(entry.file)) [label=\(quoted("\(name)\n\(what)")), shape=octagon, color=red, fontcolor=red];")
+        }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
     }
@@ -44,12 +54,5 @@ struct GraphCommand {
     /// A DOT string literal.
     static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences("\\", with: "\\\\").replacingOccurrences("\"", with: "\\\"").replacingOccurrences("\n", with: "\\n") + "\""
-    }
-}
-
-extension String {
-    /// The string with every `target` replaced by `replacement`.
-    func replacingOccurrences(_ target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

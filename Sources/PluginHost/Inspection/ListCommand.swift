@@ -8,9 +8,7 @@ struct ListCommand {
 
     func run() -> ExitStatus {
         let survey = PluginSurvey(options)
-        let directoryProblems = survey.scan.problems.filter { problem in
-            problem.file.map(options.directories.contains) ?? true
-        }
+        let directoryProblems = survey.directoryProblems
         let entries = survey.entries.filter { entry in !directoryProblems.contains { $0.file == entry.file } }
         if json {
             Console.direct.write(JSONOutput.object([
@@ -23,24 +21,20 @@ struct ListCommand {
                 let manifest = entry.candidate?.manifest
                 return [
                     manifest?.name ?? "?", manifest?.version.description ?? "-", manifest.map { "\($0.abi)" } ?? "-",
-                    manifest.map(Self.dependencies) ?? "-", entry.problem == nil ? "loadable" : "NOT LOADABLE", entry.file,
+                    manifest?.dependencyList ?? "-", entry.problem == nil ? "loadable" : "NOT LOADABLE", entry.file,
                 ]
             }
             var text = TextTable.render(header: ["plugin", "version", "abi", "requires", "state", "file"], rows: rows)
-            for entry in entries {
-                if let problem = entry.problem { text += "  \(entry.candidate?.name ?? entry.file): \(problem)\n" }
+            // Each problem once: it names its plugins and files itself.
+            var said = Set<String>()
+            for problem in entries.compactMap(\.problem) where said.insert(problem).inserted {
+                text += "  \(problem)\n"
             }
             for note in survey.shadowingNotes { text += "  note: \(note)\n" }
             Console.direct.write(text, to: .output)
             Console.direct.write(TextReport.diagnostics(problems: directoryProblems), to: .error)
         }
         return directoryProblems.isEmpty ? .success : .failure
-    }
-
-    /// `requires` then `optional` (marked `?`), or `-`.
-    static func dependencies(_ manifest: PluginManifest) -> String {
-        let all = manifest.requires + manifest.optional.map { $0 + "?" }
-        return all.isEmpty ? "-" : all.joined(separator: ",")
     }
 
     private static func json(_ entry: PluginSurvey.Entry) -> JSONOutput {

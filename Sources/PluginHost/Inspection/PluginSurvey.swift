@@ -18,6 +18,12 @@ struct PluginSurvey {
     /// Every problem: unreadable or unsafe files and directories, bad manifests, graph problems.
     var problems: [Problem] { scan.problems + resolution.problems }
 
+    /// The problems of the plugin directories themselves (unreadable, unsafe), rather than
+    /// of the files in them.
+    var directoryProblems: [Problem] {
+        scan.problems.filter { problem in problem.file.map(searchPath.directories.contains) ?? true }
+    }
+
     /// One line per plugin file: the plugins in bootstrap order, then the files that are
     /// not plugins this host can use.
     var entries: [Entry] {

@@ -1,14 +1,14 @@
 import PluginABI
 
-/// Loads plugin files and obtains their components through the C entry point.
+/// Loads plugin files and obtains their component types through the C entry point.
 enum PluginLoader {
-    /// Loads the plugin file of `candidate` and returns its component.
+    /// Loads the plugin file of `candidate` and returns its component type.
     ///
     /// The caller has checked the manifest, including its ABI version, before calling
     /// this: it runs the plugin's initializers and its entry point. The file is loaded by
     /// its absolute path, so that a working directory changed by plugin code does not
-    /// matter. After the call the component is checked to be a ``Bootstrapping`` of the
-    /// shared `libPluginABI.so` and to be the plugin's own: its class, or its conformance to
+    /// matter. After the call the type is checked to be a ``Bootstrapping`` of the shared
+    /// `libPluginABI.so` and to be the plugin's own: its class, or its conformance to
     /// `Bootstrapping` (for a generic class, whose metadata the runtime makes), must be
     /// defined in this very file, so that a plugin cannot hand over another plugin's
     /// component under its own name.
@@ -17,7 +17,7 @@ enum PluginLoader {
     ///   it is, before the entry point runs.
     /// - Throws: ``Problem`` with code `load-failed`, `entry-point-missing`,
     ///   `not-a-component` or `component-mismatch`.
-    static func component(of candidate: PluginCandidate, mapped: (Range<UInt64>) -> Void = { _ in }) throws(Problem) -> any Bootstrapping {
+    static func componentType(of candidate: PluginCandidate, mapped: (Range<UInt64>) -> Void = { _ in }) throws(Problem) -> any Bootstrapping.Type {
         let library: DynamicLibrary
         do {
             library = try DynamicLibrary(loading: candidate.path)
@@ -48,30 +48,27 @@ enum PluginLoader {
                 .notAComponent, plugin: candidate.name, file: candidate.file,
                 "plugin \(candidate.label): its entry point returned a null pointer instead of a component")
         }
-        // A class cast to the box PluginEntryPoint.export makes; a protocol cast only for an
-        // entry point that hands over its object some other way.
-        guard let component = (object as? ExportedComponent)?.component ?? (object as? any Bootstrapping) else {
+        // A class cast to the box PluginEntryPoint.export makes.
+        guard let componentType = (object as? ExportedComponent)?.type else {
             throw Problem(
                 .notAComponent, plugin: candidate.name, file: candidate.file,
                 "plugin \(candidate.label): its entry point returned a \(readableName(of: type(of: object))), "
-                    + "which does not conform to PluginABI.Bootstrapping as the host's libPluginABI.so defines it; "
-                    + "return a Bootstrapping component and link PluginABI dynamically (-lPluginABI), never statically")
+                    + "not a component type exported with PluginEntryPoint.export from the host's libPluginABI.so; "
+                    + "return PluginEntryPoint.export(YourComponent.self) and link PluginABI dynamically (-lPluginABI), never statically")
         }
 
-        let componentType: AnyObject.Type = type(of: component)
-        let metadata = SwiftRuntime.metadataAddress(of: componentType)
-        let conformance = SwiftRuntime.conformanceDescriptorAddress(of: component)
+        let (metadata, conformance) = SwiftRuntime.addresses(of: componentType)
         // In the plugin's own image? Its segments' span, read with the manifest, plus where
         // it was mapped: O(1), where asking dladdr would walk every loaded object.
         if let whole = candidate.segments?.whole, let base {
             for address in [metadata, conformance].compactMap({ $0 }) where address >= base && whole.contains(UInt64(address - base)) {
-                return component
+                return componentType
             }
         }
         let definingFile = SwiftRuntime.pointer(to: metadata).flatMap(DynamicLibrary.file(containing:))
-        if let definingFile, isSameFile(definingFile, candidate.path) { return component }
+        if let definingFile, isSameFile(definingFile, candidate.path) { return componentType }
         let conformingFile = conformance.flatMap(SwiftRuntime.pointer(to:)).flatMap(DynamicLibrary.file(containing:))
-        if let conformingFile, isSameFile(conformingFile, candidate.path) { return component }
+        if let conformingFile, isSameFile(conformingFile, candidate.path) { return componentType }
         throw Problem(
             .componentMismatch, plugin: candidate.name, file: candidate.file,
             "plugin \(candidate.label) returned a \(readableName(of: componentType)), which is defined in "

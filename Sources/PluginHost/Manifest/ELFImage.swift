@@ -15,6 +15,8 @@ struct ELFImage {
         let type: UInt32
         let offset: UInt64
         let size: UInt64
+        /// The index of a related section (for the dynamic section: its string table).
+        let link: UInt32
     }
 
     /// The machine this host runs on, as ELF's `e_machine` names it.
@@ -93,13 +95,15 @@ struct ELFImage {
             try Self.read(source, count: count * UInt64(Self.sectionHeaderSize), at: tableOffset, what: "the section table"))
         let raw = (0..<Int(count)).map { index in
             let base = index * Self.sectionHeaderSize
-            return (name: table.u32(base), type: table.u32(base + 4), offset: table.u64(base + 0x18), size: table.u64(base + 0x20))
+            return (
+                name: table.u32(base), type: table.u32(base + 4), offset: table.u64(base + 0x18), size: table.u64(base + 0x20),
+                link: table.u32(base + 0x28))
         }
         let names = raw[Int(nameTableIndex)]
         guard names.size <= Self.maximumNameTableSize else { throw ELFError.damaged("section name table too large") }
         nameTable = try Self.read(source, count: names.size, at: names.offset, what: "the section name table")
         sections = raw.map { entry in
-            Section(nameOffset: Int(entry.name), type: entry.type, offset: entry.offset, size: entry.size)
+            Section(nameOffset: Int(entry.name), type: entry.type, offset: entry.offset, size: entry.size, link: entry.link)
         }
     }
 
@@ -133,6 +137,28 @@ struct ELFImage {
         guard section.type != 8 else { throw ELFError.damaged("section \(name) has no contents in the file") }
         guard section.size <= maximumSize else { throw ELFError.sectionTooLarge(name: name, size: section.size, limit: maximumSize) }
         return try Self.read(source, count: section.size, at: section.offset, what: "section \(name)")
+    }
+
+    /// The libraries the file names as `DT_NEEDED` in its dynamic section, such as
+    /// `libDomain.so`: what the dynamic loader will load with it. Empty when the file has no
+    /// dynamic section or it cannot be read (the dynamic loader then reports what is wrong).
+    func neededLibraries() -> [String] {
+        guard let dynamic = sections.first(where: { $0.type == 6 /* SHT_DYNAMIC */ }),
+            dynamic.size <= 1 << 16, Int(dynamic.link) < sections.count,
+            case let strings = sections[Int(dynamic.link)], strings.size <= Self.maximumNameTableSize,
+            let entries = try? Self.read(source, count: dynamic.size, at: dynamic.offset, what: "the dynamic section"),
+            let table = try? Self.read(source, count: strings.size, at: strings.offset, what: "the dynamic string table")
+        else { return [] }
+        let fields = ByteReader(entries)
+        var needed: [String] = []
+        for entry in 0..<entries.count / 16 {
+            let tag = fields.u64(entry * 16)
+            if tag == 0 { break }  // DT_NULL
+            guard tag == 1 /* DT_NEEDED */, case let start = fields.u64(entry * 16 + 8), start < UInt64(table.count) else { continue }
+            let name = table[Int(start)...].prefix { $0 != 0 }
+            needed.append(String(decoding: name, as: UTF8.self))
+        }
+        return needed
     }
 
     /// The spans of the `PT_LOAD` segments, all and executable, from the program headers.

@@ -24,9 +24,18 @@ enum ManifestReader {
         return try plugin(in: file, size: size).manifest
     }
 
+    /// The manifest section of the plugin file at `path` as stored, whether or not it is a
+    /// valid manifest; `nil` when the file has none or is not an ELF file this host reads.
+    static func storedManifest(at path: String) -> [UInt8]? {
+        guard let file = try? ReadOnlyFile(path: path), let size = try? file.status().size,
+            let image = try? ELFImage(source: FileSource(file: file, size: UInt64(max(size, 0))))
+        else { return nil }
+        return try? image.contents(ofSection: sectionName, maximumSize: maximumSize)
+    }
+
     /// Reads the manifest of an open plugin file of `size` bytes, with where its loadable
-    /// segments lie once mapped.
-    static func plugin(in file: ReadOnlyFile, size: UInt64) throws(ManifestError) -> (manifest: PluginManifest, segments: ELFImage.Segments?) {
+    /// segments lie once mapped and the libraries it links.
+    static func plugin(in file: ReadOnlyFile, size: UInt64) throws(ManifestError) -> (manifest: PluginManifest, segments: ELFImage.Segments?, needed: [String]) {
         try plugin(in: FileSource(file: file, size: size))
     }
 
@@ -36,8 +45,8 @@ enum ManifestReader {
     }
 
     /// Reads the manifest from an ELF image held anywhere, with where its loadable segments
-    /// lie once mapped.
-    static func plugin(in source: any ELFImage.Source) throws(ManifestError) -> (manifest: PluginManifest, segments: ELFImage.Segments?) {
+    /// lie once mapped and the libraries it links.
+    static func plugin(in source: any ELFImage.Source) throws(ManifestError) -> (manifest: PluginManifest, segments: ELFImage.Segments?, needed: [String]) {
         let bytes: [UInt8]?
         let image: ELFImage
         do {
@@ -52,7 +61,7 @@ enum ManifestReader {
             throw .malformed("\(error)")
         }
         guard let bytes else { throw .missing }
-        return (try PluginManifest(json: bytes), image.segments)
+        return (try PluginManifest(json: bytes), image.segments, image.neededLibraries())
     }
 }
 

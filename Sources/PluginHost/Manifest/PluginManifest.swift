@@ -49,6 +49,12 @@ final class PluginManifest: Equatable, Sendable {
                 && left.requires == right.requires && left.optional == right.optional && left.document == right.document)
     }
 
+    /// `requires` then `optional` (marked `?`), comma-separated, or `-`: as tables show them.
+    var dependencyList: String {
+        let all = requires + optional.map { $0 + "?" }
+        return all.isEmpty ? "-" : all.joined(separator: ",")
+    }
+
     /// The identity the chain uses to decide what the plugin's component may see.
     var identity: PluginIdentity { PluginIdentity(name: name, requires: requires, optional: optional) }
 
@@ -144,22 +150,5 @@ final class PluginManifest: Equatable, Sendable {
 
     private static func wrongField(_ key: String, _ expected: String, _ found: Setting?) -> String {
         "\"\(key)\" must be \(expected), " + (found.map { "found \($0.typeName)" } ?? "but it is missing")
-    }
-}
-
-extension String {
-    /// The string with control characters and quotes escaped, safe to quote in a message.
-    var debugEscaped: String {
-        var text = ""
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
-                text += "\\u{\(String(scalar.value, radix: 16))}"
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text
     }
 }

@@ -104,7 +104,42 @@ struct DependencyResolver {
             resolution.record(
                 .abiMismatch, of: plugin,
                 "plugin \(plugin.label) was built for plugin ABI \(plugin.manifest.abi), but this host "
-                    + "provides ABI \(abiVersion); rebuild the plugin against this host's libPluginABI.so")
+                    + "provides ABI \(abiVersion); " + Self.abiAdvice(found: plugin.manifest.abi, host: abiVersion))
+        }
+
+        // A plugin that links another plugin's library loads it with the dynamic loader,
+        // whatever its manifest says: it must declare it, directly or through the plugins it
+        // declares (which load first), or the graph would be wrong.
+        var pluginByLibrary: [String: PluginCandidate] = [:]
+        var pluginByName: [String: PluginCandidate] = [:]
+        for rank in plugins.indices {
+            let plugin = plugins[rank]
+            pluginByLibrary["lib\(plugin.name).so"] = plugin
+            pluginByLibrary[String(plugin.file.split(separator: "/").last ?? "")] = plugin
+            pluginByName[plugin.name] = plugin
+        }
+        /// The plugins `plugin` depends on, directly or transitively.
+        func declared(by plugin: PluginCandidate) -> Set<String> {
+            var reached = Set<String>()
+            var pending = plugin.manifest.identity.dependencies
+            while let name = pending.popLast() {
+                guard reached.insert(name).inserted else { continue }
+                pending += pluginByName[name]?.manifest.identity.dependencies ?? []
+            }
+            return reached
+        }
+        for rank in plugins.indices {
+            let plugin = plugins[rank]
+            let linked = plugin.needed.compactMap { library in pluginByLibrary[library].map { (library, $0) } }
+                .filter { $0.1.name != plugin.name }
+            guard !linked.isEmpty else { continue }
+            let reached = declared(by: plugin)
+            for (library, linked) in linked where !reached.contains(linked.name) {
+                resolution.record(
+                    .undeclaredDependency, of: plugin,
+                    "plugin \(plugin.label) links \(library), the library of plugin \(linked.label), but its manifest does not "
+                        + "declare \(linked.name); add \"\(linked.name)\" to \"requires\" in the manifest of \(plugin.name)")
+            }
         }
 
         // In the order of `candidates` and of their manifests.
@@ -173,6 +208,15 @@ struct DependencyResolver {
         for position in order.indices { order[position] = unique[Int(order[position])] }
         resolution.order = BootstrapOrder(candidates, positions: order)
         return resolution
+    }
+
+    /// What to do about a plugin built for another plugin ABI.
+    private static func abiAdvice(found: Int, host: Int) -> String {
+        guard found < host else { return "use a plugin-host that provides ABI \(found), or rebuild the plugin against this one" }
+        let rebuild = "rebuild the plugin against this host's libPluginABI.so"
+        guard found == 1 else { return rebuild }
+        return rebuild + " (since ABI 2 a component sets itself up in init(_ bootstrapped:) and registers its service and "
+            + "hooks with bootstrapped.lifecycle; see \"Writing a plugin\" in the README)"
     }
 
     /// One cycle per strongly connected component of `members` that has one, each as the

@@ -29,7 +29,7 @@ enum CriticalChain {
         guard count > 0 else { return [] }
         var slowest: [(index: Int, duration: Duration)] = []
         slowest.reserveCapacity(count + 1)
-        for index in plugins.indices where plugins[index].status != .notRun {
+        for index in plugins.indices where plugins[index].status != .notRun && plugins[index].totalDuration > .zero {
             let duration = plugins[index].totalDuration
             guard slowest.count < count || duration > slowest[slowest.count - 1].duration else { continue }
             var position = slowest.count

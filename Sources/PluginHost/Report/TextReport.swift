@@ -19,7 +19,7 @@ enum TextReport {
             let manifest = outcome.candidate.manifest
             return [
                 String(index + 1), manifest.name, manifest.version.description,
-                manifest.requires.isEmpty ? "-" : manifest.requires.joined(separator: ","),
+                manifest.dependencyList,
                 outcome.status.rawValue,
                 outcome.loadDuration > .zero ? format(outcome.loadDuration) : "-",
                 outcome.bootstrapDuration > .zero ? format(outcome.bootstrapDuration) : "-",

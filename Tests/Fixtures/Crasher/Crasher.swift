@@ -5,11 +5,9 @@ import Glibc
 #endif
 
 /// Crashes on purpose, as `CRASHER_MODE` says, during the phase `CRASHER_PHASE` names
-/// (`load`: in the entry point; `bootstrap`, the default: in its bootstrap).
+/// (`load`: in the entry point; `bootstrap`, the default: in its initializer).
 public final class CrasherComponent: Bootstrapping {
-    public init() {}
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
+    public init(_ bootstrapped: Bootstrapped) throws {
         if environment("CRASHER_PHASE") != "load" { crash() }
     }
 }
@@ -44,5 +42,5 @@ func crash() {
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
     if environment("CRASHER_PHASE") == "load" { crash() }
-    return PluginEntryPoint.export(CrasherComponent())
+    return PluginEntryPoint.export(CrasherComponent.self)
 }

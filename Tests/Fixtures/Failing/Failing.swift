@@ -6,11 +6,10 @@ struct Overheated: Error, CustomStringConvertible {
 
 /// Throws from its bootstrap.
 public final class FailingComponent: Bootstrapping {
-    public init() {}
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws { throw Overheated() }
+    public init(_ bootstrapped: Bootstrapped) throws { throw Overheated() }
 }
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(FailingComponent())
+    PluginEntryPoint.export(FailingComponent.self)
 }

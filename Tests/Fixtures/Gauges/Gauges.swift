@@ -4,12 +4,10 @@ import PluginABI
 /// It looks the component up through the shared `Bootstrapping` protocol, so it does not
 /// link libPersistence.so and loads whether or not Persistence is there.
 public final class GaugesComponent: Bootstrapping {
-    public init() {}
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
+    public init(_ bootstrapped: Bootstrapped) throws {
         do {
             let found = try bootstrapped.component((any Bootstrapping).self)
-            print("Gauges: measuring \(readableName(of: type(of: found)))")
+            print("Gauges: measuring \(String(reflecting: type(of: found)))")
         } catch let error as BootstrappingError where error.code == .componentNotFound {
             print("Gauges: running without Persistence (\(error))")
         }
@@ -18,5 +16,5 @@ public final class GaugesComponent: Bootstrapping {
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(GaugesComponent())
+    PluginEntryPoint.export(GaugesComponent.self)
 }

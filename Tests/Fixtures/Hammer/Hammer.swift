@@ -4,10 +4,8 @@ import PluginABI
 /// Peels bananas in a loop, each peel an atomic rewrite of the store: the target of the
 /// tests that kill the host in the middle of store writes. Setting `peels` (default 1).
 public final class HammerComponent: Bootstrapping {
-    public init() {}
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
-        let peeler = try bootstrapped.component(DomainBootstrapping.self).bananaPeeler
+    public init(_ bootstrapped: Bootstrapped) throws {
+        let peeler = try bootstrapped.component(BananaPeeling.self)
         let peels = try bootstrapped.settings.integer("peels") ?? 1
         for _ in 0..<peels { _ = try peeler.peelNext() }
     }
@@ -15,5 +13,5 @@ public final class HammerComponent: Bootstrapping {
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(HammerComponent())
+    PluginEntryPoint.export(HammerComponent.self)
 }

@@ -1,8 +1,8 @@
 import Persistence
 import PluginABI
 
-/// Hands over another plugin's component under its own name.
+/// Hands over another plugin's component type under its own name.
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(PersistenceBootstrapping())
+    PluginEntryPoint.export(PersistenceBootstrapping.self)
 }

@@ -15,11 +15,10 @@ import Glibc
 @section(".init_array") @used let markOnLoad: @convention(c) () -> Void = markerLoaded
 
 public final class MarkerComponent: Bootstrapping {
-    public init() {}
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {}
+    public init(_ bootstrapped: Bootstrapped) throws {}
 }
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(MarkerComponent())
+    PluginEntryPoint.export(MarkerComponent.self)
 }

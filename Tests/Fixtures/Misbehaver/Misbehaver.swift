@@ -23,15 +23,11 @@ import Glibc
 /// - `log` (`MISBEHAVER_LOG`): a file where it appends `pid N`, `child N` (a process it
 ///   forked), `epipe` and the phases it went through.
 ///
-/// Outside its phase it behaves: its hooks do nothing.
-public final class MisbehaverComponent: Bootstrapping, Service, Reloadable {
-    private let plan = Mutex(Plan(environment: true))
-
-    public init() {}
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
+/// Outside its phase it behaves: its hooks do nothing. It is a service whose `run` returns
+/// at once, unless `serve` is set.
+public final class MisbehaverComponent: Bootstrapping {
+    public init(_ bootstrapped: Bootstrapped) throws {
         let plan = try Plan(bootstrapped.settings)
-        self.plan.withLock { $0 = plan }
         plan.record("pid \(getpid())")
         plan.record("bootstrap \(bootstrapped.pluginName ?? "")")
         if plan.phase == "exit" {
@@ -39,28 +35,21 @@ public final class MisbehaverComponent: Bootstrapping, Service, Reloadable {
             atexit { exitPlan.withLock { $0 }?.perform() }
         }
         try plan.perform(in: "bootstrap")
-    }
-
-    public func run() async throws {
-        let plan = plan.withLock { $0 }
-        try plan.perform(in: "run")
-        if plan.serve {
-            do {
-                try await Task.sleep(for: .seconds(3600))
-            } catch {
-                plan.record("stopped")
+        bootstrapped.lifecycle.run {
+            try plan.perform(in: "run")
+            if plan.serve {
+                do {
+                    try await Task.sleep(for: .seconds(3600))
+                } catch {
+                    plan.record("stopped")
+                }
             }
         }
-    }
-
-    public func reload(_ settings: Settings) async throws {
-        try plan.withLock { $0 }.perform(in: "reload")
-    }
-
-    public func shutdown() async throws {
-        let plan = plan.withLock { $0 }
-        plan.record("shutdown")
-        try plan.perform(in: "shutdown")
+        bootstrapped.lifecycle.onReload { _ in try plan.perform(in: "reload") }
+        bootstrapped.lifecycle.onShutdown {
+            plan.record("shutdown")
+            try plan.perform(in: "shutdown")
+        }
     }
 }
 
@@ -237,5 +226,5 @@ func startThread(_ body: @escaping @Sendable () -> Void) {
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
     let plan = Plan(environment: true)
     if plan.phase == "load" { plan.perform() }
-    return PluginEntryPoint.export(MisbehaverComponent())
+    return PluginEntryPoint.export(MisbehaverComponent.self)
 }

@@ -8,45 +8,39 @@ import Glibc
 /// A service that runs until its task is cancelled, recording what happens to it in the
 /// file its `log` setting names. With `ignoresCancellation` it never stops by itself; with
 /// `failAfter` (milliseconds) it throws after that long.
-public final class ServerComponent: Bootstrapping, Service {
-    private let settings = Mutex(Settings())
-
-    public init() {}
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) async throws {
-        settings.withLock { $0 = bootstrapped.settings }
-        try record("Server bootstrap")
-    }
-
-    public func run() async throws {
-        let settings = settings.withLock { $0 }
-        try record("Server run")
-        if let failAfter = try settings.integer("failAfter") {
-            try await Task.sleep(for: .milliseconds(failAfter))
-            throw ServerError()
+public final class ServerComponent: Bootstrapping {
+    public init(_ bootstrapped: Bootstrapped) throws {
+        let settings = bootstrapped.settings
+        let log = try settings.string("log")
+        let failAfter = try settings.integer("failAfter")
+        let ignoresCancellation = try settings.bool("ignoresCancellation") == true
+        record("Server bootstrap", to: log)
+        bootstrapped.lifecycle.run {
+            record("Server run", to: log)
+            if let failAfter {
+                try await Task.sleep(for: .milliseconds(failAfter))
+                throw ServerError()
+            }
+            if ignoresCancellation {
+                while true { usleep(100_000) }
+            }
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch is CancellationError {
+                record("Server stopped", to: log)
+            }
         }
-        if try settings.bool("ignoresCancellation") == true {
-            while true { usleep(100_000) }
-        }
-        do {
-            try await Task.sleep(for: .seconds(3600))
-        } catch is CancellationError {
-            try record("Server stopped")
-        }
+        bootstrapped.lifecycle.onShutdown { record("Server shutdown", to: log) }
     }
+}
 
-    public func shutdown() async throws {
-        try record("Server shutdown")
-    }
-
-    private func record(_ line: String) throws {
-        guard let log = try settings.withLock({ $0 }).string("log") else { return }
-        let descriptor = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return }
-        let bytes = Array((line + "\n").utf8)
-        _ = write(descriptor, bytes, bytes.count)
-        close(descriptor)
-    }
+func record(_ line: String, to log: String?) {
+    guard let log else { return }
+    let descriptor = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { return }
+    let bytes = Array((line + "\n").utf8)
+    _ = write(descriptor, bytes, bytes.count)
+    close(descriptor)
 }
 
 struct ServerError: Error, CustomStringConvertible {
@@ -55,5 +49,5 @@ struct ServerError: Error, CustomStringConvertible {
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(ServerComponent())
+    PluginEntryPoint.export(ServerComponent.self)
 }

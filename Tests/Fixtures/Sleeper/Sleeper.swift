@@ -6,9 +6,7 @@ import Glibc
 
 /// Never returns from the phase `SLEEPER_PHASE` names (`load` or `bootstrap`, the default).
 public final class SleeperComponent: Bootstrapping {
-    public init() {}
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
+    public init(_ bootstrapped: Bootstrapped) throws {
         if environment("SLEEPER_PHASE") != "load" { sleepForever() }
     }
 }
@@ -22,5 +20,5 @@ func sleepForever() -> Never {
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
     if environment("SLEEPER_PHASE") == "load" { sleepForever() }
-    return PluginEntryPoint.export(SleeperComponent())
+    return PluginEntryPoint.export(SleeperComponent.self)
 }

@@ -1,17 +1,16 @@
 import Persistence
 import PluginABI
 
-/// Uses Persistence without declaring it: must fail with "expected component not found",
-/// although Persistence is bootstrapped before it.
+/// Links libPersistence.so and uses its store without declaring Persistence in its
+/// manifest: refused before anything loads when Persistence is installed; fails inside
+/// `dlopen` when it is not.
 public final class SneakyComponent: Bootstrapping {
-    public init() {}
-
-    public func bootstrap(_ bootstrapped: Bootstrapped) throws {
-        _ = try bootstrapped.component(PersistenceBootstrapping.self)
+    public init(_ bootstrapped: Bootstrapped) throws {
+        _ = try bootstrapped.component(BananaStoring.self)
     }
 }
 
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
-    PluginEntryPoint.export(SneakyComponent())
+    PluginEntryPoint.export(SneakyComponent.self)
 }

@@ -35,7 +35,7 @@ struct PluginDirectoryFixture {
     func add(fixture: String, as name: String, requires: [String] = []) throws {
         let manifest = root.appending(path: "\(name).manifest.json")
         let list = requires.map { "\"\($0)\"" }.joined(separator: ", ")
-        try Data(#"{"name": "\#(name)", "version": "1.0.0", "abi": 1, "requires": [\#(list)]}"#.utf8).write(to: manifest)
+        try Data(#"{"name": "\#(name)", "version": "1.0.0", "abi": 2, "requires": [\#(list)]}"#.utf8).write(to: manifest)
         let target = plugins.appending(path: "lib\(name).so")
         let result = try Command.run("/usr/bin/env", [
             "objcopy", "--update-section", ".plugin_host_manifest=\(manifest.path)", try Fixtures.plugin(fixture).path, target.path,

@@ -1,26 +1,28 @@
 import PluginABI
+import Synchronization
 
 /// The phases after the chain: the run phase of services, reloads on SIGHUP, and the
-/// shutdown in reverse bootstrap order.
+/// shutdown in reverse bootstrap order, each an event delivered to the components that
+/// registered for it.
 ///
 /// ```
 ///  bootstrap ──▶ run (services) ──▶ shutdown ──▶ exit
-///     │            │   ▲   SIGHUP: reload, in bootstrap order
+///     │            │   ▲   SIGHUP: reload, check then apply, in bootstrap order
 ///     │            └───┘
 ///     └─ failure ─────────────────▶ shutdown (what bootstrapped) ──▶ exit 1
 /// ```
 ///
-/// The worker's driving thread drives it and only waits; every hook runs on the plugin
+/// The worker's driving thread drives it and only waits; every handler runs on the plugin
 /// threads, within its deadline (``PluginCalls``), and the services' tasks prefer them too.
-struct Lifecycle {
-    /// A bootstrapped plugin, with its roles.
+struct LifecycleRunner {
+    /// A bootstrapped plugin.
     struct Member: Sendable {
         /// The plugin's number in the supervision page.
         let index: Int
         let candidate: PluginCandidate
         let component: any Bootstrapping
-        let service: (any Service)?
-        let reloadable: (any Reloadable)?
+        /// What the component registered while it bootstrapped.
+        let lifecycle: PluginABI.Lifecycle
     }
 
     /// The bootstrapped plugins, in bootstrap order.
@@ -43,16 +45,15 @@ struct Lifecycle {
     ///
     /// - Returns: The services that failed, or did not stop in time once cancelled.
     func runServices() -> [Problem] {
-        let services = members.filter { $0.service != nil }
+        let services = members.compactMap { member in member.lifecycle.service.map { (member, $0) } }
         guard !services.isEmpty, !link.stopRequested else { return [] }
         link.enter(.running)
         var tasks: [Int: Task<Void, Never>] = [:]
-        for member in services {
-            guard let service = member.service else { continue }
+        for (member, service) in services {
             tasks[member.index] = Task(executorPreference: threads.executor(for: member.index, phase: .run)) { [events] in
                 var error: String?
                 do {
-                    try await service.run()
+                    try await service()
                 } catch let thrown {
                     error = "\(thrown)"
                 }
@@ -117,11 +118,12 @@ struct Lifecycle {
         }
     }
 
-    /// Reads the configuration file again and calls `reload(_:)` of every reloadable
-    /// component, in bootstrap order, each with its new settings.
+    /// Reads the configuration file again and gives every component that handles reloads
+    /// its new settings in two steps, in bootstrap order: each checks them
+    /// (``ReloadCheck``); only when every one accepted do they all apply them (``Reload``).
     ///
-    /// - Returns: The reloads that failed or overran, also reported on stderr; those
-    ///   components keep running as they were.
+    /// - Returns: The refusals, or the applications that failed or overran, also reported
+    ///   on stderr. After a refusal nothing changed anywhere.
     func reload() -> [Problem] {
         let settings: [String: Settings]
         switch readConfiguration() {
@@ -130,14 +132,34 @@ struct Lifecycle {
         case .success(let read):
             settings = read
         }
-        let reloadable = members.filter { $0.reloadable != nil }
-        let calls = reloadable.map { member in
-            let own = settings[member.candidate.name] ?? Settings(for: member.candidate.name)
-            return PluginCall(plugin: member.index, phase: .reload) { try await member.reloadable?.reload(own) }
+        func own(_ member: Member) -> Settings { settings[member.candidate.name] ?? Settings([:], for: member.candidate.name) }
+
+        let refusals = deliver(phase: .reload, within: reloadTimeout) { ReloadCheck(settings: own($0)) }
+            .compactMap { member, outcome -> Problem? in
+                let candidate = member.candidate
+                switch outcome {
+                case .finished: return nil
+                case .failed(let error):
+                    return Problem(
+                        .reloadFailed, plugin: candidate.name, file: candidate.file,
+                        "plugin \(candidate.label) refused the new settings: \(error)")
+                case .overran:
+                    return Problem(
+                        .reloadFailed, plugin: candidate.name, file: candidate.file,
+                        "plugin \(candidate.label) did not finish checking the new settings within "
+                            + "\(TextFormat.seconds(reloadTimeout ?? .zero)) (--timeout); left running")
+                }
+            }
+        guard refusals.isEmpty else {
+            let problems = refusals.map(report)
+            console.write("plugin-host: reload refused by \(refusals.compactMap(\.plugin).joined(separator: ", ")); "
+                + "nothing was reloaded: every plugin keeps its settings\n", to: .error)
+            return problems
         }
+
         var problems: [Problem] = []
         var reloaded: [String] = []
-        for (member, outcome) in zip(reloadable, PluginCalls(threads: threads).perform(calls, within: reloadTimeout)) {
+        for (member, outcome) in deliver(phase: .reload, within: reloadTimeout, { Reload(settings: own($0)) }) {
             let candidate = member.candidate
             switch outcome {
             case .finished:
@@ -145,11 +167,11 @@ struct Lifecycle {
             case .failed(let error):
                 problems.append(report(Problem(
                     .reloadFailed, plugin: candidate.name, file: candidate.file,
-                    "plugin \(candidate.label) failed to reload: \(error); it keeps running as it was")))
+                    "plugin \(candidate.label) accepted the new settings but failed to apply them: \(error)")))
             case .overran:
                 problems.append(report(Problem(
                     .reloadFailed, plugin: candidate.name, file: candidate.file,
-                    "plugin \(candidate.label) did not finish reloading within "
+                    "plugin \(candidate.label) did not finish applying its new settings within "
                         + "\(TextFormat.seconds(reloadTimeout ?? .zero)) (--timeout); left running")))
             }
         }
@@ -157,18 +179,14 @@ struct Lifecycle {
         return problems
     }
 
-    /// Calls `shutdown()` of every component in reverse bootstrap order, each within the
-    /// shutdown timeout.
+    /// Delivers ``Shutdown`` to every component that handles it, in reverse bootstrap
+    /// order, each within the shutdown timeout.
     ///
     /// - Returns: The hooks that failed or overran (and were skipped), also on stderr.
     func shutDown() -> [Problem] {
         link.enter(.shuttingDown)
-        let hooks = Array(members.reversed())
-        let calls = hooks.map { member in
-            PluginCall(plugin: member.index, phase: .shutdown) { try await member.component.shutdown() }
-        }
         var problems: [Problem] = []
-        for (member, outcome) in zip(hooks, PluginCalls(threads: threads).perform(calls, within: shutdownTimeout)) {
+        for (member, outcome) in deliver(phase: .shutdown, within: shutdownTimeout, { _ in Shutdown() }) {
             let candidate = member.candidate
             switch outcome {
             case .finished:
@@ -185,6 +203,22 @@ struct Lifecycle {
             }
         }
         return problems
+    }
+
+    /// Delivers the event `make` gives for each member to every member that handles it, in
+    /// the event's order, each within `timeout`.
+    ///
+    /// - Returns: The members that handle it, in that order, with how each call ended.
+    private func deliver<Event: LifecycleEvent>(
+        phase: Phase, within timeout: Duration?, _ make: (Member) -> Event
+    ) -> [(member: Member, outcome: PluginCallOutcome)] {
+        let handling = members.filter { $0.lifecycle.handles(Event.self) }
+        let ordered = Event.order == .dependenciesFirst ? handling : handling.reversed()
+        let calls = ordered.map { member in
+            let event = make(member)
+            return PluginCall(plugin: member.index, phase: phase) { _ = try await member.lifecycle.deliver(event) }
+        }
+        return Array(zip(ordered, PluginCalls(threads: threads).perform(calls, within: timeout)))
     }
 
     /// Prints a problem of the running host on stderr at once.

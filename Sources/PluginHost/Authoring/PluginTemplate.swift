@@ -1,0 +1,179 @@
+/// The files of a new plugin project: a manifest, the component, a test that bootstraps it
+/// against stand-ins, and a Makefile that builds, tests and installs it against the host's
+/// install tree.
+struct PluginTemplate {
+    /// A plugin the new one requires, as its installed module interface describes it.
+    struct Dependency {
+        let name: String
+        /// The protocol its component conforms to that its module exports, with the
+        /// members of a stand-in for tests; `nil` when it exports none a stand-in can be
+        /// written for.
+        let exported: (protocolName: String, standIn: [String])?
+    }
+
+    let name: String
+    let requires: [Dependency]
+    let optional: [String]
+    /// The install tree the Makefile builds against.
+    let prefix: String
+
+    var files: [(path: String, contents: String)] {
+        [("manifest.json", manifest), ("\(name)Bootstrapping.swift", source), ("Tests/\(name)Tests.swift", tests), ("Makefile", makefile)]
+    }
+
+    /// The dependencies used through their protocols.
+    private var used: [(dependency: Dependency, protocolName: String, standIn: [String])] {
+        requires.compactMap { dependency in dependency.exported.map { (dependency, $0.protocolName, $0.standIn) } }
+    }
+
+    var manifest: String {
+        func list(_ names: [String]) -> String { names.map { "\"\($0)\"" }.joined(separator: ", ") }
+        return """
+            {
+              "name": "\(name)",
+              "version": "0.1.0",
+              "abi": \(HelpText.abiVersion),
+              "requires": [\(list(requires.map(\.name)))],
+              "optional": [\(list(optional))]
+            }
+
+            """
+    }
+
+    var source: String {
+        let imports = (requires.map(\.name) + ["PluginABI"]).map { "import \($0)\n" }.joined()
+        var properties = ""
+        var lookups = ""
+        for (dependency, protocolName, _) in used {
+            properties += "    /// What \(dependency.name) provides, found through the chain.\n"
+            properties += "    public let \(dependency.name.lowercasedFirst): any \(protocolName)\n"
+            lookups += "        \(dependency.name.lowercasedFirst) = try bootstrapped.component(\(protocolName).self)\n"
+        }
+        for dependency in requires where dependency.exported == nil {
+            lookups += "        // \(dependency.name) exports no protocol of its component: look it up by its class, or by a\n"
+            lookups += "        // protocol from a library both plugins link.\n"
+        }
+        for optional in optional {
+            properties += "    /// Whether \(optional), which this plugin uses when it is installed, is.\n"
+            properties += "    public let \(optional.lowercasedFirst)Installed: Bool\n"
+            lookups += "        // \(optional) is optional: installed, it bootstraps first and is visible here. Reach it\n"
+            lookups += "        // through a protocol from a library both plugins link; never link \(optional) itself.\n"
+            lookups += "        \(optional.lowercasedFirst)Installed = bootstrapped.plugins.contains(\"\(optional)\")\n"
+        }
+        return """
+            \(imports)
+            /// The component of the \(name) plugin.
+            public final class \(name)Bootstrapping: Bootstrapping {
+            \(properties)    /// The greeting, from the setting `greeting`.
+                public let greeting: String
+
+                public init(_ bootstrapped: Bootstrapped) throws {
+            \(lookups)        greeting = try bootstrapped.settings.string("greeting") ?? "\(name) is ready"
+                    print("\\(bootstrapped.pluginName ?? "\(name)"): \\(greeting)")
+                    // Register what should happen later: a service, reload and shutdown hooks.
+                    bootstrapped.lifecycle.onShutdown {}
+                }
+            }
+
+            @c(plugin_host_bootstrapping)
+            public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
+                PluginEntryPoint.export(\(name)Bootstrapping.self)
+            }
+
+            """
+    }
+
+    var tests: String {
+        let imports = (requires.map(\.name) + ["PluginABI"]).map { "import \($0)\n" }.joined()
+        var standIns = ""
+        var providing = ""
+        var checks = ""
+        for (dependency, protocolName, members) in used {
+            let variable = dependency.name.lowercasedFirst
+            standIns += "/// Stands in for what \(dependency.name) provides: give it the answers your tests need.\n"
+            standIns += "final class StandIn\(dependency.name): \(protocolName), @unchecked Sendable {\n"
+            standIns += members.map { "    \($0)\n" }.joined()
+            standIns += "}\n\n"
+            providing += "        let \(variable) = StandIn\(dependency.name)()\n"
+            checks += "        check(component.\(variable) as AnyObject === \(variable), \"the component finds \(dependency.name)'s stand-in\")\n"
+        }
+        for optional in optional {
+            checks += "        check(!component.\(optional.lowercasedFirst)Installed, \"\(optional) is not installed here\")\n"
+        }
+        let provided = used.map { ".providing(\($0.dependency.name.lowercasedFirst), as: \"\($0.dependency.name)\")" }
+        let harness = (["BootstrapHarness()"] + provided).joined(separator: "\n            ")
+        return """
+            \(imports)
+            \(standIns)/// Tests of the component, without the host: BootstrapHarness bootstraps it against
+            /// stand-ins for the plugins it requires. `make test` builds and runs them.
+            @main
+            struct \(name)Tests {
+                static func main() async throws {
+            \(providing)        let harness = try \(harness)
+                    let chain = try await harness.bootstrap(\(name)Bootstrapping.self, as: "\(name)", settings: ["greeting": "hello"])
+                    let component = try chain.component(\(name)Bootstrapping.self)
+                    check(component.greeting == "hello", "the greeting setting reaches the component")
+            \(checks)        _ = try await harness.lifecycle(of: "\(name)")?.deliver(Shutdown())
+                    print("\(name)Tests: passed")
+                }
+
+                static func check(_ condition: Bool, _ what: String) {
+                    precondition(condition, "\(name)Tests: \\(what)")
+                }
+            }
+
+            """
+    }
+
+    var makefile: String {
+        """
+        # Builds lib\(name).so against the plugin-host installed in PLUGIN_HOST_PREFIX.
+        #
+        #   make            build lib\(name).so
+        #   make test       build and run the tests in Tests/
+        #   make install    copy lib\(name).so into the host's plugin directory, and its module
+        #                   interface beside the host's, for plugins that use its types
+
+        PLUGIN_HOST_PREFIX ?= \(prefix)
+        PLUGINS_DIR        ?= $(PLUGIN_HOST_PREFIX)/lib/plugin-host/plugins
+        MODULES_DIR        ?= $(PLUGIN_HOST_PREFIX)/lib/swift
+        SWIFTC             ?= swiftc
+        OBJCOPY            ?= objcopy
+        NAME               := \(name)
+        # The plugins this one requires, whose types it uses: linking them loads them first.
+        # Never link an optional plugin: the dynamic loader would then require it.
+        LINKS              := \(requires.map(\.name).joined(separator: " "))
+
+        ABI_FLAGS := $(shell PKG_CONFIG_PATH=$(PLUGIN_HOST_PREFIX)/lib/pkgconfig pkg-config --cflags --libs plugin-abi)
+        SOURCES   := $(wildcard *.swift)
+
+        .PHONY: all test install clean
+        all: lib$(NAME).so
+
+        lib$(NAME).so: $(SOURCES) manifest.json
+        \t$(SWIFTC) -swift-version 6 -O -parse-as-library -emit-library -enable-library-evolution \\
+        \t    -module-name $(NAME) -emit-module-interface-path $(NAME).swiftinterface \\
+        \t    $(ABI_FLAGS) $(addprefix -l,$(LINKS)) \\
+        \t    -Xlinker -soname=lib$(NAME).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \\
+        \t    -o $@.unpackaged $(SOURCES)
+        \t$(OBJCOPY) --add-section .plugin_host_manifest=manifest.json \\
+        \t    --set-section-flags .plugin_host_manifest=noload,readonly $@.unpackaged $@
+        \trm -f $@.unpackaged
+        \tchmod 755 $@
+
+        test: $(SOURCES) Tests/*.swift
+        \t$(SWIFTC) -swift-version 6 -parse-as-library -module-name $(NAME)Tests $(ABI_FLAGS) $(addprefix -l,$(LINKS)) \\
+        \t    -Xlinker -rpath -Xlinker $(PLUGIN_HOST_PREFIX)/lib -Xlinker -rpath -Xlinker $(PLUGINS_DIR) \\
+        \t    -o $(NAME)-tests $(SOURCES) Tests/*.swift
+        \t./$(NAME)-tests
+
+        install: lib$(NAME).so
+        \tinstall -m 755 lib$(NAME).so $(PLUGINS_DIR)/
+        \tinstall -m 644 $(NAME).swiftinterface $(MODULES_DIR)/
+
+        clean:
+        \trm -f lib$(NAME).so lib$(NAME).so.unpackaged $(NAME).swiftinterface $(NAME)-tests
+
+        """
+    }
+}

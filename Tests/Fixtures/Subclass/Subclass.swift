@@ -1,0 +1,22 @@
+import PluginABI
+
+/// A component class with a subclass, as a framework might offer: the subclass adds a
+/// service. In ABI 1 the service, declared by conformance on the subclass only, was never
+/// run; roles are now registrations, made by whatever class runs the initializer.
+open class BaseComponent: Bootstrapping, @unchecked Sendable {
+    public required init(_ bootstrapped: Bootstrapped) throws {
+        print("Subclass: base set up")
+    }
+}
+
+public final class ServingComponent: BaseComponent, @unchecked Sendable {
+    public required init(_ bootstrapped: Bootstrapped) throws {
+        try super.init(bootstrapped)
+        bootstrapped.lifecycle.run { print("Subclass: the subclass's service ran") }
+    }
+}
+
+@c(plugin_host_bootstrapping)
+public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
+    PluginEntryPoint.export(ServingComponent.self)
+}

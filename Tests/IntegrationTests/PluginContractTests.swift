@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// The contract between the host and its plugins, ABI 2, as a plugin sees it.
+@Suite("The plugin contract: what a plugin can reach, link and declare")
+struct PluginContractTests {
+    @Test("a plugin that declares no dependency reaches no component by any public API path, then or later")
+    func undeclaredComponentsAreOutOfReach() throws {
+        let directory = try PluginDirectoryFixture.demo(fixtures: ["Snoop"])
+        let result = try directory.runHost(["--jobs", "1"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("Snoop: reached nothing while bootstrapping"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("Snoop: reached nothing from its service"), "\(result.standardOutput)")
+    }
+
+    @Test("the host's own operations on the chain do not compile in a plugin built against the installed interface",
+          arguments: [
+              "_ = Bootstrapped(environment: [:])",
+              #"_ = bootstrapped.view(for: PluginIdentity(name: "Spy", requires: ["Persistence"]))"#,
+              #"_ = try bootstrapped.appending(Spy.self, as: PluginIdentity(name: "Spy"))"#,
+              "_ = Lifecycle()",
+              "_ = ExportedComponent(Spy.self)",
+              "_ = PluginEntryPoint.symbolName",
+          ])
+    func hostOperationsAreOutOfReach(statement: String) throws {
+        let tree = try InstallTree.shared()
+        let source = tree.root.appending(path: "Spy-\(UUID().uuidString).swift")
+        try Data("""
+            import PluginABI
+            final class Spy: Bootstrapping {
+                init(_ bootstrapped: Bootstrapped) throws {
+                    \(statement)
+                }
+            }
+            """.utf8).write(to: source)
+        let result = try Command.run("/usr/bin/env", [
+            "swiftc", "-swift-version", "6", "-parse-as-library", "-typecheck", "-I", tree.prefix.appending(path: "lib/swift").path,
+            source.path,
+        ])
+        #expect(result.status != 0, "it compiled: \(statement)")
+        #expect(
+            ["inaccessible", "cannot find", "has no member", "no accessible initializers"].contains { result.standardError.contains($0) },
+            "\(result.standardError)")
+    }
+
+    @Test("a plugin built for ABI 1 is refused before any of its code runs, with what to do")
+    func abiOnePluginIsRefused() throws {
+        let directory = try PluginDirectoryFixture.demo(fixtures: ["OldABI"])
+        let log = directory.root.appending(path: "old.log")
+        try directory.configure(#""OldABI": {"log": "\#(log.path)"}"#)
+        let result = try directory.runHost()
+        #expect(result.status == 1)
+        #expect(result.standardError.contains(
+            "plugin OldABI (\(directory.plugins.path)/libOldABI.so) was built for plugin ABI 1, but this host provides ABI 2; "
+                + "rebuild the plugin against this host's libPluginABI.so (since ABI 2 a component sets itself up in init(_ bootstrapped:)"))
+        #expect(!FileManager.default.fileExists(atPath: log.path), "OldABI's code ran")
+    }
+
+    @Test("a plugin that links another plugin's library without declaring it is refused by check, list and the run, naming both")
+    func undeclaredLinkIsRefused() throws {
+        let directory = try PluginDirectoryFixture.demo(fixtures: ["Sneaky"])
+        let expected = "plugin Sneaky (\(directory.plugins.path)/libSneaky.so) links libPersistence.so, the library of plugin "
+            + "Persistence (\(directory.plugins.path)/libPersistence.so), but its manifest does not declare Persistence; "
+            + "add \"Persistence\" to \"requires\" in the manifest of Sneaky"
+
+        let check = try Command.run(Repository.host.path, ["check", "--dir", directory.plugins.path])
+        #expect(check.status == 1)
+        #expect(check.standardError.contains(expected))
+
+        let list = try Command.run(Repository.host.path, ["list", "--dir", directory.plugins.path])
+        #expect(list.standardOutput.contains(expected))
+        #expect(list.standardOutput.split(separator: "\n").contains { $0.contains("Sneaky") && $0.contains("NOT LOADABLE") })
+
+        let (run, report) = try directory.runHostJSON()
+        #expect(run.status == 1)
+        #expect(report.errors.contains { $0["code"] as? String == "undeclared-dependency" && $0["plugin"] as? String == "Sneaky" })
+        #expect(!FileManager.default.fileExists(atPath: directory.data.path), "a plugin was bootstrapped")
+    }
+
+    @Test("a subclass's registrations count: the service a component's subclass registers runs")
+    func subclassRegistrationsCount() throws {
+        let directory = try PluginDirectoryFixture(fixtures: ["Subclass"])
+        let result = try directory.runHost()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("Subclass: base set up"))
+        #expect(result.standardOutput.contains("Subclass: the subclass's service ran"))
+    }
+
+    @Test("the run table shows optional dependencies as list does, marked ?")
+    func optionalInRunTable() throws {
+        let directory = try PluginDirectoryFixture(demo: ["Persistence"], fixtures: ["Gauges"])
+        let result = try directory.runHost()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.split(separator: "\n").contains { $0.contains("Gauges") && $0.contains("Persistence?") })
+    }
+}
+
+/// One `make install` tree for the tests that build against it.
+enum InstallTree {
+    struct Tree {
+        let root: URL
+        let prefix: URL
+    }
+
+    private static let built: Result<Tree, any Error> = Result {
+        let root = try Scratch.directory(named: "install-tree")
+        let prefix = root.appending(path: "ph")
+        try Repository.make(["install", "PREFIX=\(prefix.path)"])
+        return Tree(root: root, prefix: prefix)
+    }
+
+    static func shared() throws -> Tree { try built.get() }
+}
