@@ -224,10 +224,13 @@ install: all
 	install -m 755 $(ABI) $(DESTDIR)$(PREFIX)/lib/libPluginABI.so
 	install -m 644 $(filter-out %.private.swiftinterface,$(wildcard $(MODULES)/*.swiftinterface)) $(DESTDIR)$(PREFIX)/lib/swift/
 	install -m 755 $(DEMO_PLUGINS) $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/plugin-host
+	install -m 644 README.md $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/plugin-host/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/plugin-host $(DESTDIR)$(PREFIX)/lib/libPluginABI.so $(DESTDIR)$(PREFIX)/lib/pkgconfig/plugin-abi.pc
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/swift/,PluginABI.swiftinterface Persistence.swiftinterface Domain.swiftinterface Application.swiftinterface)
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/plugin-host
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/,$(notdir $(DEMO_PLUGINS)))
 
 clean:

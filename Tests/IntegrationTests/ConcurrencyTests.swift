@@ -50,14 +50,6 @@ struct ConcurrencyTests {
         #expect(outcomes[0].firstIndex(of: "Persistence bootstrapped")! < outcomes[0].firstIndex(of: "Domain bootstrapped")!)
     }
 
-    @Test("a plugin built against the ABI 2.0 interface as first published still loads and runs")
-    func legacyPlugin() throws {
-        let directory = try PluginDirectoryFixture.demo(fixtures: ["Legacy"])
-        let result = try directory.runHost()
-        #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput.contains("Legacy: bootstrapped through the ABI 2.0 interface"))
-    }
-
     @Test("--jobs takes 1 to 128")
     func jobsValues() throws {
         let result = try Command.run(Repository.host.path, ["--dir", "/tmp", "--jobs", "0"])

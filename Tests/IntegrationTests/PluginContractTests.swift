@@ -86,6 +86,55 @@ struct PluginContractTests {
         #expect(result.standardOutput.contains("Subclass: the subclass's service ran"))
     }
 
+    @Test("a plugin built against the ABI 2.0 interface as first published still loads and runs")
+    func baselinePlugin() throws {
+        let directory = try PluginDirectoryFixture.demo(fixtures: ["Legacy"])
+        let result = try directory.runHost()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("Legacy: bootstrapped through the ABI 2.0 interface"))
+    }
+
+    @Test("a plugin built against the ABI 2.0 baseline loads into an ABI that has added a defaulted requirement since")
+    func addedRequirementKeepsOldPluginsLoading() throws {
+        // The evolved ABI: today's sources with one more requirement on Bootstrapping, and
+        // its default (Tests/Evolution). Legacy never saw the requirement; the probe, a
+        // minimal host built against the evolved ABI, loads Legacy and calls it.
+        let work = try Scratch.directory(named: "evolution")
+        let sources = work.appending(path: "PluginABI")
+        try FileManager.default.copyItem(at: Repository.root.appending(path: "Sources/PluginABI"), to: sources)
+        let protocolFile = sources.appending(path: "Bootstrapping.swift")
+        let declaration = "public protocol Bootstrapping: AnyObject, Sendable {"
+        let original = try String(contentsOf: protocolFile, encoding: .utf8)
+        try #require(original.contains(declaration))
+        try original.replacingOccurrences(of: declaration, with: declaration + "\n    static var addedAfterBaseline: String { get }")
+            .write(to: protocolFile, atomically: true, encoding: .utf8)
+        let abiSources = try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted().map { sources.appending(path: $0).path }
+        let evolution = Repository.root.appending(path: "Tests/Evolution")
+        let lib = work.appending(path: "lib").path
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
+
+        let library = try Command.run("/usr/bin/env", [
+            "swiftc", "-swift-version", "6", "-Onone", "-wmo", "-parse-as-library", "-package-name", "plugin_host",
+            "-emit-library", "-enable-library-evolution", "-module-name", "PluginABI",
+            "-emit-module-path", "\(lib)/PluginABI.swiftmodule", "-Xlinker", "-soname=libPluginABI.so", "-o", "\(lib)/libPluginABI.so",
+        ] + abiSources + [evolution.appending(path: "AddedRequirement.swift").path])
+        try #require(library.status == 0, "\(library.standardError)")
+        let probe = work.appending(path: "probe").path
+        let built = try Command.run("/usr/bin/env", [
+            "swiftc", "-swift-version", "6", "-Onone", "-parse-as-library", "-package-name", "plugin_host",
+            "-I", lib, "-L", lib, "-lPluginABI", "-Xlinker", "-rpath", "-Xlinker", lib, "-o", probe,
+            evolution.appending(path: "EvolutionProbe.swift").path,
+        ])
+        try #require(built.status == 0, "\(built.standardError)")
+
+        let result = try Command.run(probe, [try Fixtures.plugin("Legacy").path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("added requirement: the default"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("Legacy: bootstrapped through the ABI 2.0 interface"))
+        let baseline = try String(contentsOf: Repository.root.appending(path: "Tests/Baselines/PluginABI-2.0/PluginABI.swiftinterface"), encoding: .utf8)
+        #expect(!baseline.contains("addedAfterBaseline"), "the baseline predates the added requirement")
+    }
+
     @Test("the run table shows optional dependencies as list does, marked ?")
     func optionalInRunTable() throws {
         let directory = try PluginDirectoryFixture(demo: ["Persistence"], fixtures: ["Gauges"])

@@ -1,15 +1,15 @@
 import Foundation
 import Testing
 
-/// The README's "Writing a plugin", followed step by step from a directory outside the
+/// "Writing a plugin" (the README and docs/writing-plugins.md), followed step by step from a directory outside the
 /// repository, against a `make install` tree.
-@Suite("Writing a plugin, as the README tells")
+@Suite("Writing a plugin, as the documentation tells")
 struct WritingAPluginTests {
     @Test("scaffold a plugin that requires Domain, build and test it, drop it in, and see it ordered after Domain")
     func walkthrough() throws {
         let work = try Scratch.directory(named: "author")
         let prefix = work.appending(path: "ph")
-        // 1. Install the host (the README: make install PREFIX=...).
+        // 1. Install the host (make install PREFIX=...).
         try Repository.make(["install", "PREFIX=\(prefix.path)"])
         let host = prefix.appending(path: "bin/plugin-host").path
 

@@ -41,7 +41,7 @@ enum PluginLoader {
             throw Problem(
                 .entryPointMissing, plugin: candidate.name, file: candidate.file,
                 "plugin \(candidate.label) has no entry point \(PluginEntryPoint.symbolName); "
-                    + "define it with @c(\(PluginEntryPoint.symbolName)) as the README's \"Writing a plugin\" shows")
+                    + "define it with @c(\(PluginEntryPoint.symbolName)) as docs/writing-plugins.md shows")
         }
         guard let object else {
             throw Problem(

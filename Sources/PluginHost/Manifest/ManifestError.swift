@@ -15,7 +15,7 @@ enum ManifestError: Error, Equatable, CustomStringConvertible {
         case .notSharedObject(let error): "not a loadable ELF shared object: \(error)"
         case .missing:
             "no plugin manifest: the file has no \(ManifestReader.sectionName) section; "
-                + "add one with objcopy as the README's \"Writing a plugin\" shows"
+                + "add one with objcopy as docs/writing-plugins.md shows"
         case .malformed(let reason): "malformed plugin manifest: \(reason)"
         }
     }

@@ -216,7 +216,7 @@ struct DependencyResolver {
         let rebuild = "rebuild the plugin against this host's libPluginABI.so"
         guard found == 1 else { return rebuild }
         return rebuild + " (since ABI 2 a component sets itself up in init(_ bootstrapped:) and registers its service and "
-            + "hooks with bootstrapped.lifecycle; see \"Writing a plugin\" in the README)"
+            + "hooks with bootstrapped.lifecycle; see \"From ABI 1\" in docs/writing-plugins.md)"
     }
 
     /// One cycle per strongly connected component of `members` that has one, each as the
