@@ -59,4 +59,19 @@ struct WritingAPluginTests {
         #expect(report.plugins[peel]["optional"] as? [String] == ["Metrics"])
         #expect(run.standardError.contains("Peel: peeled and ready"))
     }
+
+    @Test("new warns when a required plugin is not installed, and refuses to overwrite a project")
+    func newWithMissingDependency() throws {
+        let tree = try InstallTree.shared()
+        let host = tree.prefix.appending(path: "bin/plugin-host").path
+        let work = try Scratch.directory(named: "author")
+        let created = try Command.run(host, ["new", "Orphan", "--requires", "Ghost", "--into", work.path])
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(created.standardError.contains(
+            "plugin-host: warning: Ghost is not installed in \(tree.prefix.path) (no lib/swift/Ghost.swiftinterface); "
+                + "Orphan imports and links it, so make fails until Ghost is installed there"), "\(created.standardError)")
+        let again = try Command.run(host, ["new", "Orphan", "--into", work.path])
+        #expect(again.status != 0)
+        #expect(again.standardError.contains("/Orphan/manifest.json exists; plugin-host new does not overwrite a project"), "\(again.standardError)")
+    }
 }

@@ -14,11 +14,15 @@ struct NewPluginCommand {
         let directory = (options.parent.hasSuffix("/") ? options.parent : options.parent + "/") + name
         let prefix = installPrefix ?? "/usr/local"
         var notes: [String] = []
+        var warnings: [String] = []
         let requires = options.requires.map { required -> PluginTemplate.Dependency in
             let dependency = Self.dependency(required, modulesIn: prefix + "/lib/swift")
-            if dependency.exported == nil {
-                notes.append("\(required) exports no protocol of its component that a test can stand in for "
-                    + "(is it installed in \(prefix)?); \(name) links it, but does not look it up")
+            if !dependency.installed {
+                warnings.append("\(required) is not installed in \(prefix) (no lib/swift/\(required).swiftinterface); "
+                    + "\(name) imports and links it, so make fails until \(required) is installed there")
+            } else if dependency.exported == nil {
+                notes.append("\(required) exports no protocol of its component that a test can stand in for; "
+                    + "\(name) links it, but does not look it up")
             }
             return dependency
         }
@@ -29,11 +33,16 @@ struct NewPluginCommand {
             for (path, contents) in files {
                 try writeNewFile(directory + "/" + path, contents: contents)
             }
+        } catch where error.isExistingFile {
+            Console.direct.write(
+                "plugin-host: error: \(error.path ?? directory) exists; plugin-host new does not overwrite a project: "
+                    + "remove \(directory) or choose another name or --into directory\n", to: .error)
+            return .failure
         } catch {
             Console.direct.write("plugin-host: error: cannot write the plugin project: \(error)\n", to: .error)
             return .failure
         }
-        Console.direct.write(TextReport.diagnostics(notes: notes), to: .error)
+        Console.direct.write(TextReport.diagnostics(notes: notes, warnings: warnings), to: .error)
         Console.direct.write(
             "Created plugin \(name) in \(directory):\n"
                 + files.map { "  \($0.path)\n" }.joined()
@@ -46,14 +55,14 @@ struct NewPluginCommand {
     /// What the installed module interface of plugin `name` says others can use.
     static func dependency(_ name: String, modulesIn directory: String) -> PluginTemplate.Dependency {
         guard let bytes = try? ReadOnlyFile(path: directory + "/" + name + ".swiftinterface").readAll() else {
-            return PluginTemplate.Dependency(name: name, exported: nil)
+            return PluginTemplate.Dependency(name: name, installed: false, exported: nil)
         }
         let interface = ModuleInterface(module: name, text: String(decoding: bytes, as: UTF8.self))
         for protocolName in interface.component?.protocols ?? [] {
             if let standIn = interface.standInMembers(of: protocolName) {
-                return PluginTemplate.Dependency(name: name, exported: (protocolName, standIn))
+                return PluginTemplate.Dependency(name: name, installed: true, exported: (protocolName, standIn))
             }
         }
-        return PluginTemplate.Dependency(name: name, exported: nil)
+        return PluginTemplate.Dependency(name: name, installed: true, exported: nil)
     }
 }

@@ -5,6 +5,8 @@ struct PluginTemplate {
     /// A plugin the new one requires, as its installed module interface describes it.
     struct Dependency {
         let name: String
+        /// Whether its module interface is installed.
+        let installed: Bool
         /// The protocol its component conforms to that its module exports, with the
         /// members of a stand-in for tests; `nil` when it exports none a stand-in can be
         /// written for.

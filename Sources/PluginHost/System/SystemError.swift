@@ -31,6 +31,9 @@ struct SystemError: Error, Equatable, CustomStringConvertible {
     /// Whether the call failed because the path is a symbolic link it was told not to follow.
     var isSymbolicLink: Bool { code == ELOOP }
 
+    /// Whether the call failed because the file it was to create exists.
+    var isExistingFile: Bool { code == EEXIST }
+
     /// The system's text for the error, such as `No such file or directory`.
     var reason: String { String(cString: strerror(code)) }
 
