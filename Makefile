@@ -173,7 +173,7 @@ $(BUILD)/bench/Shapes.swift: Benchmarks/Micro/shapes.py
 
 $(MICRO): Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
 	@mkdir -p $(dir $@)
-	$(SWIFTC) -swift-version 6 -O -wmo -parse-as-library -module-name MicroBenchmarks \
+	$(SWIFTC) -swift-version 6 -O -wmo $(PACKAGE) -parse-as-library -module-name MicroBenchmarks \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -o $@ Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 

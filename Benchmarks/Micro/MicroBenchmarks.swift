@@ -1,16 +1,16 @@
-// In-process figures of issue 6, built by `make bench` with the host's own sources and the
-// shared libPluginABI.so: ordering in linear time, lookups that do not slow with the chain.
+// In-process figures, built by `make bench` with the host's own sources and the shared
+// libPluginABI.so: how long resolving the plugin graph takes, and lookups in the chain
+// that do not slow down as it grows.
 import PluginABI
-import Glibc
 import Synchronization
 
 @main
 struct MicroBenchmarks {
     /// `micro` runs both; `micro resolve` or `micro lookups` one of them (to profile it).
-    static func main() throws {
+    static func main() async throws {
         let only = CommandLine.arguments.dropFirst().first
-        if only == nil || only == "resolve" { try resolution() }
-        if only == nil || only == "lookups" { try lookups() }
+        if only == nil || only == "resolve" { resolution() }
+        if only == nil || only == "lookups" { try await lookups() }
     }
 
     /// Median of `runs` timings of `body`, in nanoseconds, after `warmUp` untimed runs.
@@ -30,12 +30,17 @@ struct MicroBenchmarks {
     // MARK: Resolution
 
     /// `count` manifests in layers of 100; each requires 1 to 5 plugins (3 on average) of
-    /// earlier layers, chosen by a fixed pseudo-random sequence.
+    /// earlier layers, chosen by a fixed pseudo-random sequence, and links the Swift runtime
+    /// and the first plugin it requires.
     static func manifests(_ count: Int) -> (candidates: [PluginCandidate], edges: Int) {
         var random = SplitMix(seed: 6)
         var candidates: [PluginCandidate] = []
         var edges = 0
         let version = SemanticVersion("1.0.0")!
+        let runtime = [
+            "libswiftCore.so", "libswift_Concurrency.so", "libswift_StringProcessing.so", "libswift_RegexParser.so",
+            "libswiftSynchronization.so", "libswiftGlibc.so", "libm.so.6", "libPluginABI.so", "libc.so.6",
+        ]
         for index in 0..<count {
             let layerStart = index / 100 * 100
             var requires: [String] = []
@@ -46,80 +51,67 @@ struct MicroBenchmarks {
                 }
             }
             edges += requires.count
+            // What a plugin links: the runtime, and the plugins whose types it uses.
+            let needed = runtime + requires.prefix(1).map { "lib\($0).so" }
             candidates.append(PluginCandidate(
                 file: "plugins/libP\(index).so",
-                manifest: PluginManifest(name: "P\(index)", version: version, abi: 1, requires: requires)))
+                manifest: PluginManifest(name: "P\(index)", version: version, abi: PluginABIVersion.current, requires: requires),
+                needed: needed))
         }
         // The resolver must not depend on the order files come in.
         return (candidates.reversed(), edges)
     }
 
-    static func resolution() throws {
-        let resolver = DependencyResolver(abiVersion: 1)
-        let sizes = [10_000, 100_000]
-        let inputs = sizes.map(manifests)
-        func resolve(_ which: Int) {
-            let resolution = resolver.resolve(inputs[which].candidates)
-            precondition(resolution.problems.isEmpty && resolution.order.count == inputs[which].candidates.count)
-        }
-        for which in sizes.indices { resolve(which) }
-        // Memory: a host resolves once, at start-up, into memory fresh from the kernel, so
-        // each timed run starts with the freed heap handed back (malloc_trim); both sizes
-        // then pay for the pages they touch. Left to itself between runs, glibc keeps the
-        // 10,000-plugin heap (it is under its trim threshold) but hands back the
-        // 100,000-plugin one, so only the larger size would pay its page faults again.
-        guard let trim = dlsym(nil, "malloc_trim") else { fatalError("the resolve benchmark needs glibc's malloc_trim") }
-        let handBack = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)
-        // The sizes are timed alternately, round after round, so that a machine that slows
-        // down part of the way through slows both alike; medians per size. 31 rounds: with
-        // 13, resampling 60 rounds put the ratio anywhere from 9.9 to 12.2 (90% of samples)
-        // on this project's shared build machine; with 31, 10.3 to 11.5.
-        var fresh = [[Double]](repeating: [], count: sizes.count)
-        var kept = [[Double]](repeating: [], count: sizes.count)
-        for _ in 0..<31 {
-            for which in sizes.indices {
-                _ = handBack(0)
-                fresh[which].append(median(runs: 1, warmUp: 0) { resolve(which) })
-                kept[which].append(median(runs: 1, warmUp: 0) { resolve(which) })
+    /// Resolving 1,000 and 10,000 plugins against their budgets: a host resolves once per
+    /// start, so these bound what ordering adds to a start. Also resolved without the
+    /// libraries the plugins link, to show what checking them for undeclared plugins costs.
+    static func resolution() {
+        let resolver = DependencyResolver(abiVersion: PluginABIVersion.current)
+        for (count, budget) in [(1_000, 1.0), (10_000, 15.0)] {
+            let (candidates, edges) = manifests(count)
+            let unlinked = candidates.map { candidate in
+                var candidate = candidate
+                candidate.needed = []
+                return candidate
             }
+            // The resolutions are kept until every run is timed: a host keeps its resolution
+            // for its whole life, so freeing one is no part of its cost.
+            func time(_ candidates: [PluginCandidate]) -> Double {
+                var resolutions: [DependencyResolver.Resolution] = []
+                let nanoseconds = median(runs: 31) { resolutions.append(resolver.resolve(candidates)) }
+                precondition(resolutions.allSatisfy { $0.problems.isEmpty && $0.order.count == count })
+                return nanoseconds
+            }
+            let (whole, withoutLinks) = (time(candidates), time(unlinked))
+            print("resolve \(count) plugins, \(edges) edges, \(candidates[0].needed.count) libraries linked each: "
+                + "\(format(whole / 1e6)) ms (budget \(format(budget)) ms); "
+                + "without checking the linked libraries \(format(withoutLinks / 1e6)) ms")
         }
-        let times = fresh.map { $0.sorted()[$0.count / 2] }
-        let keptTimes = kept.map { $0.sorted()[$0.count / 2] }
-        for (which, count) in sizes.enumerated() {
-            let edges = inputs[which].edges
-            print("resolve \(count) manifests, \(edges) edges: \(format(times[which] / 1e6)) ms, \(format(times[which] / Double(edges))) ns per edge")
-        }
-        print("resolve with glibc's own choice of memory kept between runs: \(format(keptTimes[0] / 1e6)) and \(format(keptTimes[1] / 1e6)) ms, ratio \(format(keptTimes[1] / keptTimes[0]))")
-        // How much the machine moved: the middle half of the rounds' own ratios.
-        let rounds = zip(fresh[1], fresh[0]).map { $0 / $1 }.sorted()
-        print("resolve time(100,000) / time(10,000), round by round: first to third quartile \(format(rounds[rounds.count / 4])) to \(format(rounds[rounds.count * 3 / 4]))")
-        print("resolve time(100,000) / time(10,000): \(format(times[1] / times[0])) (target at most 12)")
     }
 
     // MARK: Lookups
 
     /// Builds a chain of `length` components, each declaring the ten before it and looking
     /// each up once by class and once by protocol while it bootstraps.
-    static func chain(_ length: Int) throws -> (nanoseconds: Double, lookups: Int) {
-        let measured = Measured()
+    static func chain(_ length: Int) async throws -> (nanoseconds: Double, lookups: Int) {
+        measured.total.withLock { $0 = (0, 0) }
         var chain = Bootstrapped()
         for index in 0..<length {
-            let component = makeComponent(index, measured: measured)
             let requires = (max(0, index - 10)..<index).reversed().map { "C\($0)" }
-            chain = try chain.bootstrap(component, as: PluginIdentity(name: "C\(index)", requires: requires))
+            (_, chain) = try await chain.bootstrap(componentType(index), as: PluginIdentity(name: "C\(index)", requires: requires))
         }
         return measured.total.withLock { $0 }
     }
 
-    static func lookups() throws {
+    static func lookups() async throws {
         // The runtime caches each (type, protocol) conformance after its first cast: warm it,
         // then measure the steady state, the two lengths alternately.
-        _ = try chain(100)
+        _ = try await chain(100)
         var samples: [Int: [Double]] = [100: [], 1_000: []]
         var counts: [Int: Int] = [:]
         for _ in 0..<15 {
             for length in [100, 1_000] {
-                let (nanoseconds, lookups) = try chain(length)
+                let (nanoseconds, lookups) = try await chain(length)
                 samples[length]!.append(nanoseconds / Double(lookups))
                 counts[length] = lookups
             }
@@ -158,3 +150,6 @@ struct SplitMix {
 final class Measured: Sendable {
     let total = Mutex<(Double, Int)>((0, 0))
 }
+
+/// What the components of the chain being measured add their lookups to.
+let measured = Measured()

@@ -15,11 +15,8 @@ lookups += ["            _ = try bootstrapped.component((any P%d).self)" % j for
 for k in range(KINDS):
     lines.append("""
 final class K%(k)d: Bootstrapping, P%(k)d {
-    let measured: Measured
-    let index: Int
-    init(_ index: Int, _ measured: Measured) { self.index = index; self.measured = measured }
-    func bootstrap(_ bootstrapped: Bootstrapped) throws {
-        guard index >= %(kinds)d else { return }
+    init(_ bootstrapped: Bootstrapped) throws {
+        guard bootstrapped.plugins.count >= %(kinds)d else { return }
         let clock = ContinuousClock()
         let start = clock.now
 %(lookups)s
@@ -28,8 +25,8 @@ final class K%(k)d: Bootstrapping, P%(k)d {
         measured.total.withLock { $0 = ($0.0 + nanoseconds, $0.1 + %(count)d) }
     }
 }""" % {"k": k, "kinds": KINDS, "lookups": "\n".join(lookups), "count": 2 * KINDS})
-lines.append("\nfunc makeComponent(_ index: Int, measured: Measured) -> any Bootstrapping {\n    switch index %% %d {" % KINDS)
-lines += ["    case %d: K%d(index, measured)" % (k, k) for k in range(KINDS - 1)]
-lines += ["    default: K%d(index, measured)" % (KINDS - 1), "    }", "}"]
+lines.append("\nfunc componentType(_ index: Int) -> any Bootstrapping.Type {\n    switch index %% %d {" % KINDS)
+lines += ["    case %d: K%d.self" % (k, k) for k in range(KINDS - 1)]
+lines += ["    default: K%d.self" % (KINDS - 1), "    }", "}"]
 with open(sys.argv[1], "w") as f:
     f.write("\n".join(lines) + "\n")

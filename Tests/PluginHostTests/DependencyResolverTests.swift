@@ -7,11 +7,29 @@ struct DependencyResolverTests {
     private let resolver = DependencyResolver(abiVersion: 1)
 
     private func plugin(
-        _ name: String, requires: [String] = [], optional: [String] = [], abi: Int = 1, file: String? = nil
+        _ name: String, requires: [String] = [], optional: [String] = [], abi: Int = 1, file: String? = nil, links: [String] = []
     ) -> PluginCandidate {
         PluginCandidate(
             file: file ?? "plugins/lib\(name).so",
-            manifest: PluginManifest(name: name, version: SemanticVersion("1.0.0")!, abi: abi, requires: requires, optional: optional))
+            manifest: PluginManifest(name: name, version: SemanticVersion("1.0.0")!, abi: abi, requires: requires, optional: optional),
+            needed: ["libswiftCore.so", "libPluginABI.so", "libc.so.6"] + links)
+    }
+
+    @Test("a plugin may link what it declares, directly or through what it declares; anything else is named")
+    func linkedLibraries() {
+        let resolution = resolver.resolve([
+            plugin("Store"), plugin("Odd", file: "plugins/odd-name.so"),
+            plugin("Domain", requires: ["Store"], links: ["libStore.so"]),
+            plugin("App", requires: ["Domain"], links: ["libDomain.so", "libStore.so"]),
+            plugin("Metrics", optional: ["Store"], links: ["libStore.so"]),
+            plugin("Sneaky", links: ["libStore.so", "odd-name.so"]),
+        ])
+        #expect(resolution.problems.map(\.code) == [.undeclaredDependency, .undeclaredDependency])
+        #expect(resolution.problems.map(\.plugin) == ["Sneaky", "Sneaky"])
+        #expect(resolution.problems[0].message == "plugin Sneaky (plugins/libSneaky.so) links libStore.so, the library of plugin "
+            + "Store (plugins/libStore.so), but its manifest does not declare Store; add \"Store\" to \"requires\" in the manifest of Sneaky")
+        #expect(resolution.problems[1].message.contains("links odd-name.so, the library of plugin Odd (plugins/odd-name.so)"))
+        #expect(resolution.failures.keys.sorted() == ["Sneaky"])
     }
 
     @Test("each plugin comes after the plugins it requires")

@@ -103,11 +103,10 @@ struct RunCommand {
             report.duration = clock.now - start
             return (report, [])
         }
-        let order = Array(resolution.order)
-        guard link.publish(plugins: order.map(\.label)) else {
+        guard link.publish(plugins: resolution.order.map(\.label)) else {
             report.problems.append(Problem(
                 .directoryUnreadable, file: report.directory,
-                "\(order.count) plugins are more than one host can track (\(SupervisionPage.pluginCapacity)); split them over several hosts"))
+                "\(resolution.order.count) plugins are more than one host can track (\(SupervisionPage.pluginCapacity)); split them over several hosts"))
             return (report, [])
         }
 
@@ -115,7 +114,7 @@ struct RunCommand {
             settings: configuration.settings, keepGoing: options.keepGoing,
             threads: PluginThreads(limit: options.jobs, link: link), timeout: options.timeout, epoch: start,
             environment: environment)
-        let outcome = runner.run(order, graphFailures: resolution.failures)
+        let outcome = runner.run(resolution)
         report.plugins = outcome.plugins
         report.problems += outcome.problems
         report.duration = clock.now - start

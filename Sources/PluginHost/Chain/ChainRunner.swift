@@ -48,23 +48,22 @@ struct ChainRunner {
         var bootstrapped = Bootstrapped()
     }
 
-    /// Loads every plugin of `order`, then bootstraps their components; returns when all
-    /// are done.
+    /// Loads every plugin of a resolution's order, then bootstraps their components;
+    /// returns when all are done.
     ///
-    /// - Parameters:
-    ///   - order: Plugins in bootstrap order, each after the plugins it depends on; a
-    ///     plugin's index in it numbers it in the supervision page.
-    ///   - graphFailures: Plugins that must not run because of a graph problem, which the
-    ///     caller has reported already (only with ``keepGoing``).
-    func run(_ order: [PluginCandidate], graphFailures: [String: Problem] = [:]) -> Outcome {
-        let run = ChainRun(runner: self, order: order, graphFailures: graphFailures)
+    /// - Parameter resolution: Plugins in bootstrap order, each after the plugins it
+    ///   depends on (a plugin's index in it numbers it in the supervision page), their
+    ///   graph, and the plugins that must not run because of a graph problem, which the
+    ///   caller has reported already (only with ``keepGoing``).
+    func run(_ resolution: DependencyResolver.Resolution) -> Outcome {
+        let run = ChainRun(runner: self, resolution: resolution)
         run.load()
         run.bootstrap()
         return run.outcome()
     }
 }
 
-/// The state of one ``ChainRunner/run(_:graphFailures:)``, shared by the threads that load
+/// The state of one ``ChainRunner/run(_:)``, shared by the threads that load
 /// and bootstrap, behind one lock.
 private final class ChainRun: Sendable {
     /// Why a plugin is out of the run, as the reason chain of a dependent quotes it.
@@ -86,48 +85,34 @@ private final class ChainRun: Sendable {
         var fates: [String: Fate]
         /// Set by the first failure unless keeping going: nothing new starts.
         var stopped = false
-        /// For each plugin, how many of its dependencies are not done yet.
-        var waiting: [Int] = []
-        var ready = MinHeap()
+        /// The plugins whose dependencies are all done, to bootstrap next.
+        var ready: ReadyNodes
         var unfinished: Int
         /// The components bootstrapped so far, in the order they finished: each bootstrap
         /// takes its view from it (everything it depends on is in it).
-        var completed = Bootstrapped()
+        var completed: Bootstrapped
     }
 
     private let runner: ChainRunner
     private let order: [PluginCandidate]
     private let graphFailures: [String: Problem]
-    /// For each plugin, the plugins that depend on it.
-    private let dependents: [[Int]]
     private let state: Mutex<State>
     private let done = Semaphore()
     private let clock = ContinuousClock()
 
-    init(runner: ChainRunner, order: [PluginCandidate], graphFailures: [String: Problem]) {
+    init(runner: ChainRunner, resolution: DependencyResolver.Resolution) {
         self.runner = runner
+        let order = resolution.order
         self.order = order
-        self.graphFailures = graphFailures
-        var indexByName: [String: Int] = [:]
-        for (index, candidate) in order.enumerated() { indexByName[candidate.name] = index }
-        var waiting = [Int](repeating: 0, count: order.count)
-        var dependents = [[Int]](repeating: [], count: order.count)
-        // A plugin with a graph problem waits for nothing (it does not run), and nothing waits
-        // for it: its dependents learn of its failure when their turn comes.
-        for (index, candidate) in order.enumerated() where graphFailures[candidate.name] == nil {
-            for dependency in candidate.manifest.identity.dependencies where graphFailures[dependency] == nil {
-                guard let dependencyIndex = indexByName[dependency], dependencyIndex != index else { continue }
-                waiting[index] += 1
-                dependents[dependencyIndex].append(index)
-            }
-        }
-        self.dependents = dependents
-        var initial = State(
+        graphFailures = resolution.failures
+        // Nothing waits for a plugin with a graph problem (it does not run): its dependents
+        // learn of its failure when their turn comes.
+        let failed = Set(order.indices.filter { resolution.failures[order[$0].name] != nil })
+        state = Mutex(State(
             plugins: order.map { PluginOutcome(candidate: $0, status: .notRun) },
-            fates: graphFailures.mapValues { Fate.failed($0.message) }, unfinished: order.count)
-        initial.waiting = waiting
-        initial.completed = Bootstrapped(environment: runner.environment)
-        state = Mutex(initial)
+            fates: resolution.failures.mapValues { Fate.failed($0.message) },
+            ready: ReadyNodes(resolution.graph, ignoringEdgesFrom: failed), unfinished: order.count,
+            completed: Bootstrapped(environment: runner.environment)))
     }
 
     private var link: WorkerLink { runner.threads.link }
@@ -195,11 +180,7 @@ private final class ChainRun: Sendable {
     func bootstrap() {
         guard !order.isEmpty else { return }
         link.enter(.bootstrapping)
-        let starts = state.withLock { state -> Int in
-            for index in order.indices where state.waiting[index] == 0 { state.ready.insert(index) }
-            return state.ready.count
-        }
-        for _ in 0..<starts { runner.threads.submit { [self] in startNext(on: $0) } }
+        submitStarts(state.withLock { $0.ready.count })
         done.wait(timeout: nil)
     }
 
@@ -209,7 +190,7 @@ private final class ChainRun: Sendable {
         let now = clock.now
         var newlyReady = 0
         let next = state.withLock { state -> (index: Int, type: any Bootstrapping.Type, view: Bootstrapped)? in
-            guard let index = state.ready.popMin() else { return nil }
+            guard let index = state.ready.next() else { return nil }
             let candidate = order[index]
             let plugin = state.plugins[index]
             guard !state.stopped, !stopRequested, let type = plugin.componentType, plugin.status == .notRun, plugin.reason == nil
@@ -277,17 +258,9 @@ private final class ChainRun: Sendable {
     ///
     /// - Returns: How many plugins became ready.
     private func finish(_ index: Int, in state: inout State) -> Int {
-        var readied = 0
-        for dependent in dependents[index] {
-            state.waiting[dependent] -= 1
-            if state.waiting[dependent] == 0 {
-                state.ready.insert(dependent)
-                readied += 1
-            }
-        }
         state.unfinished -= 1
         if state.unfinished == 0 { done.signal() }
-        return readied
+        return state.ready.finish(index)
     }
 
     // MARK: Failures

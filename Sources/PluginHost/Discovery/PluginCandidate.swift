@@ -28,6 +28,20 @@ struct PluginCandidate: Equatable, Sendable {
 
     var name: String { manifest.name }
 
+    /// The last component of ``file``: `libDomain.so`.
+    var fileName: Substring {
+        guard let slash = file.utf8.lastIndex(of: UInt8(ascii: "/")) else { return file[...] }
+        return file[file.utf8.index(after: slash)...]
+    }
+
+    /// Whether the file is named `lib<name>.so`, as plugins that link it expect.
+    var isNamedAfterItsPlugin: Bool {
+        let fileName = fileName.utf8
+        let name = manifest.name.utf8
+        return fileName.count == name.count + 6 && fileName.prefix(3).elementsEqual("lib".utf8)
+            && fileName.dropFirst(3).prefix(name.count).elementsEqual(name) && fileName.suffix(3).elementsEqual(".so".utf8)
+    }
+
     /// The plugin as the operator reads it: `Domain (plugins/libDomain.so)`.
     var label: String { "\(manifest.name) (\(file))" }
 }

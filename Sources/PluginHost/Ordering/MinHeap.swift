@@ -1,5 +1,5 @@
 /// A binary heap of whole numbers: ``popMin()`` gives the smallest first.
-struct MinHeap {
+struct MinHeap: Sendable {
     private var items: [Int] = []
 
     var isEmpty: Bool { items.isEmpty }
