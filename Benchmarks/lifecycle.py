@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 4's figure: 32 plugins whose bootstrap waits 100 ms, in four levels of eight (each
+"""Concurrent bootstraps: 32 plugins whose bootstrap waits 100 ms, in four levels of eight (each
 plugin requires one or two plugins of the level before), so the longest dependency path is
 4 plugins and the best possible wall time is 400 ms. Prints wall time / 400 ms."""
 import json

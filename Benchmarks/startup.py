@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 6's start-up figures: what the host adds to loading its plugins.
+"""Start-up: what the host adds to loading its plugins.
 
 For N = 10, 100, 1000: N synthetic plugins (one compiled trivial component, stamped with
 real manifests) in a layered graph where each plugin requires up to 3 plugins of earlier
@@ -21,8 +21,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import HOST, ROOT, build_fixtures, plugin_directory, stamp
 
-# 30 runs each: with 15, resampling one day's runs put the N=1000 ratio anywhere from 1.10
-# to 1.27 (90% of samples) on this project's shared build machine; with 30, 1.13 to 1.22.
+# 30 runs each: on a shared machine fewer runs leave the ratio noticeably unsettled (see
+# docs/performance.md).
 RUNS = int(os.environ.get("BENCH_RUNS", "30"))
 SIZES = [10, 100, 1000]
 FLOOR = os.path.join(ROOT, "build", "bench", "floor")

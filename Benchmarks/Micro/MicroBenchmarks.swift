@@ -30,10 +30,9 @@ struct MicroBenchmarks {
     // MARK: Resolution
 
     /// `count` manifests in layers of 100; each requires 1 to 5 plugins (3 on average) of
-    /// earlier layers, chosen by a fixed pseudo-random sequence, and links the Swift runtime
-    /// and the first plugin it requires.
+    /// earlier layers, spread over them by multiplying with a prime, and links the Swift
+    /// runtime and the first plugin it requires.
     static func manifests(_ count: Int) -> (candidates: [PluginCandidate], edges: Int) {
-        var random = SplitMix(seed: 6)
         var candidates: [PluginCandidate] = []
         var edges = 0
         let version = SemanticVersion("1.0.0")!
@@ -45,8 +44,8 @@ struct MicroBenchmarks {
             let layerStart = index / 100 * 100
             var requires: [String] = []
             if layerStart > 0 {
-                for _ in 0..<(1 + Int(random.next() % 5)) {
-                    let name = "P\(Int(random.next() % UInt64(layerStart)))"
+                for choice in 0..<(1 + index % 5) {
+                    let name = "P\((index &* 7919 &+ choice &* 104_729) % layerStart)"
                     if !requires.contains(name) { requires.append(name) }
                 }
             }
@@ -128,21 +127,6 @@ struct MicroBenchmarks {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-}
-
-/// Deterministic pseudo-random numbers.
-struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

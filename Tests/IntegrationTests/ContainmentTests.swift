@@ -29,6 +29,19 @@ struct ContainmentTests {
             result, status: 70, line: "\(trial.culprit("Misbehaver")) ended the process with status 0 during \(Trial.phaseText(phase))")
     }
 
+    @Test("_exit(0) while two plugins bootstrap at once: both are named, as the one whose code may have called it")
+    func underscoreExitAmongSeveral() throws {
+        let trial = try Trial([
+            "MisA": #""act": "_exit", "on": "thread", "delay": 300"#,
+            "MisB": #""act": "hang""#,
+        ])
+        let (result, elapsed) = try trial.run(["--jobs", "2"])
+        trial.expectContained(
+            result, status: 70,
+            line: "while \(trial.culprit("MisA")) was bootstrapping and \(trial.culprit("MisB")) was bootstrapping")
+        #expect(elapsed < .seconds(8))
+    }
+
     @Test("SIGKILL, sent by plugin code to its own process, ends the host with 70 naming the plugin")
     func killedBySignal() throws {
         let trial = try Trial(["Misbehaver": #""act": "kill-self""#])
@@ -57,9 +70,10 @@ struct ContainmentTests {
         trial.expectContained(first, status: 124, line: "\(trial.culprit("Misbehaver")) timed out during bootstrap")
 
         let signalled = try trial.start(["--timeout", "60"], unreadOutput: true)
-        usleep(300_000)
+        // The log holds the first host's lines too: wait for the second bootstrap.
+        #expect(trial.waitUntil { trial.lines.filter { $0 == "bootstrap Misbehaver" }.count == 2 }, "the plugin never bootstrapped")
         signalled.send(SIGTERM)
-        usleep(200_000)
+        #expect(trial.waitUntil { signalled.standardError.contains("received SIGTERM; shutting down") }, "the first SIGTERM was not heard")
         let again = clock.now
         let second = signalled.stop(with: SIGTERM)
         #expect(clock.now - again < .seconds(3))
@@ -86,7 +100,7 @@ struct ContainmentTests {
             "MisB": #""act": "spin", "phase": "run""#,
         ])
         let host = try trial.start(["--shutdown-timeout", "0.5"])
-        usleep(500_000)
+        #expect(trial.waitUntil { trial.lines.filter { $0 == "run" }.count == 2 }, "the services never started")
         let clock = ContinuousClock()
         let start = clock.now
         let result = host.stop(with: SIGTERM)
@@ -141,7 +155,9 @@ struct ContainmentTests {
     func strayTimersAndSignals() throws {
         let trial = try Trial(["MisA": #""act": "alarm", "serve": true"#, "MisB": #""act": "stray-signal""#])
         let host = try trial.start()
-        usleep(1_600_000)
+        #expect(trial.waitUntil { trial.lines.contains("run") }, "the service never started")
+        // alarm(1) was armed while bootstrapping: time must pass for it to go off.
+        usleep(1_200_000)
         #expect(host.isRunning, "the alarm ended the host")
         let result = host.stop(with: SIGTERM)
         trial.expectContained(result, status: 0)
@@ -179,7 +195,7 @@ struct ContainmentTests {
     func crashInReload() throws {
         let trial = try Trial(["Misbehaver": #""act": "segfault", "phase": "reload", "serve": true"#])
         let host = try trial.start()
-        usleep(500_000)
+        #expect(trial.waitUntil { trial.lines.contains("run") }, "the service never started")
         host.send(SIGHUP)
         let result = host.wait()
         trial.expectContained(result, status: 70, line: "\(trial.culprit("Misbehaver")) crashed during reload: SIGSEGV")
@@ -270,8 +286,7 @@ struct ContainmentTests {
         let trial = try Trial(["Misbehaver": #""serve": true"#])
         let host = try trial.start()
         defer { _ = host.stop(with: SIGTERM) }
-        let deadline = Date().addingTimeInterval(10)
-        while !trial.lines.contains(where: { $0.hasPrefix("pid ") }) && Date() < deadline { usleep(10_000) }
+        #expect(trial.waitUntil { trial.lines.contains("run") }, "the service never started")
         let worker = try #require(trial.processes.first)
         let status = try String(contentsOfFile: "/proc/\(worker)/task/\(worker)/status", encoding: .utf8)
         let field = { (name: String) in status.split(separator: "\n").first { $0.hasPrefix(name + ":") }?.split(separator: "\t").last }
@@ -299,8 +314,7 @@ struct ContainmentTests {
         let trial = try Trial(["Misbehaver": #""serve": true"#])
         let first = try trial.start()
         defer { _ = first.stop(with: SIGTERM) }
-        let deadline = Date().addingTimeInterval(10)
-        while !trial.lines.contains(where: { $0.hasPrefix("pid ") }) && Date() < deadline { usleep(10_000) }
+        #expect(trial.waitUntil { trial.lines.contains("run") }, "the service never started")
         let holder = try #require(trial.processes.first)
         for round in 0..<20 {
             let second = try trial.directory.runHost(["--jobs", "1"])
@@ -388,6 +402,16 @@ private struct Trial {
         try RunningHost(
             Repository.host.path, ["--dir", directory.plugins.path, "--config", directory.configuration.path] + arguments,
             unreadOutput: unreadOutput)
+    }
+
+    /// Waits until `condition` holds, for at most ten seconds; whether it did.
+    func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(20_000)
+        }
+        return true
     }
 
     /// The lines the misbehavers logged.

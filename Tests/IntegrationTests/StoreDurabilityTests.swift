@@ -44,13 +44,14 @@ struct StoreDurabilityTests {
         var previous = StoreState()
         var interruptedWrites = 0
         var progressed = 0
+        var random = SeededRandom(seed: 2026)
         for round in 1...200 {
             let host = try startHost(directory)
             defer {
                 if host.isRunning { kill(host.processIdentifier, SIGKILL) }
                 host.waitUntilExit()
             }
-            usleep(UInt32.random(in: 3_000...40_000))
+            usleep(UInt32.random(in: 3_000...40_000, using: &random))
             kill(host.processIdentifier, SIGKILL)
             host.waitUntilExit()
             #expect(host.terminationReason == .uncaughtSignal)

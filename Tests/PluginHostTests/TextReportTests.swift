@@ -24,7 +24,7 @@ struct TextReportTests {
             (.microseconds(-3), "0.00 ms"),
         ])
     func durations(duration: Duration, text: String) {
-        #expect(TextReport.format(duration) == text)
+        #expect(TextFormat.milliseconds(duration) == text)
     }
 
     @Test("cells are padded to their column's widest cell in characters, two spaces apart, the last column unpadded")

@@ -42,7 +42,7 @@ struct NewPluginCommand {
             Console.direct.write("plugin-host: error: cannot write the plugin project: \(error)\n", to: .error)
             return .failure
         }
-        Console.direct.write(TextReport.diagnostics(notes: notes, warnings: warnings), to: .error)
+        Console.direct.write(Diagnostics.text(notes: notes, warnings: warnings), to: .error)
         Console.direct.write(
             "Created plugin \(name) in \(directory):\n"
                 + files.map { "  \($0.path)\n" }.joined()
@@ -65,4 +65,14 @@ struct NewPluginCommand {
         }
         return PluginTemplate.Dependency(name: name, installed: true, exported: nil)
     }
+}
+
+/// The options of `plugin-host new`.
+struct NewPluginOptions: Equatable {
+    var name: String
+    var requires: [String] = []
+    /// Plugins used when they are installed.
+    var optional: [String] = []
+    /// The directory to write the project's directory into.
+    var parent = "."
 }

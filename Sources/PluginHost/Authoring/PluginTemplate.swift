@@ -1,3 +1,5 @@
+import PluginABI
+
 /// The files of a new plugin project: a manifest, the component, a test that bootstraps it
 /// against stand-ins, and a Makefile that builds, tests and installs it against the host's
 /// install tree.
@@ -34,7 +36,7 @@ struct PluginTemplate {
             {
               "name": "\(name)",
               "version": "0.1.0",
-              "abi": \(HelpText.abiVersion),
+              "abi": \(PluginABIVersion.current),
               "requires": [\(list(requires.map(\.name)))],
               "optional": [\(list(optional))]
             }

@@ -16,15 +16,6 @@ enum Command: Equatable {
     case version
 }
 
-/// Where to look for plugins, and which files to trust.
-struct SearchOptions: Equatable {
-    /// The plugin directories, in the order they are searched: the first one that holds a
-    /// plugin name wins.
-    var directories: [String]
-    /// Load plugins owned by users other than the current one and root.
-    var allowAnyOwner = false
-}
-
 /// The options of a run.
 struct RunOptions: Equatable {
     var search: SearchOptions
@@ -49,16 +40,6 @@ struct RunOptions: Equatable {
     static let defaultShutdownTimeout: Duration? = .seconds(10)
     /// The default of `--jobs`: the number of processors online.
     static var defaultJobs: Int { processorCount }
-}
-
-/// The options of `plugin-host new`.
-struct NewPluginOptions: Equatable {
-    var name: String
-    var requires: [String] = []
-    /// Plugins used when they are installed.
-    var optional: [String] = []
-    /// The directory to write the project's directory into.
-    var parent = "."
 }
 
 /// The command line is not one `plugin-host` understands.

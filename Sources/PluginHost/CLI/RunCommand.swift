@@ -30,8 +30,8 @@ struct RunCommand {
     /// status.
     func run() -> Never {
         let events = HostEvents()
-        link.listen { command in
-            switch command {
+        link.listen { request in
+            switch request {
             case .stop(let signal): events.post(.stop(signal: signal))
             case .reload: events.post(.reload)
             }

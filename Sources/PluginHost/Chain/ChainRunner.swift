@@ -211,8 +211,9 @@ private final class ChainRun: Sendable {
         submitStarts(newlyReady)
         guard let (index, type, view) = next else { return }
         link.begin(.bootstrap, of: index, within: runner.timeout, policy: .endHost)
+        let executor = runner.threads.executor(for: index, phase: .bootstrap)
         thread.running(index, phase: .bootstrap) {
-            _ = Task.immediate(executorPreference: runner.threads.executor(for: index, phase: .bootstrap)) { [self] in
+            _ = Task.immediate(executorPreference: executor) { [self] in
                 let outcome: Result<any Bootstrapping, BootstrapFailure>
                 do {
                     outcome = .success(try await type.init(view))
@@ -220,6 +221,9 @@ private final class ChainRun: Sendable {
                     outcome = .failure(BootstrapFailure(description: "\(error)"))
                 }
                 ExitTrap.endIfForkedCopy()
+                // The plugin's code is done: its thread runs host code from here on, and must
+                // not be blamed for what a later phase's plugin does.
+                executor.retarget(to: -1, phase: .unknown)
                 complete(index, outcome)
             }
         }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Finds the plugins in a directory and reads their manifests, without loading any.
 struct PluginDirectory {
     /// The directory as the operator named it.

@@ -41,3 +41,12 @@ struct PluginSearchPath {
     /// The directories as the reports name them.
     var description: String { directories.joined(separator: ", ") }
 }
+
+/// Where to look for plugins, and which files to trust.
+struct SearchOptions: Equatable {
+    /// The plugin directories, in the order they are searched: the first one that holds a
+    /// plugin name wins.
+    var directories: [String]
+    /// Load plugins owned by users other than the current one and root.
+    var allowAnyOwner = false
+}

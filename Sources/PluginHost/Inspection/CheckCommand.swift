@@ -7,7 +7,7 @@ struct CheckCommand {
     func run() -> ExitStatus {
         let survey = PluginSurvey(options)
         let problems = survey.problems
-        Console.direct.write(TextReport.diagnostics(notes: survey.shadowingNotes, problems: problems), to: .error)
+        Console.direct.write(Diagnostics.text(notes: survey.shadowingNotes, problems: problems), to: .error)
         guard problems.isEmpty else {
             Console.direct.write(
                 "check failed: \(problems.count) problem\(problems.count == 1 ? "" : "s") in \(survey.searchPath.description)\n", to: .output)

@@ -12,7 +12,7 @@ struct GraphCommand {
     func run() -> ExitStatus {
         let survey = PluginSurvey(options)
         Console.direct.write(Self.dot(survey), to: .output)
-        Console.direct.write(TextReport.diagnostics(notes: survey.shadowingNotes, problems: survey.problems), to: .error)
+        Console.direct.write(Diagnostics.text(notes: survey.shadowingNotes, problems: survey.problems), to: .error)
         return survey.directoryProblems.isEmpty ? .success : .failure
     }
 

@@ -1,3 +1,5 @@
+import PluginABI
+
 /// `plugin-host inspect FILE`: everything the manifest of one plugin file holds, with the
 /// file's path, size and modification time, without loading it.
 struct InspectCommand {
@@ -13,7 +15,7 @@ struct InspectCommand {
             return .failure
         }
         let path = (try? resolvedPath(file)) ?? file
-        let modified = TimeFormat.utc(status.modificationTime)
+        let modified = TextFormat.utc(status.modificationTime)
         let plugin: Result<(manifest: PluginManifest, segments: ELFImage.Segments?, needed: [String]), ManifestError>
         do {
             let opened = try ReadOnlyFile(path: file)
@@ -70,7 +72,7 @@ struct InspectCommand {
             text += "modified:  \(modified)\n"
             text += "name:      \(manifest.name)\n"
             text += "version:   \(manifest.version)\n"
-            text += "abi:       \(manifest.abi) (this host: \(HelpText.abiVersion))\n"
+            text += "abi:       \(manifest.abi) (this host: \(PluginABIVersion.current))\n"
             text += "requires:  \(manifest.requires.isEmpty ? "-" : manifest.requires.joined(separator: ", "))\n"
             text += "optional:  \(manifest.optional.isEmpty ? "-" : manifest.optional.joined(separator: ", "))\n"
             text += "links:     \(needed.isEmpty ? "-" : needed.joined(separator: ", "))\n"

@@ -32,7 +32,7 @@ struct ListCommand {
             }
             for note in survey.shadowingNotes { text += "  note: \(note)\n" }
             Console.direct.write(text, to: .output)
-            Console.direct.write(TextReport.diagnostics(problems: directoryProblems), to: .error)
+            Console.direct.write(Diagnostics.text(problems: directoryProblems), to: .error)
         }
         return directoryProblems.isEmpty ? .success : .failure
     }

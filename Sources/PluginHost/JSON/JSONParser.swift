@@ -233,8 +233,8 @@ struct JSONParser {
         while let byte = current, isDigit(byte) { position += 1 }
     }
 
-    private mutating func expectWord(_ word: StaticString) throws(JSONError) {
-        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+    private mutating func expectWord(_ word: String) throws(JSONError) {
+        let expected = word.utf8
         guard bytes.count - position >= expected.count,
             bytes[position..<position + expected.count].elementsEqual(expected)
         else { throw error("unexpected word, expected a value") }

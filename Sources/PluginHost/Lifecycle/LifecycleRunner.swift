@@ -50,7 +50,8 @@ struct LifecycleRunner {
         link.enter(.running)
         var tasks: [Int: Task<Void, Never>] = [:]
         for (member, service) in services {
-            tasks[member.index] = Task(executorPreference: threads.executor(for: member.index, phase: .run)) { [events] in
+            let executor = threads.executor(for: member.index, phase: .run)
+            tasks[member.index] = Task(executorPreference: executor) { [events] in
                 var error: String?
                 do {
                     try await service()
@@ -58,6 +59,7 @@ struct LifecycleRunner {
                     error = "\(thrown)"
                 }
                 ExitTrap.endIfForkedCopy()
+                executor.retarget(to: -1, phase: .unknown)
                 events.post(.serviceEnded(plugin: member.index, error: error))
             }
         }
@@ -223,7 +225,7 @@ struct LifecycleRunner {
 
     /// Prints a problem of the running host on stderr at once.
     private func report(_ problem: Problem) -> Problem {
-        console.write(TextReport.diagnostics(problems: [problem]), to: .error)
+        console.write(Diagnostics.text(problems: [problem]), to: .error)
         return problem
     }
 }

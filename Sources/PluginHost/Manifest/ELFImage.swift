@@ -201,15 +201,12 @@ private struct ByteReader {
     func u32(_ offset: Int) -> UInt32 { UInt32(value(offset, width: 4)) }
     func u64(_ offset: Int) -> UInt64 { value(offset, width: 8) }
 
+    /// The little-endian number of `width` bytes at `offset`.
     private func value(_ offset: Int, width: Int) -> UInt64 {
         precondition(offset >= 0 && offset + width <= bytes.count)
-        return bytes.withUnsafeBytes { raw in
-            switch width {
-            case 2: UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
-            case 4: UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            default: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            }
-        }
+        var value: UInt64 = 0
+        for index in (offset..<offset + width).reversed() { value = value << 8 | UInt64(bytes[index]) }
+        return value
     }
 }
 

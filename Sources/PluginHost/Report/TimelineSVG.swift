@@ -18,7 +18,7 @@ enum TimelineSVG {
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="13">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="12" y="24" font-size="17" font-weight="bold">plugin-host boot: \(plugins.count) plugins from \(escape(report.directory)), \(escape(TextReport.format(report.duration)))</text>
+            <text x="12" y="24" font-size="17" font-weight="bold">plugin-host boot: \(plugins.count) plugins from \(escape(report.directory)), \(escape(TextFormat.milliseconds(report.duration)))</text>
 
             """
         // Legend, in one line under the title.
@@ -37,7 +37,7 @@ enum TimelineSVG {
         var tick = 0.0
         while tick <= end + step / 2 {
             svg += "<line x1=\"\(number(x(tick)))\" y1=\"\(number(top - 14))\" x2=\"\(number(x(tick)))\" y2=\"\(number(height - 30))\" stroke=\"#e3e3e3\"/>"
-            svg += "<text x=\"\(number(x(tick)))\" y=\"\(number(top - 20))\" text-anchor=\"middle\" fill=\"#555\" font-size=\"11\">\(tick == 0 ? "0 ms" : TextReport.format(.nanoseconds(Int64(tick * 1e6))))</text>\n"
+            svg += "<text x=\"\(number(x(tick)))\" y=\"\(number(top - 20))\" text-anchor=\"middle\" fill=\"#555\" font-size=\"11\">\(tick == 0 ? "0 ms" : TextFormat.milliseconds(.nanoseconds(Int64(tick * 1e6))))</text>\n"
             tick += step
         }
 
@@ -47,7 +47,7 @@ enum TimelineSVG {
             let critical = chain.contains(row)
             svg += "<text x=\"\(number(labelWidth - 10))\" y=\"\(number(y + 17))\" text-anchor=\"end\"\(plugin.status == .notRun ? " fill=\"#888\"" : "")\(critical ? " font-weight=\"bold\"" : "")>\(escape(name))</text>\n"
             let title = "\(plugin.candidate.name): \(plugin.status.rawValue)"
-                + ", load \(TextReport.format(plugin.loadDuration)), bootstrap \(TextReport.format(plugin.bootstrapDuration))"
+                + ", load \(TextFormat.milliseconds(plugin.loadDuration)), bootstrap \(TextFormat.milliseconds(plugin.bootstrapDuration))"
                 + (plugin.reason.map { " (\($0))" } ?? "")
             guard let loadStart = plugin.loadStarted?.milliseconds else {
                 svg += "<text x=\"\(number(labelWidth + 6))\" y=\"\(number(y + 17))\" fill=\"#888\" font-style=\"italic\">did not run\(plugin.reason.map { ": " + escape(String($0.prefix(110))) } ?? "")</text>\n"
@@ -59,7 +59,7 @@ enum TimelineSVG {
             if let start = plugin.bootstrapStarted?.milliseconds, let finish = plugin.bootstrapFinished?.milliseconds {
                 let color = plugin.status == .failed ? "#d23c3c" : "#2e8b47"
                 svg += "<rect x=\"\(number(x(start)))\" y=\"\(number(y + 4))\" width=\"\(number(max(1.5, (finish - start) * scale)))\" height=\"18\" fill=\"\(color)\"\(critical ? " stroke=\"#111\" stroke-width=\"2.5\"" : "")/>"
-                svg += "<text x=\"\(number(x(finish) + 6))\" y=\"\(number(y + 17))\" fill=\"#333\" font-size=\"11\">\(escape(TextReport.format(plugin.totalDuration)))</text>"
+                svg += "<text x=\"\(number(x(finish) + 6))\" y=\"\(number(y + 17))\" fill=\"#333\" font-size=\"11\">\(escape(TextFormat.milliseconds(plugin.totalDuration)))</text>"
             } else if plugin.status == .failed {
                 svg += "<rect x=\"\(number(x(loadStart)))\" y=\"\(number(y + 4))\" width=\"\(number(max(1.5, (loadEnd - loadStart) * scale)))\" height=\"18\" fill=\"#d23c3c\"/>"
                 svg += "<text x=\"\(number(x(loadEnd) + 6))\" y=\"\(number(y + 17))\" fill=\"#d23c3c\" font-size=\"11\">failed to load</text>"

@@ -27,6 +27,22 @@ enum Phase: Int32, Sendable, CustomStringConvertible {
     }
 }
 
+extension Phase {
+    /// What a plugin in this phase is doing, after "plugin NAME was": `bootstrapping`.
+    var activity: String {
+        switch self {
+        case .unknown: "running"
+        case .load: "loading"
+        case .bootstrap: "bootstrapping"
+        case .run: "running its service"
+        case .reload: "reloading"
+        case .shutdown: "shutting down"
+        case .stop: "stopping its service"
+        case .exit: "in an exit handler"
+        }
+    }
+}
+
 /// What the worker as a whole is doing, as the supervision page records it.
 enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
     case startUp = 0

@@ -102,9 +102,10 @@ struct WorkerEnding {
         var runningClause: String {
             let running = runningPlugins
             guard !running.isEmpty else { return ", while no plugin code was known to run" }
-            let names = running.prefix(5).map { "\(label(Int32($0.plugin))) in its \(phase($0.phase))" }
-            return ", while \(names.joined(separator: ", "))\(running.count > 5 ? " and \(running.count - 5) more" : "") "
-                + "\(running.count == 1 ? "was" : "were") running"
+            var clauses = running.prefix(5).map { "\(label(Int32($0.plugin))) was \((Phase(rawValue: $0.phase) ?? .unknown).activity)" }
+            if running.count > 5 { clauses.append("\(running.count - 5) more were running") }
+            guard let last = clauses.popLast() else { return "" }
+            return ", while " + (clauses.isEmpty ? last : clauses.joined(separator: ", ") + " and " + last)
         }
     }
 }

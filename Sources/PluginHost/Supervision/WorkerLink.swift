@@ -1,12 +1,12 @@
 import Synchronization
 
 /// The worker's side of supervision: it tells the supervisor what the worker is doing and
-/// until when it may, hands it the host's own output to print, and takes its commands
+/// until when it may, hands it the host's own output to print, and takes its requests
 /// (stop, reload). Everything goes through the ``SupervisionPage``; the worker wakes the
 /// supervisor with a signal, never through a file descriptor that plugin code could close.
 final class WorkerLink: Sendable {
-    /// A command of the supervisor.
-    enum Command: Sendable, Equatable {
+    /// What the supervisor asks of the worker.
+    enum Request: Sendable, Equatable {
         /// SIGINT or SIGTERM reached the host: stop.
         case stop(signal: Int32)
         /// SIGHUP reached the host: reload.
@@ -73,14 +73,12 @@ final class WorkerLink: Sendable {
         guard !text.isEmpty, supervisor != nil else { return }
         writing.withLock { _ in
             StandardStreams.flushIfUnlocked()
-            var bytes = Array(text.utf8)
-            bytes.withUnsafeMutableBytes { all in
-                var start = 0
-                while start < all.count {
-                    let end = min(all.count, start + SupervisionPage.outputCapacity)
-                    page.hand(UnsafeRawBufferPointer(rebasing: all[start..<end]), to: stream, wake: wakeSupervisor)
-                    start = end
-                }
+            let bytes = Array(text.utf8)
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + SupervisionPage.outputCapacity)
+                page.hand(bytes[start..<end], to: stream, wake: wakeSupervisor)
+                start = end
             }
         }
     }
@@ -88,9 +86,9 @@ final class WorkerLink: Sendable {
     /// Whether the supervisor has passed on a stop request.
     var stopRequested: Bool { page.stopCount.load() > 0 }
 
-    /// Starts a thread that calls `handler` with each command of the supervisor: the first
+    /// Starts a thread that calls `handler` with each request of the supervisor: the first
     /// stop request (the supervisor handles a second one itself), and every reload request.
-    func listen(_ handler: @escaping @Sendable (Command) -> Void) {
+    func listen(_ handler: @escaping @Sendable (Request) -> Void) {
         startDetachedThread { [page] in
             _ = page.claimSlot().map { page.setSlot($0, plugin: -1, phase: 0) }
             FatalSignals.installAlternateStack()

@@ -404,8 +404,10 @@ final class SupervisionPage: @unchecked Sendable {
     /// time; the caller serialises.
     ///
     /// - Parameter wake: Tells the supervisor that output is waiting.
-    func hand(_ bytes: UnsafeRawBufferPointer, to stream: Stream, wake: () -> Void) {
-        (base + Offset.outputBytes).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+    func hand(_ bytes: ArraySlice<UInt8>, to stream: Stream, wake: () -> Void) {
+        bytes.withUnsafeBytes { raw in
+            if let source = raw.baseAddress { (base + Offset.outputBytes).copyMemory(from: source, byteCount: raw.count) }
+        }
         cell(Int32.self, Offset.output + 16).store(stream.rawValue)
         cell(Int32.self, Offset.output + 20).store(Int32(bytes.count))
         let number = posted.load() + 1

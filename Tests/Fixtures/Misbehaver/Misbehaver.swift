@@ -21,7 +21,7 @@ import Glibc
 /// - `serve` (boolean): its service runs until cancelled, keeping the host in its run
 ///   phase; otherwise it returns at once.
 /// - `log` (`MISBEHAVER_LOG`): a file where it appends `pid N`, `child N` (a process it
-///   forked), `epipe` and the phases it went through.
+///   forked), `epipe`, `run` when its service starts, and the phases it went through.
 ///
 /// Outside its phase it behaves: its hooks do nothing. It is a service whose `run` returns
 /// at once, unless `serve` is set.
@@ -36,6 +36,7 @@ public final class MisbehaverComponent: Bootstrapping {
         }
         try plan.perform(in: "bootstrap")
         bootstrapped.lifecycle.run {
+            plan.record("run")
             try plan.perform(in: "run")
             if plan.serve {
                 do {

@@ -1,8 +1,8 @@
 import PluginABI
 
 /// A component class with a subclass, as a framework might offer: the subclass adds a
-/// service. In ABI 1 the service, declared by conformance on the subclass only, was never
-/// run; roles are now registrations, made by whatever class runs the initializer.
+/// service. Roles are registrations, made by whatever class runs the initializer, so the
+/// subclass's service runs although the base class has none.
 open class BaseComponent: Bootstrapping, @unchecked Sendable {
     public required init(_ bootstrapped: Bootstrapped) throws {
         print("Subclass: base set up")
