@@ -193,12 +193,10 @@ fuzz-smoke:
 # in /tmp.
 TOOL_TMPDIR := $(abspath $(BUILD))/tmp
 
+# Tests/run-all.sh prints a line per step, the failures in full and "N passed, M failed";
+# everything else goes to build/test.log (V=1 shows it as it runs).
 test: all
-	@mkdir -p $(TOOL_TMPDIR)
-	TMPDIR=$(TOOL_TMPDIR) $(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory plugin-tests
-	TMPDIR=$(TOOL_TMPDIR) $(SWIFT) test --skip-build
-	TMPDIR=$(TOOL_TMPDIR) $(MAKE) --no-print-directory fuzz-smoke
+	@bash Tests/run-all.sh "$(MAKE)" "$(SWIFT)" "$(TOOL_TMPDIR)"
 
 # plugin-abi.pc: `pkg-config --cflags --libs plugin-abi` gives the swiftc flags to build a
 # plugin against this install tree; ${pcfiledir} keeps it right when the tree moves.

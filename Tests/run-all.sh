@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs every test, as `make test` does: builds the tests, runs the demo plugins' own tests,
+# the Swift test suites (unit and integration) and a short fuzz run of the manifest reader.
+# Everything goes to build/test.log; the terminal gets one line per step, the failures in
+# full, and a last line "N passed, M failed". With V=1 in the environment, everything is
+# shown as it runs as well.
+#
+# Usage: Tests/run-all.sh MAKE SWIFT TMPDIR
+set -u
+make=$1 swift=$2 tmp=$3
+log=build/test.log
+mkdir -p build "$tmp"
+: > "$log"
+
+# step NAME COMMAND...: runs COMMAND, its output to the log (and the terminal with V=1).
+step() {
+    local name=$1
+    shift
+    echo "=== $name: $*" >> "$log"
+    local start=$SECONDS status
+    if [ -n "${V:-}" ]; then
+        "$@" 2>&1 | tee -a "$log"
+        status=${PIPESTATUS[0]}
+    else
+        "$@" >> "$log" 2>&1
+        status=$?
+    fi
+    echo "=== $name: exit $status" >> "$log"
+    last_status=$status
+    last_seconds=$((SECONDS - start))
+}
+
+passed=0 failed=0
+
+step "build" env TMPDIR="$tmp" "$swift" build --build-tests
+if [ "$last_status" -ne 0 ]; then
+    echo "build of the tests failed:"
+    grep -E "error:" "$log" | sort -u | head -40
+    echo "(full output: $log)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+plugin_log=$(mktemp)
+step "plugin tests" "$make" --no-print-directory plugin-tests
+sed -n '/^=== plugin tests: /,/^=== plugin tests: exit/p' "$log" > "$plugin_log"
+plugin_passed=$(grep -c "Tests: passed$" "$plugin_log")
+if [ "$last_status" -eq 0 ]; then
+    echo "plugin tests:  $plugin_passed passed (${last_seconds} s)"
+    passed=$((passed + plugin_passed))
+else
+    echo "plugin tests:  FAILED (${last_seconds} s)"
+    grep -E "error|Fatal|failed|Tests:" "$plugin_log" | head -20 | sed 's/^/  /'
+    passed=$((passed + plugin_passed))
+    failed=$((failed + 1))
+fi
+rm -f "$plugin_log"
+
+swift_log=$(mktemp)
+step "swift test" env TMPDIR="$tmp" "$swift" test --skip-build
+swift_status=$last_status
+sed -n '/^=== swift test: /,/^=== swift test: exit/p' "$log" > "$swift_log"
+# Swift Testing's own summary: "Test run with N tests in M suites passed|failed ...".
+summary=$(grep -E "Test run with [0-9]+ tests?" "$swift_log" | tail -1)
+total=$(echo "$summary" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/')
+failing=$(grep -cE "^✘ Test \".*failed after" "$swift_log")
+if [ -z "$total" ]; then
+    echo "swift test:    did not finish (exit $swift_status; see $log)"
+    tail -20 "$swift_log" | sed 's/^/  /'
+    failed=$((failed + 1))
+else
+    echo "swift test:    $((total - failing)) passed, $failing failed (${last_seconds} s)"
+    passed=$((passed + total - failing))
+    failed=$((failed + failing))
+    [ "$swift_status" -ne 0 ] && [ "$failing" -eq 0 ] && failed=$((failed + 1))
+fi
+if [ "$failing" -gt 0 ] || [ "$swift_status" -ne 0 ]; then
+    echo "failures:"
+    # Each issue in full: its line, and the lines that continue it, up to the next event.
+    awk '/^✘ Test .* recorded an issue/ { show = 1 } /^(◇|✔|✘ (Suite|Test run)|✘ Test .* failed after)/ && !/recorded an issue/ { show = 0 } show' "$swift_log" | sed 's/^/  /'
+fi
+rm -f "$swift_log"
+
+step "fuzz" env TMPDIR="$tmp" "$make" --no-print-directory fuzz-smoke
+if [ "$last_status" -eq 0 ]; then
+    runs=$(grep -E "^stat::number_of_executed_units:" "$log" | tail -1 | awk '{print $2}')
+    echo "fuzz:          1 passed, ${runs:-?} inputs without a crash (${last_seconds} s)"
+    passed=$((passed + 1))
+else
+    echo "fuzz:          FAILED (${last_seconds} s): a crashing input is in build/fuzz/"
+    grep -E "ERROR|SUMMARY|crash-" "$log" | tail -10 | sed 's/^/  /'
+    failed=$((failed + 1))
+fi
+
+echo "(full output: $log; V=1 shows it as it runs)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
