@@ -47,7 +47,7 @@ DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/
 all: $(HOST) $(DEMO_PLUGINS)
 
 # One shared PluginABI for the host and every plugin: built once, with library evolution
-# and a textual interface, and linked dynamically everywhere (see the README).
+# and a textual interface, and linked dynamically everywhere (see docs/writing-plugins.md).
 $(ABI): $(ABI_SOURCES)
 	@mkdir -p $(LIB) $(MODULES)
 	$(SWIFTC) $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -emit-library -enable-library-evolution \
@@ -110,7 +110,8 @@ plugin: $(ABI) $(DEMO_PLUGINS)
 
 # The fixture plugins of the integration tests, each Tests/Fixtures/NAME into
 # $(FIXTURES_OUT)/libNAME.so. FIXTURE_LINKS_NAME lists the plugins a fixture links. A
-# fixture directory with a manifest and no Swift source gets Tests/Fixtures/RecordingComponent.swift.
+# fixture directory with a manifest and no Swift source gets Tests/Fixtures/RecordingComponent.swift;
+# every fixture gets Tests/Fixtures/FixtureLog.swift.
 # FIXTURE_MODULES_NAME names a directory searched first for modules: Legacy is compiled
 # against the interface of ABI 2.0 as first published.
 FIXTURES_OUT ?= $(BUILD)/fixtures
@@ -122,8 +123,8 @@ FIXTURE_LINKS_Hammer   := Domain Persistence
 FIXTURE_MODULES_Legacy := Tests/Baselines/PluginABI-2.0
 fixtures: $(addprefix $(FIXTURES_OUT)/lib,$(addsuffix .so,$(FIXTURE_NAMES)))
 
-$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/RecordingComponent.swift $(ABI) $(DEMO_PLUGINS)
-	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/RecordingComponent.swift),$(FIXTURE_MODULES_$*))
+$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/RecordingComponent.swift Tests/Fixtures/FixtureLog.swift $(ABI) $(DEMO_PLUGINS)
+	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/RecordingComponent.swift) Tests/Fixtures/FixtureLog.swift,$(FIXTURE_MODULES_$*))
 
 run: all
 	$(HOST) --dir $(PLUGINS)/
@@ -165,7 +166,7 @@ fuzz: $(FUZZER)
 	$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=5 -dict=Tests/Fuzz/manifest.dict \
 	    -artifact_prefix=$(FUZZ)/ -print_final_stats=1 $(FUZZ)/corpus
 
-# The benchmarks: each prints its figures (see the README's "Performance").
+# The benchmarks: each prints its figures (see docs/performance.md).
 MICRO := $(BUILD)/bench/micro
 $(BUILD)/bench/Shapes.swift: Benchmarks/Micro/shapes.py
 	@mkdir -p $(dir $@)

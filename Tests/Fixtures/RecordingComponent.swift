@@ -78,16 +78,6 @@ struct ApplyFailed: Error, CustomStringConvertible {
     var description: String { "\(name) could not apply the new settings" }
 }
 
-/// Appends one line with a single `write(2)` on an `O_APPEND` descriptor, so that lines of
-/// concurrent writers do not mix.
-func appendLine(_ line: String, to path: String) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { return }
-    let bytes = Array((line + "\n").utf8)
-    _ = write(descriptor, bytes, bytes.count)
-    close(descriptor)
-}
-
 @c(plugin_host_bootstrapping)
 public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
     PluginEntryPoint.export(RecordingComponent.self)

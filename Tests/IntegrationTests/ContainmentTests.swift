@@ -284,10 +284,8 @@ struct ContainmentTests {
         // The Swift runtime caches each thread's id; in a forked child the first thread keeps
         // its parent's, and a runtime lock it held would spin every other thread for ever.
         let trial = try Trial(["Misbehaver": #""serve": true"#])
-        let host = try trial.start()
+        let (host, worker) = try trial.startServing()
         defer { _ = host.stop(with: SIGTERM) }
-        #expect(trial.waitUntil { trial.lines.contains("run") }, "the service never started")
-        let worker = try #require(trial.processes.first)
         let status = try String(contentsOfFile: "/proc/\(worker)/task/\(worker)/status", encoding: .utf8)
         let field = { (name: String) in status.split(separator: "\n").first { $0.hasPrefix(name + ":") }?.split(separator: "\t").last }
         #expect(field("State")?.hasPrefix("S") == true, "\(status)")
@@ -312,10 +310,8 @@ struct ContainmentTests {
     @Test("a second host on a store in use always names the process that holds it")
     func secondHostNamesTheHolder() throws {
         let trial = try Trial(["Misbehaver": #""serve": true"#])
-        let first = try trial.start()
+        let (first, holder) = try trial.startServing()
         defer { _ = first.stop(with: SIGTERM) }
-        #expect(trial.waitUntil { trial.lines.contains("run") }, "the service never started")
-        let holder = try #require(trial.processes.first)
         for round in 0..<20 {
             let second = try trial.directory.runHost(["--jobs", "1"])
             #expect(second.status == 1, "round \(round)")
@@ -402,6 +398,15 @@ private struct Trial {
         try RunningHost(
             Repository.host.path, ["--dir", directory.plugins.path, "--config", directory.configuration.path] + arguments,
             unreadOutput: unreadOutput)
+    }
+
+    /// Starts the host and waits until the misbehaver's service runs.
+    ///
+    /// - Returns: The host, and its worker process.
+    func startServing() throws -> (host: RunningHost, worker: Int32) {
+        let host = try start()
+        #expect(waitUntil { lines.contains("run") }, "the service never started")
+        return (host, try #require(processes.first))
     }
 
     /// Waits until `condition` holds, for at most ten seconds; whether it did.

@@ -19,7 +19,7 @@ struct CrashContainmentTests {
         #expect(!result.signalled)
         #expect(result.status == 70)
         let line = try #require(result.standardError.split(separator: "\n").last.map(String.init))
-        let expected = try Regex("^plugin Crasher \\(\(NSRegularExpression.escapedPattern(for: directory.plugins.path))/libCrasher\\.so\\) crashed during \(phase): \(signal)$")
+        let expected = try Regex("^plugin-host: error: plugin Crasher \\(\(NSRegularExpression.escapedPattern(for: directory.plugins.path))/libCrasher\\.so\\) crashed during \(phase): \(signal)$")
         #expect(line.wholeMatch(of: expected) != nil, "\(result.standardError)")
     }
 

@@ -241,8 +241,7 @@ private final class ChainRun: Sendable {
             case .failure(let failure):
                 markFailed(
                     index,
-                    Problem(.bootstrapFailed, plugin: candidate.name, file: candidate.file,
-                            "plugin \(candidate.label) failed to bootstrap: \(failure)"),
+                    candidate.problem(.bootstrapFailed, "plugin \(candidate.label) failed to bootstrap: \(failure)"),
                     cause: failure.description, in: &state)
             case .success(let component):
                 state.plugins[index].status = .bootstrapped
@@ -282,8 +281,7 @@ private final class ChainRun: Sendable {
         state.fates[candidate.name] = .didNotRun(reason)
         state.plugins[index].reason = reason
         if runner.keepGoing && !state.stopped {
-            state.problems.append(Problem(
-                .dependencyFailed, plugin: candidate.name, file: candidate.file, "\(candidate.name) did not run: \(reason)"))
+            state.problems.append(candidate.problem(.dependencyFailed, "\(candidate.name) did not run: \(reason)"))
         }
     }
 

@@ -44,4 +44,10 @@ struct PluginCandidate: Equatable, Sendable {
 
     /// The plugin as the operator reads it: `Domain (plugins/libDomain.so)`.
     var label: String { "\(manifest.name) (\(file))" }
+
+    /// A problem of this plugin, `message`, which names it for the operator; the report
+    /// also keeps its name and file apart.
+    func problem(_ code: Problem.Code, _ message: String) -> Problem {
+        Problem(code, plugin: name, file: file, message)
+    }
 }

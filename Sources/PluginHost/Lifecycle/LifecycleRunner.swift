@@ -74,9 +74,8 @@ struct LifecycleRunner {
             case .serviceEnded(let index, let error):
                 running.remove(index)
                 if let error, let member = members.first(where: { $0.index == index }) {
-                    problems.append(report(Problem(
-                        .serviceFailed, plugin: member.candidate.name, file: member.candidate.file,
-                        "service \(member.candidate.label) failed: \(error); stopping the others")))
+                    problems.append(report(member.candidate.problem(
+                        .serviceFailed, "service \(member.candidate.label) failed: \(error); stopping the others")))
                     stopping = true
                 }
             case .stop:
@@ -113,8 +112,8 @@ struct LifecycleRunner {
         }
         return members.filter { left.contains($0.index) }.map { member in
             link.end(stepOf: member.index)
-            return report(Problem(
-                .shutdownTimedOut, plugin: member.candidate.name, file: member.candidate.file,
+            return report(member.candidate.problem(
+                .shutdownTimedOut,
                 "service \(member.candidate.label) did not stop within \(TextFormat.seconds(shutdownTimeout ?? .zero)) "
                     + "of being cancelled (--shutdown-timeout); left behind"))
         }
@@ -142,13 +141,10 @@ struct LifecycleRunner {
                 switch outcome {
                 case .finished: return nil
                 case .failed(let error):
-                    return Problem(
-                        .reloadFailed, plugin: candidate.name, file: candidate.file,
-                        "plugin \(candidate.label) refused the new settings: \(error)")
+                    return candidate.problem(.reloadFailed, "plugin \(candidate.label) refused the new settings: \(error)")
                 case .overran:
-                    return Problem(
-                        .reloadFailed, plugin: candidate.name, file: candidate.file,
-                        "plugin \(candidate.label) did not finish checking the new settings within "
+                    return candidate.problem(
+                        .reloadFailed, "plugin \(candidate.label) did not finish checking the new settings within "
                             + "\(TextFormat.seconds(reloadTimeout ?? .zero)) (--timeout); left running")
                 }
             }
@@ -167,13 +163,11 @@ struct LifecycleRunner {
             case .finished:
                 reloaded.append(candidate.name)
             case .failed(let error):
-                problems.append(report(Problem(
-                    .reloadFailed, plugin: candidate.name, file: candidate.file,
-                    "plugin \(candidate.label) accepted the new settings but failed to apply them: \(error)")))
+                problems.append(report(candidate.problem(
+                    .reloadFailed, "plugin \(candidate.label) accepted the new settings but failed to apply them: \(error)")))
             case .overran:
-                problems.append(report(Problem(
-                    .reloadFailed, plugin: candidate.name, file: candidate.file,
-                    "plugin \(candidate.label) did not finish applying its new settings within "
+                problems.append(report(candidate.problem(
+                    .reloadFailed, "plugin \(candidate.label) did not finish applying its new settings within "
                         + "\(TextFormat.seconds(reloadTimeout ?? .zero)) (--timeout); left running")))
             }
         }
@@ -194,13 +188,10 @@ struct LifecycleRunner {
             case .finished:
                 break
             case .failed(let error):
-                problems.append(report(Problem(
-                    .shutdownFailed, plugin: candidate.name, file: candidate.file,
-                    "plugin \(candidate.label) failed to shut down: \(error)")))
+                problems.append(report(candidate.problem(.shutdownFailed, "plugin \(candidate.label) failed to shut down: \(error)")))
             case .overran:
-                problems.append(report(Problem(
-                    .shutdownTimedOut, plugin: candidate.name, file: candidate.file,
-                    "plugin \(candidate.label) did not shut down within "
+                problems.append(report(candidate.problem(
+                    .shutdownTimedOut, "plugin \(candidate.label) did not shut down within "
                         + "\(TextFormat.seconds(shutdownTimeout ?? .zero)) (--shutdown-timeout); skipped")))
             }
         }

@@ -23,9 +23,8 @@ enum PluginLoader {
             library = try DynamicLibrary(loading: candidate.path)
             ExitTrap.endIfForkedCopy()
         } catch {
-            throw Problem(
-                .loadFailed, plugin: candidate.name, file: candidate.file,
-                "plugin \(candidate.label) failed to load: \(error.message); "
+            throw candidate.problem(
+                .loadFailed, "plugin \(candidate.label) failed to load: \(error.message); "
                     + "rebuild it against this host's libPluginABI.so and check that the libraries it needs are installed")
         }
         let base = library.loadBase
@@ -38,21 +37,18 @@ enum PluginLoader {
             object = try library.callEntryPoint(named: PluginEntryPoint.symbolName)
             ExitTrap.endIfForkedCopy()
         } catch {
-            throw Problem(
-                .entryPointMissing, plugin: candidate.name, file: candidate.file,
-                "plugin \(candidate.label) has no entry point \(PluginEntryPoint.symbolName); "
+            throw candidate.problem(
+                .entryPointMissing, "plugin \(candidate.label) has no entry point \(PluginEntryPoint.symbolName); "
                     + "define it with @c(\(PluginEntryPoint.symbolName)) as docs/writing-plugins.md shows")
         }
         guard let object else {
-            throw Problem(
-                .notAComponent, plugin: candidate.name, file: candidate.file,
-                "plugin \(candidate.label): its entry point returned a null pointer instead of a component")
+            throw candidate.problem(
+                .notAComponent, "plugin \(candidate.label): its entry point returned a null pointer instead of a component")
         }
         // A class cast to the box PluginEntryPoint.export makes.
         guard let componentType = (object as? ExportedComponent)?.type else {
-            throw Problem(
-                .notAComponent, plugin: candidate.name, file: candidate.file,
-                "plugin \(candidate.label): its entry point returned a \(readableName(of: type(of: object))), "
+            throw candidate.problem(
+                .notAComponent, "plugin \(candidate.label): its entry point returned a \(readableName(of: type(of: object))), "
                     + "not a component type exported with PluginEntryPoint.export from the host's libPluginABI.so; "
                     + "return PluginEntryPoint.export(YourComponent.self) and link PluginABI dynamically (-lPluginABI), never statically")
         }
@@ -69,9 +65,8 @@ enum PluginLoader {
         if let definingFile, isSameFile(definingFile, candidate.path) { return componentType }
         let conformingFile = conformance.flatMap(SwiftRuntime.pointer(to:)).flatMap(DynamicLibrary.file(containing:))
         if let conformingFile, isSameFile(conformingFile, candidate.path) { return componentType }
-        throw Problem(
-            .componentMismatch, plugin: candidate.name, file: candidate.file,
-            "plugin \(candidate.label) returned a \(readableName(of: componentType)), which is defined in "
+        throw candidate.problem(
+            .componentMismatch, "plugin \(candidate.label) returned a \(readableName(of: componentType)), which is defined in "
                 + "\(conformingFile ?? definingFile ?? "no loaded file"), not in \(candidate.file); "
                 + "a plugin's entry point must return a component class of its own")
     }

@@ -29,7 +29,7 @@ struct DependencyResolver {
 
         /// Records a problem of one plugin, which it fails.
         mutating func record(_ code: Problem.Code, of plugin: PluginCandidate, _ message: String) {
-            record(Problem(code, plugin: plugin.name, file: plugin.file, message), failing: [plugin.name])
+            record(plugin.problem(code, message), failing: [plugin.name])
         }
     }
 

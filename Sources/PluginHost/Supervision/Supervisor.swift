@@ -169,14 +169,14 @@ private struct Watch {
             if let plugin {
                 let label = "plugin \(page.label(of: plugin))"
                 if step.policy == OverrunPolicy.endHost.rawValue {
-                    say("\(label) timed out during \(phase): still running after \(allowed) (--timeout); "
+                    say("plugin-host: error: \(label) timed out during \(phase): still running after \(allowed) (--timeout); "
                         + "stopped the host without waiting for it\n")
                 } else {
-                    say("\(label) did not finish its \(phase) within \(allowed), and the host was stuck behind it "
+                    say("plugin-host: error: \(label) did not finish its \(phase) within \(allowed), and the host was stuck behind it "
                         + "for another \(TextFormat.seconds(nanoseconds: OverrunPolicy.grace)); stopped the host without waiting for it\n")
                 }
             } else {
-                say("plugin-host did not finish its \(phase) within \(allowed): \(stuckWorkerCulprit()); "
+                say("plugin-host: error: plugin-host did not finish its \(phase) within \(allowed): \(stuckWorkerCulprit()); "
                     + "stopped it without waiting\n")
             }
             end(with: .timedOut)
@@ -188,7 +188,7 @@ private struct Watch {
             lastProgress = progress
             lastProgressAt = now
         } else if !anyStepActive, now - lastProgressAt >= stopLimit + OverrunPolicy.grace {
-            say("plugin-host did not finish stopping: it made no progress for "
+            say("plugin-host: error: plugin-host did not finish stopping: it made no progress for "
                 + "\(TextFormat.seconds(nanoseconds: now - lastProgressAt)) (--shutdown-timeout); \(stuckWorkerCulprit()); "
                 + "stopped it without waiting\n")
             end(with: .timedOut)
@@ -273,7 +273,7 @@ private struct Watch {
     /// and the status to exit with.
     private mutating func judge() -> ExitStatus {
         let ending = WorkerEnding(termination ?? .exited(ExitStatus.crashed.rawValue), page: page)
-        if let message = ending.message { say(message + "\n") }
+        if let message = ending.message { say("plugin-host: error: " + message + "\n") }
         return ending.status
     }
 

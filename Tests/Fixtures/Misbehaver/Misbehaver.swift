@@ -84,11 +84,7 @@ struct Plan: Sendable {
 
     func record(_ line: String) {
         guard let log else { return }
-        let descriptor = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return }
-        let bytes = Array((line + "\n").utf8)
-        _ = write(descriptor, bytes, bytes.count)
-        close(descriptor)
+        appendLine(line, to: log)
     }
 
     /// Does the act when `phase` is the plan's, where the plan says.

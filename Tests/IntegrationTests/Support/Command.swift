@@ -58,25 +58,26 @@ enum Command {
 enum HostProcesses {
     /// The live (not zombie) children of `process`.
     static func children(of process: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { candidate in
-            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && fields[0] != "Z" && Int32(fields[1]) == process
-        }.sorted()
+        live { $0.parent == process }
     }
 
     /// The live (not zombie) members of process group `group`.
     static func members(ofGroup group: Int32) -> [Int32] {
+        live { $0.group == group }
+    }
+
+    /// The live (not zombie) processes whose parent and group, as `/proc/PID/stat` gives
+    /// them, satisfy `condition`.
+    private static func live(where condition: ((parent: Int32, group: Int32)) -> Bool) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { candidate in
             guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
             else { return false }
+            // After the name: state, parent, group.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && fields[0] != "Z" && Int32(fields[2]) == group
+            guard fields.count > 2, fields[0] != "Z", let parent = Int32(fields[1]), let group = Int32(fields[2]) else { return false }
+            return condition((parent, group))
         }.sorted()
     }
 
