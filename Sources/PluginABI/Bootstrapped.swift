@@ -130,6 +130,15 @@ public struct Bootstrapped: Sendable {
         return Bootstrapped(storage: Storage(state, environment: storage.environment), held: held + 1, viewer: nil)
     }
 
+    /// A chain holding the current components but those of the plugins `names`, in the
+    /// same order. `self` is unchanged, and so are the views components already hold.
+    package func removing(_ names: Set<String>) -> Bootstrapped {
+        var state = Storage.State()
+        state.entries = snapshot().entries[..<held].filter { !names.contains($0.identity.name) }
+        for (index, kept) in state.entries.enumerated() { state.indexByName[kept.identity.name] = index }
+        return Bootstrapped(storage: Storage(state, environment: storage.environment), held: state.entries.count, viewer: nil)
+    }
+
     /// Bootstraps a component of `type` with the view for `identity`, and returns it with
     /// the chain that holds it after the current ones.
     package func bootstrap(

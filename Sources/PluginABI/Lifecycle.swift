@@ -54,6 +54,25 @@ public final class Lifecycle: Sendable {
         on(Shutdown.self) { _ in try await hook() }
     }
 
+    /// Calls `wait` once the services have started: return when the component is ready to
+    /// do its work (``Readiness``).
+    public func onReady(_ wait: @escaping @Sendable () async throws -> Void) {
+        on(Readiness.self) { _ in try await wait() }
+    }
+
+    /// Calls `check` every `--health-interval` while the services run, for how the
+    /// component is doing (``HealthCheck``).
+    public func onHealthCheck(_ check: @escaping @Sendable () async throws -> Health) {
+        on(HealthCheck.self) { _ in try await check() }
+    }
+
+    /// Calls `drain` when the host is asked to stop, before services are cancelled: stop
+    /// taking new work (``Drain``). In reverse bootstrap order, each within
+    /// `--shutdown-timeout`.
+    public func onDrain(_ drain: @escaping @Sendable () async throws -> Void) {
+        on(Drain.self) { _ in try await drain() }
+    }
+
     /// Takes new settings on SIGHUP in two steps: `check` them first (throw to refuse:
     /// nothing changes anywhere then), and `apply` them only when every component accepted.
     public func onReload(

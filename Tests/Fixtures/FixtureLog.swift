@@ -14,3 +14,14 @@ func appendLine(_ line: String, to path: String) {
     _ = write(descriptor, bytes, bytes.count)
     close(descriptor)
 }
+
+/// The first line of the file at `path`, without its newline; `nil` when it cannot be read.
+func firstLine(of path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: 4096)
+    let count = read(descriptor, &bytes, bytes.count)
+    guard count >= 0 else { return nil }
+    return String(decoding: bytes[..<count].prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+}

@@ -16,6 +16,17 @@ import Glibc
 /// - `shutdownDelay` (milliseconds): blocks while shutting down (to overrun the deadline).
 /// - `reloadFails` (boolean, in the new settings): refuses them when they are checked.
 /// - `applyFails` (boolean, in the new settings): accepts them, then fails to apply them.
+/// - `serve` (boolean): runs a service until it is cancelled (`NAME serving`, `NAME stopped`).
+/// - `readyDelay` (milliseconds): gets ready that long after it is asked (`NAME ready`);
+///   `readyFails` (boolean): fails to.
+/// - `health` (path): answers health checks with the first line of that file: `healthy`,
+///   `degraded: REASON` or `unhealthy: REASON`.
+/// - `drainDelay` (milliseconds): blocks that long while draining (`NAME draining`,
+///   `NAME drained`).
+/// - `environment` (names, separated by commas): logs `NAME environment VARIABLE=VALUE` or
+///   `NAME environment VARIABLE unset` for each while bootstrapping.
+/// - Logs `NAME added OTHER` (and whether its new view finds OTHER's component) and
+///   `NAME removed OTHER` when a plugin it lists as optional comes or goes.
 public final class RecordingComponent: Bootstrapping {
     public init(_ bootstrapped: Bootstrapped) async throws {
         let name = bootstrapped.pluginName ?? ""
@@ -29,6 +40,9 @@ public final class RecordingComponent: Bootstrapping {
         if try settings.bool("bootstrapFails") == true { throw BootstrapRefused() }
         let witness = Witness(name: name, settings: settings)
         try witness.record("bootstrap")
+        for variable in (try settings.string("environment") ?? "").split(separator: ",").map(String.init) {
+            try witness.record("environment " + (getenv(variable).map { "\(variable)=\(String(cString: $0))" } ?? "\(variable) unset"))
+        }
         bootstrapped.lifecycle.onReload(
             check: { new in
                 if try new.bool("reloadFails") == true { throw ReloadRefused(name: name) }
@@ -44,7 +58,56 @@ public final class RecordingComponent: Bootstrapping {
             }
             try witness.record("shutdown")
         }
+        try registerEvents(bootstrapped, witness)
     }
+
+    private func registerEvents(_ bootstrapped: Bootstrapped, _ witness: Witness) throws {
+        let settings = bootstrapped.settings
+        let lifecycle = bootstrapped.lifecycle
+        if try settings.bool("serve") == true {
+            lifecycle.run {
+                try witness.record("serving")
+                do {
+                    try await Task.sleep(for: .seconds(3600))
+                } catch {
+                    try witness.record("stopped")
+                }
+            }
+        }
+        if let delay = try settings.integer("readyDelay") {
+            let fails = try settings.bool("readyFails") == true
+            lifecycle.onReady {
+                try await Task.sleep(for: .milliseconds(delay))
+                if fails { throw NotReady(name: witness.name) }
+                try witness.record("ready")
+            }
+        }
+        if let path = try settings.string("health") {
+            lifecycle.onHealthCheck {
+                let line = firstLine(of: path) ?? "unhealthy: cannot read \(path)"
+                if line.hasPrefix("degraded: ") { return .degraded(String(line.dropFirst(10))) }
+                if line.hasPrefix("unhealthy: ") { return .unhealthy(String(line.dropFirst(11))) }
+                return .healthy
+            }
+        }
+        if let delay = try settings.integer("drainDelay") {
+            lifecycle.onDrain {
+                try witness.record("draining")
+                usleep(UInt32(delay) * 1000)
+                try witness.record("drained")
+            }
+        }
+        lifecycle.on(PluginAdded.self) { event in
+            let found = event.bootstrapped.plugins.contains(event.name)
+            try witness.record("added \(event.name)\(found ? " (visible)" : " (not visible)")")
+        }
+        lifecycle.on(PluginRemoved.self) { event in try witness.record("removed \(event.name)") }
+    }
+}
+
+struct NotReady: Error, CustomStringConvertible {
+    let name: String
+    var description: String { "\(name) could not bind its port" }
 }
 
 /// Writes what happens to a component into the file its `log` setting names; holds its

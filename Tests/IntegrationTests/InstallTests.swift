@@ -31,4 +31,37 @@ struct InstallTests {
         #expect(implicit.status == 0, "\(implicit.standardError)")
         #expect(implicit.standardOutput.contains("peeled banana #2"))
     }
+
+    @Test("the example systemd unit is installed, and its ExecStart runs as systemd runs it: READY=1, reload, stop")
+    func systemdUnit() throws {
+        let prefix = try Scratch.directory(named: "unit")
+        try Repository.make(["install", "PREFIX=\(prefix.path)"])
+        let unit = try String(contentsOf: prefix.appending(path: "lib/systemd/system/plugin-host.service"), encoding: .utf8)
+        let lines = unit.split(separator: "\n").map(String.init)
+        for setting in ["Type=notify", "ExecReload=/bin/kill -HUP $MAINPID", "WatchdogSec=30", "KillMode=mixed"] {
+            #expect(lines.contains(setting), "\(setting)")
+        }
+        // systemd's own check of the unit, where systemd is installed.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
+            let verify = try Command.run("/usr/bin/systemd-analyze", ["verify", prefix.appending(path: "lib/systemd/system/plugin-host.service").path])
+            #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
+        }
+        let execStart = try #require(lines.first { $0.hasPrefix("ExecStart=") }).dropFirst("ExecStart=".count)
+        let command = execStart.split(separator: " ").map(String.init)
+        #expect(command.first == prefix.appending(path: "bin/plugin-host").path)
+
+        // As systemd starts it: its environment, the watchdog from WatchdogSec=, the data
+        // directory from Environment= (here a scratch one instead of /var/lib).
+        let listener = try NotifyListener()
+        let host = try RunningHost(command[0], Array(command.dropFirst()), environment: [
+            "NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "30000000", "XDG_DATA_HOME": prefix.appending(path: "var").path,
+        ])
+        #expect(listener.nextSkippingPings() == "READY=1\nSTATUS=3 plugins running")
+        host.send(SIGHUP)
+        #expect(listener.nextSkippingPings()?.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") == true)
+        #expect(listener.nextSkippingPings() == "READY=1\nSTATUS=3 plugins running")
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(FileManager.default.fileExists(atPath: prefix.appending(path: "var/plugin-host/bananas.json").path))
+    }
 }

@@ -60,6 +60,36 @@ struct WritingAPluginTests {
         #expect(run.standardError.contains("Peel: peeled and ready"))
     }
 
+    @Test("new --service: a component whose service handles readiness, health and drain; its test passes; the host runs it")
+    func serviceScaffold() throws {
+        let work = try Scratch.directory(named: "author")
+        let prefix = work.appending(path: "ph")
+        try Repository.make(["install", "PREFIX=\(prefix.path)"])
+        let host = prefix.appending(path: "bin/plugin-host").path
+        let created = try Command.run(host, ["new", "Ticker", "--service", "--into", work.path])
+        #expect(created.status == 0, "\(created.standardError)")
+        let project = work.appending(path: "Ticker")
+        let source = try String(contentsOf: project.appending(path: "TickerBootstrapping.swift"), encoding: .utf8)
+        for registration in ["lifecycle.run {", "lifecycle.onReady {", "lifecycle.onHealthCheck {", "lifecycle.onDrain {"] {
+            #expect(source.contains(registration), "\(registration)")
+        }
+        let tests = try Command.run("/usr/bin/env", ["make", "test", "install"], in: project)
+        #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
+        #expect(tests.standardOutput.contains("TickerTests: passed"))
+        #expect(!tests.standardError.contains("warning"), "\(tests.standardError)")
+
+        let config = work.appending(path: "config.json")
+        try Data(#"{"plugins": {"Persistence": {"dataDirectory": "\#(work.appending(path: "data").path)"}, "Ticker": {"interval": 0.01}}}"#.utf8)
+            .write(to: config)
+        let listener = try NotifyListener()
+        let running = try RunningHost(host, ["--config", config.path, "--health-interval", "0.05"], environment: ["NOTIFY_SOCKET": listener.address])
+        #expect(listener.next() == "READY=1\nSTATUS=4 plugins running")
+        usleep(200_000)
+        let result = running.stop(with: SIGTERM)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(!result.standardError.contains("health:"), "\(result.standardError)")
+    }
+
     @Test("new warns when a required plugin is not installed, and refuses to overwrite a project")
     func newWithMissingDependency() throws {
         let tree = try InstallTree.shared()

@@ -22,6 +22,18 @@ struct CommandTests {
         #expect(try parse(["run", "--dir", "p"]) == run(["p"]))
     }
 
+    @Test("a long-running host: --watch, --health-interval (0 for never; without it, the default is chosen at start)")
+    func serviceOptions() throws {
+        var options = RunOptions(search: SearchOptions(directories: ["p"]))
+        options.watch = true
+        options.healthInterval = .milliseconds(2500)
+        #expect(try parse(["--dir", "p", "--watch", "--health-interval", "2.5"]) == .run(options))
+        options.watch = false
+        options.healthInterval = .zero
+        #expect(try parse(["--dir", "p", "--health-interval=0"]) == .run(options))
+        #expect(try parse(["--dir", "p"]) == run(["p"]))
+    }
+
     @Test("the search path: each --dir in order, then PLUGIN_HOST_PATH, then (without --dir) the install tree's directory")
     func searchPath() throws {
         #expect(try parse(["--dir", "a", "--dir", "b"], path: "c:d", defaultDirectory: "/opt") == run(["a", "b", "c", "d"]))
@@ -37,6 +49,8 @@ struct CommandTests {
         #expect(try parse(["inspect", "libA.so"]) == .inspect(file: "libA.so", json: false))
         #expect(try parse(["new", "Peel", "--requires", "Domain, Persistence", "--into", "/tmp"])
             == .new(NewPluginOptions(name: "Peel", requires: ["Domain", "Persistence"], parent: "/tmp")))
+        #expect(try parse(["new", "Ticker", "--service", "--optional", "Metrics"])
+            == .new(NewPluginOptions(name: "Ticker", optional: ["Metrics"], service: true)))
     }
 
     @Test("--help and --version win over everything else")
@@ -57,6 +71,9 @@ struct CommandTests {
         (["inspect"], "inspect takes one plugin file"),
         (["new", "a/b"], "plugin name \"a/b\" may hold only ASCII letters, digits, '.', '_' and '-', and must start with a letter or digit"),
         (["--jobs", "0", "--dir", "a"], "--jobs needs a whole number from 1 to 128, not '0'"),
+        (["list", "--dir", "a", "--watch"], "--watch does not apply to 'plugin-host list'"),
+        (["--dir", "a", "--health-interval", "soon"], "--health-interval needs a number of seconds (0 for never), not 'soon'"),
+        (["--dir", "a", "--service"], "--service does not apply to 'plugin-host run'"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let error = try #require(throws: UsageError.self) { try parse(arguments) }

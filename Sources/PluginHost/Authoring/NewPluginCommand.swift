@@ -1,4 +1,4 @@
-/// `plugin-host new NAME [--requires A,B] [--optional C] [--into DIR]`: writes a plugin
+/// `plugin-host new NAME [--requires A,B] [--optional C] [--service] [--into DIR]`: writes a plugin
 /// project that builds, tests and installs against the installed host with no edit.
 ///
 /// For each plugin it requires, the project links it, and its component looks it up through
@@ -26,7 +26,7 @@ struct NewPluginCommand {
             }
             return dependency
         }
-        let files = PluginTemplate(name: name, requires: requires, optional: options.optional, prefix: prefix).files
+        let files = PluginTemplate(name: name, requires: requires, optional: options.optional, service: options.service, prefix: prefix).files
         do {
             try makeDirectory(directory)
             try makeDirectory(directory + "/Tests")
@@ -73,6 +73,8 @@ struct NewPluginOptions: Equatable {
     var requires: [String] = []
     /// Plugins used when they are installed.
     var optional: [String] = []
+    /// Whether the component runs a service that handles readiness, health and drain.
+    var service = false
     /// The directory to write the project's directory into.
     var parent = "."
 }

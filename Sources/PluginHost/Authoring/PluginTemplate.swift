@@ -18,6 +18,8 @@ struct PluginTemplate {
     let name: String
     let requires: [Dependency]
     let optional: [String]
+    /// Whether the component runs a service that handles readiness, health and drain.
+    var service = false
     /// The install tree the Makefile builds against.
     let prefix: String
 
@@ -64,8 +66,25 @@ struct PluginTemplate {
             lookups += "        // through a protocol from a library both plugins link; never link \(optional) itself.\n"
             lookups += "        \(optional.lowercasedFirst)Installed = bootstrapped.plugins.contains(\"\(optional)\")\n"
         }
+        var registrations = "        // Register what should happen later: a service, events, a shutdown hook.\n"
+        if service {
+            properties += "    /// The work its service does.\n"
+            properties += "    public let worker: \(name)Worker\n"
+            registrations = """
+                        // The service and the events it handles: the host delivers each event to every
+                        // component that registered for it, in the event's order.
+                        let worker = \(name)Worker(interval: .seconds(try bootstrapped.settings.number("interval") ?? 1))
+                        self.worker = worker
+                        let lifecycle = bootstrapped.lifecycle
+                        lifecycle.run { await worker.serve() }
+                        lifecycle.onReady { try await worker.waitUntilServing() }
+                        lifecycle.onHealthCheck { worker.health }
+                        lifecycle.onDrain { worker.stopTakingWork() }
+
+                """
+        }
         return """
-            \(imports)
+            \(imports)\(service ? "import Synchronization\n" : "")
             /// The component of the \(name) plugin.
             public final class \(name)Bootstrapping: Bootstrapping {
             \(properties)    /// The greeting, from the setting `greeting`.
@@ -74,10 +93,10 @@ struct PluginTemplate {
                 public init(_ bootstrapped: Bootstrapped) throws {
             \(lookups)        greeting = try bootstrapped.settings.string("greeting") ?? "\(name) is ready"
                     print("\\(bootstrapped.pluginName ?? "\(name)"): \\(greeting)")
-                    // Register what should happen later: a service, reload and shutdown hooks.
-                    bootstrapped.lifecycle.onShutdown {}
+            \(registrations)        bootstrapped.lifecycle.onShutdown {}
                 }
             }
+            \(service ? worker : "")
 
             @c(plugin_host_bootstrapping)
             public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
@@ -85,6 +104,59 @@ struct PluginTemplate {
             }
 
             """
+    }
+
+    /// The service's work, with what the events ask of it.
+    private var worker: String {
+        """
+
+        /// The work of \(name)'s service: one unit every `interval` until the host stops it.
+        public final class \(name)Worker: Sendable {
+            private struct State {
+                var serving = false
+                var takingWork = true
+                var completed = 0
+                var problem: String?
+            }
+
+            private let state = Mutex(State())
+            private let interval: Duration
+
+            init(interval: Duration) {
+                self.interval = interval
+            }
+
+            /// How many units of work it has done.
+            public var completed: Int { state.withLock { $0.completed } }
+
+            /// Works until its task is cancelled (the host cancels it after the drain).
+            public func serve() async {
+                state.withLock { $0.serving = true }
+                while !Task.isCancelled {
+                    state.withLock { state in
+                        // Your work here; set `problem` when it goes wrong, clear it when it recovers.
+                        if state.takingWork { state.completed += 1 }
+                    }
+                    do { try await Task.sleep(for: interval) } catch { return }
+                }
+            }
+
+            /// Readiness: returns once the service is serving (binding a port, say).
+            func waitUntilServing() async throws {
+                while !state.withLock({ $0.serving }) { try await Task.sleep(for: .milliseconds(10)) }
+            }
+
+            /// Health: unhealthy, with why, while its work goes wrong.
+            var health: Health {
+                state.withLock { $0.problem.map(Health.unhealthy) ?? .healthy }
+            }
+
+            /// Drain: takes no new work; what is under way finishes before the service is cancelled.
+            func stopTakingWork() {
+                state.withLock { $0.takingWork = false }
+            }
+        }
+        """
     }
 
     var tests: String {
@@ -104,6 +176,25 @@ struct PluginTemplate {
         for optional in optional {
             checks += "        check(!component.\(optional.lowercasedFirst)Installed, \"\(optional) is not installed here\")\n"
         }
+        if service {
+            checks += """
+                        // Its service, and the events the host delivers to it, in the host's order.
+                        guard let lifecycle = harness.lifecycle(of: "\(name)") else { preconditionFailure("no lifecycle for \(name)") }
+                        let service = Task { await component.worker.serve() }
+                        _ = try await lifecycle.deliver(Readiness())
+                        let health = try await lifecycle.deliver(HealthCheck())
+                        check(health == .healthy, "healthy while it serves")
+                        try await Task.sleep(for: .milliseconds(50))
+                        check(component.worker.completed > 0, "the service works")
+                        _ = try await lifecycle.deliver(Drain())
+                        let drained = component.worker.completed
+                        try await Task.sleep(for: .milliseconds(50))
+                        check(component.worker.completed == drained, "no new work after the drain")
+                        service.cancel()
+                        await service.value
+
+                """
+        }
         let provided = used.map { ".providing(\($0.dependency.name.lowercasedFirst), as: \"\($0.dependency.name)\")" }
         let harness = (["BootstrapHarness()"] + provided).joined(separator: "\n            ")
         return """
@@ -113,8 +204,8 @@ struct PluginTemplate {
             @main
             struct \(name)Tests {
                 static func main() async throws {
-            \(providing)        let harness = try \(harness)
-                    let chain = try await harness.bootstrap(\(name)Bootstrapping.self, as: "\(name)", settings: ["greeting": "hello"])
+            \(providing)        let harness = \(provided.isEmpty ? "" : "try ")\(harness)
+                    let chain = try await harness.bootstrap(\(name)Bootstrapping.self, as: "\(name)", settings: ["greeting": "hello"\(service ? ", \"interval\": 0.005" : "")])
                     let component = try chain.component(\(name)Bootstrapping.self)
                     check(component.greeting == "hello", "the greeting setting reaches the component")
             \(checks)        _ = try await harness.lifecycle(of: "\(name)")?.deliver(Shutdown())

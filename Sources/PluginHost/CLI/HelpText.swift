@@ -11,11 +11,12 @@ enum HelpText {
     static let usage = """
         Usage: plugin-host [run] [--dir DIR]... [--config FILE] [--json] [--keep-going] [--jobs N]
                            [--timeout SECONDS] [--shutdown-timeout SECONDS] [--timeline FILE.svg] [--allow-any-owner]
+                           [--watch] [--health-interval SECONDS]
                plugin-host list [--dir DIR]... [--json]
                plugin-host inspect [--json] FILE
                plugin-host check [--dir DIR]...
                plugin-host graph [--dir DIR]...
-               plugin-host new NAME [--requires A,B] [--into DIR]
+               plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
 
         """
 
@@ -27,7 +28,8 @@ enum HelpText {
         Reads the manifest of every *.so file in the plugin directories without running any
         plugin code, orders the plugins so that each comes after the plugins it requires,
         reports every problem at once, then loads them in that order and bootstraps each
-        component, runs the services, and shuts down.
+        component, runs the services until it is asked to stop, then drains, stops the
+        services and shuts down.
 
         Commands (none of list, inspect, check, graph loads a plugin):
           run            load and run the plugins (the default)
@@ -36,7 +38,9 @@ enum HelpText {
           check          report every problem; exit 0 if the plugins would bootstrap, else 1
           graph          the dependency graph as Graphviz DOT (problems in red)
           new NAME       write a plugin project (source, manifest, Makefile, test) that builds
-                         against this install with one `make`; --requires A,B; --into DIR
+                         against this install with one `make`; --requires A,B (linked),
+                         --optional C,D (looked up if present), --service (a component that
+                         runs a service and handles readiness, health and drain); --into DIR
 
         Options:
           --dir DIR      a plugin directory; repeat it for several. PLUGIN_HOST_PATH (colon-
@@ -57,11 +61,18 @@ enum HelpText {
           --timeout SECONDS
                          how long one plugin may take to load, and to bootstrap, before
                          the host names it and exits 124 (default: 30; 0: no limit);
-                         also bounds each reload hook
+                         also bounds each readiness, health, reload and change handler
           --shutdown-timeout SECONDS
-                         how long each shutdown hook, and the services together, may
-                         take to stop before they are named and skipped (default: 10;
-                         0: no limit)
+                         how long each drain and shutdown hook, and the services
+                         together, may take to stop before they are named and skipped
+                         (default: 10; 0: no limit)
+          --watch        re-scan the plugin directories whenever a file in them changes:
+                         add new plugins to the running host, stop removed ones; keep
+                         running without services, for plugins to come
+          --health-interval SECONDS
+                         ask the components that report health every SECONDS; say on
+                         stderr when one turns degraded or unhealthy (default: half of
+                         systemd's WatchdogSec= if set, else never; 0: never)
           --allow-any-owner
                          load plugins (and a directory) owned by other users too; for
                          development trees only. Files writable by group or others are
@@ -69,15 +80,23 @@ enum HelpText {
           --help, -h     print this help and exit
           --version      print the version and the plugin ABI version, and exit
 
-        Signals: SIGINT or SIGTERM stops the host: services are cancelled, then each
-        component's shutdown hook runs in reverse bootstrap order; a second one ends the
-        host at once. SIGHUP re-reads --config and calls the reload hooks.
+        Signals: SIGINT or SIGTERM stops the host: components drain, in reverse bootstrap
+        order, then services are cancelled, then each component's shutdown hook runs in
+        reverse bootstrap order; a second one ends the host at once. SIGHUP re-reads
+        --config and reloads every component, or none if one refuses, then re-scans the
+        plugin directories as --watch does.
+
+        systemd: under Type=notify (NOTIFY_SOCKET set) the host says READY=1 once every
+        service is ready, RELOADING=1 and READY=1 around a reload, STOPPING=1, a STATUS=
+        line on every change, and pings WatchdogSec= only while no component is unhealthy.
 
         Exit status:
           0   every plugin bootstrapped, ran and shut down (also when stopped by a signal)
           1   a plugin directory, configuration, manifest, dependency graph, load,
-              bootstrap, service or shutdown problem; each is on stderr (and, up to
-              the end of the bootstrap, in "errors" with --json)
+              bootstrap, readiness, service, drain or shutdown problem; each is on
+              stderr (and, up to the end of the bootstrap, in "errors" with --json).
+              A refused reload or a file not added while running is reported and
+              leaves the exit status alone
           64  the command line is wrong
           70  plugin code ended the process: a crash, exit() or _exit(), a signal,
               in any phase; stderr names it: plugin NAME (FILE) crashed during PHASE: SIGNAL

@@ -33,6 +33,12 @@ struct RunOptions: Equatable {
     var shutdownTimeout: Duration? = RunOptions.defaultShutdownTimeout
     /// Where to write an SVG timeline of the run.
     var timeline: String?
+    /// Rescan the plugin directories whenever a `*.so` file in them changes.
+    var watch = false
+    /// How often to ask the components for their health while the services run: `nil` for
+    /// the default (half of systemd's watchdog interval when it has one, else never),
+    /// `.zero` for never.
+    var healthInterval: Duration?
 
     /// The default of `--timeout`.
     static let defaultTimeout: Duration? = .seconds(30)
@@ -83,14 +89,17 @@ extension Command {
         var json = false
         var requires: [String] = []
         var optional: [String] = []
+        var service = false
         var parent: String?
         var positional: [String] = []
         let accepted: Set<String> = switch subcommand {
-        case "run": ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout", "--timeline"]
+        case "run":
+            ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
+             "--timeline", "--watch", "--health-interval"]
         case "list": ["--dir", "--allow-any-owner", "--json"]
         case "check", "graph": ["--dir", "--allow-any-owner"]
         case "inspect": ["--json"]
-        default: ["--requires", "--optional", "--into"]
+        default: ["--requires", "--optional", "--service", "--into"]
         }
         while let argument = try parser.next() {
             guard case .option(let name) = argument else {
@@ -99,7 +108,7 @@ extension Command {
             }
             guard accepted.contains(name) else {
                 let known = Set(["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs",
-                                 "--shutdown-timeout", "--timeline", "--requires", "--optional", "--into"])
+                                 "--shutdown-timeout", "--timeline", "--watch", "--health-interval", "--requires", "--optional", "--service", "--into"])
                 throw UsageError(message: known.contains(name)
                     ? "\(name) does not apply to 'plugin-host \(subcommand)'" : "unknown option '\(name.debugEscaped)'")
             }
@@ -117,6 +126,8 @@ extension Command {
             case "--timeline": run.timeline = try parser.value(for: name)
             case "--timeout": run.timeout = try Self.seconds(try parser.value(for: name), for: name)
             case "--shutdown-timeout": run.shutdownTimeout = try Self.seconds(try parser.value(for: name), for: name)
+            case "--watch": try parser.flag(name); run.watch = true
+            case "--health-interval": run.healthInterval = try Self.seconds(try parser.value(for: name), for: name, zero: "never") ?? .zero
             case "--jobs":
                 let text = try parser.value(for: name)
                 guard let jobs = Int(text), (1...128).contains(jobs) else {
@@ -127,6 +138,7 @@ extension Command {
                 requires += try parser.value(for: name).split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
             case "--optional":
                 optional += try parser.value(for: name).split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+            case "--service": try parser.flag(name); service = true
             default:  // --into
                 parent = try parser.value(for: name)
             }
@@ -164,7 +176,7 @@ extension Command {
             if let both = requires.first(where: optional.contains) {
                 throw UsageError(message: "\(both) is given with both --requires and --optional; keep one")
             }
-            self = .new(NewPluginOptions(name: positional[0], requires: requires, optional: optional, parent: parent ?? "."))
+            self = .new(NewPluginOptions(name: positional[0], requires: requires, optional: optional, service: service, parent: parent ?? "."))
         default:
             run.search = searchOptions
             run.json = json
@@ -173,9 +185,9 @@ extension Command {
     }
 
     /// A duration option: seconds, fractions allowed, 0 for no limit.
-    private static func seconds(_ text: String, for option: String) throws(UsageError) -> Duration? {
+    private static func seconds(_ text: String, for option: String, zero: String = "no limit") throws(UsageError) -> Duration? {
         guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 * 365 else {
-            throw UsageError(message: "\(option) needs a number of seconds (0 for no limit), not '\(text.debugEscaped)'")
+            throw UsageError(message: "\(option) needs a number of seconds (0 for \(zero)), not '\(text.debugEscaped)'")
         }
         return seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }

@@ -25,9 +25,12 @@ struct PluginHostCommand {
         case .version:
             console.write(HelpText.versionLine, to: .output)
             return .success
-        case .run(let options):
-            Supervisor.start(stopLimit: options.shutdownTimeout, crashStatus: .crashed) { link in
-                RunCommand(options: options, link: link).run()
+        case .run(var options):
+            let systemd = SystemdService.fromEnvironment(process: ProcessControl.current)
+            if options.healthInterval == nil { options.healthInterval = systemd.watchdog.map { .nanoseconds($0 / 2) } ?? .zero }
+            let watching = options.watch ? PluginSearchPath(options.search).directories : []
+            Supervisor.start(stopLimit: options.shutdownTimeout, crashStatus: .crashed, systemd: systemd, watching: watching) {
+                [options] link in RunCommand(options: options, link: link).run()
             }
         case .list(let options, let json):
             return ListCommand(options: options, json: json).run()

@@ -52,11 +52,15 @@ struct ChainRunner {
     /// returns when all are done.
     ///
     /// - Parameter resolution: Plugins in bootstrap order, each after the plugins it
-    ///   depends on (a plugin's index in it numbers it in the supervision page), their
-    ///   graph, and the plugins that must not run because of a graph problem, which the
-    ///   caller has reported already (only with ``keepGoing``).
-    func run(_ resolution: DependencyResolver.Resolution) -> Outcome {
-        let run = ChainRun(runner: self, resolution: resolution)
+    ///   depends on, their graph, and the plugins that must not run because of a graph
+    ///   problem, which the caller has reported already (only with ``keepGoing``).
+    /// - Parameters:
+    ///   - base: The components already running, which the plugins may depend on; the
+    ///     outcome's chain holds them first.
+    ///   - first: The number of the first plugin in the supervision page, where the
+    ///     resolution's plugins have been published.
+    func run(_ resolution: DependencyResolver.Resolution, onto base: Bootstrapped? = nil, numberedFrom first: Int = 0) -> Outcome {
+        let run = ChainRun(runner: self, resolution: resolution, base: base ?? Bootstrapped(environment: environment), first: first)
         run.load()
         run.bootstrap()
         return run.outcome()
@@ -95,13 +99,18 @@ private final class ChainRun: Sendable {
 
     private let runner: ChainRunner
     private let order: [PluginCandidate]
+    /// The number in the supervision page of `order[0]`.
+    private let first: Int
+    private let base: Bootstrapped
     private let graphFailures: [String: Problem]
     private let state: Mutex<State>
     private let done = Semaphore()
     private let clock = ContinuousClock()
 
-    init(runner: ChainRunner, resolution: DependencyResolver.Resolution) {
+    init(runner: ChainRunner, resolution: DependencyResolver.Resolution, base: Bootstrapped, first: Int) {
         self.runner = runner
+        self.first = first
+        self.base = base
         let order = resolution.order
         self.order = order
         graphFailures = resolution.failures
@@ -112,7 +121,7 @@ private final class ChainRun: Sendable {
             plugins: order.map { PluginOutcome(candidate: $0, status: .notRun) },
             fates: resolution.failures.mapValues { Fate.failed($0.message) },
             ready: ReadyNodes(resolution.graph, ignoringEdgesFrom: failed), unfinished: order.count,
-            completed: Bootstrapped(environment: runner.environment)))
+            completed: base))
     }
 
     private var link: WorkerLink { runner.threads.link }
@@ -132,14 +141,14 @@ private final class ChainRun: Sendable {
                     continue
                 }
                 let start = clock.now
-                link.begin(.load, of: index, within: runner.timeout, policy: .endHost)
-                let loaded = thread.running(index, phase: .load) {
+                link.begin(.load, of: first + index, within: runner.timeout, policy: .endHost)
+                let loaded = thread.running(first + index, phase: .load) {
                     Result { () throws(Problem) in
-                        try PluginLoader.componentType(of: candidate) { link.recordCode(of: index, at: $0) }
+                        try PluginLoader.componentType(of: candidate) { link.recordCode(of: first + index, at: $0) }
                     }
                 }
                 ExitTrap.endIfForkedCopy()
-                link.end(stepOf: index)
+                link.end(stepOf: first + index)
                 let duration = clock.now - start
                 state.withLock { state in
                     state.plugins[index].loadStarted = start - runner.epoch
@@ -210,9 +219,9 @@ private final class ChainRun: Sendable {
         }
         submitStarts(newlyReady)
         guard let (index, type, view) = next else { return }
-        link.begin(.bootstrap, of: index, within: runner.timeout, policy: .endHost)
-        let executor = runner.threads.executor(for: index, phase: .bootstrap)
-        thread.running(index, phase: .bootstrap) {
+        link.begin(.bootstrap, of: first + index, within: runner.timeout, policy: .endHost)
+        let executor = runner.threads.executor(for: first + index, phase: .bootstrap)
+        thread.running(first + index, phase: .bootstrap) {
             _ = Task.immediate(executorPreference: executor) { [self] in
                 let outcome: Result<any Bootstrapping, BootstrapFailure>
                 do {
@@ -232,7 +241,7 @@ private final class ChainRun: Sendable {
     /// Records the end of a bootstrap and starts what it made ready.
     private func complete(_ index: Int, _ outcome: Result<any Bootstrapping, BootstrapFailure>) {
         let finished = clock.now - runner.epoch
-        link.end(stepOf: index)
+        link.end(stepOf: first + index)
         let newlyReady = state.withLock { state -> Int in
             let candidate = order[index]
             state.plugins[index].bootstrapFinished = finished
@@ -298,9 +307,9 @@ private final class ChainRun: Sendable {
     func outcome() -> ChainRunner.Outcome {
         let stopRequested = stopRequested
         return state.withLock { state in
-            var outcome = ChainRunner.Outcome(
-                plugins: state.plugins, problems: state.problems, bootstrapped: Bootstrapped(environment: runner.environment))
-            // The final chain, in the given order, whatever order the components finished in.
+            var outcome = ChainRunner.Outcome(plugins: state.plugins, problems: state.problems, bootstrapped: base)
+            // The final chain: the base, then the given order, whatever order the components
+            // finished in.
             for plugin in outcome.plugins where plugin.status == .bootstrapped {
                 if let component = plugin.component {
                     outcome.bootstrapped = (try? outcome.bootstrapped.appending(component, as: plugin.candidate.manifest.identity))

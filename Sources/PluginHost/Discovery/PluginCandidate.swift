@@ -13,10 +13,12 @@ struct PluginCandidate: Equatable, Sendable {
     var segments: ELFImage.Segments?
     /// The libraries the file links (`DT_NEEDED`), such as `libDomain.so`.
     var needed: [String]
+    /// The file as it was when its manifest was read: which file, how large, when changed.
+    var status: FileStatus?
 
     init(
         file: String, path: String? = nil, manifest: PluginManifest, shadowed: [String] = [], segments: ELFImage.Segments? = nil,
-        needed: [String] = []
+        needed: [String] = [], status: FileStatus? = nil
     ) {
         self.file = file
         self.path = path ?? file
@@ -24,6 +26,7 @@ struct PluginCandidate: Equatable, Sendable {
         self.shadowed = shadowed
         self.segments = segments
         self.needed = needed
+        self.status = status
     }
 
     var name: String { manifest.name }
@@ -40,6 +43,13 @@ struct PluginCandidate: Equatable, Sendable {
         let name = manifest.name.utf8
         return fileName.count == name.count + 6 && fileName.prefix(3).elementsEqual("lib".utf8)
             && fileName.dropFirst(3).prefix(name.count).elementsEqual(name) && fileName.suffix(3).elementsEqual(".so".utf8)
+    }
+
+    /// Whether `other` is the same file as this one, unchanged since it was read: the same
+    /// device and inode, size and modification time.
+    func isUnchanged(comparedTo other: PluginCandidate) -> Bool {
+        guard let status, let current = other.status else { return false }
+        return status.isSameFile(as: current) && status.size == current.size && status.modificationTime == current.modificationTime
     }
 
     /// The plugin as the operator reads it: `Domain (plugins/libDomain.so)`.

@@ -73,7 +73,7 @@ struct PluginDirectory {
             let plugin = try ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
             return .success(PluginCandidate(
                 file: file, path: resolvedDirectory + "/" + name, manifest: plugin.manifest, segments: plugin.segments,
-                needed: plugin.needed))
+                needed: plugin.needed, status: status))
         } catch {
             return .failure(Self.problem(error, file: file))
         }

@@ -1,13 +1,15 @@
 import Synchronization
 
 /// What the host reacts to once it runs, in the order it happened: the supervisor's
-/// commands and services that end. Posted from any thread; taken by the worker's driving thread.
+/// requests and services that end. Posted from any thread; taken by the worker's driving thread.
 final class HostEvents: Sendable {
     enum Event: Sendable, Equatable {
         /// SIGINT or SIGTERM: stop.
         case stop(signal: Int32)
-        /// SIGHUP: reload the configuration.
+        /// SIGHUP: reload the configuration, then rescan the plugin directories.
         case reload
+        /// A plugin directory changed (`--watch`): rescan it.
+        case rescan
         /// A service's `run()` returned, or threw.
         case serviceEnded(plugin: Int, error: String?)
     }

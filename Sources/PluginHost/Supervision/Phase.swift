@@ -12,6 +12,12 @@ enum Phase: Int32, Sendable, CustomStringConvertible {
     case stop = 6
     /// `exit` and the `atexit` handlers.
     case exit = 7
+    /// Waiting for a component to say it is ready.
+    case ready = 8
+    case health = 9
+    case drain = 10
+    /// Telling a component that a plugin it uses optionally came or goes.
+    case change = 11
 
     var description: String {
         switch self {
@@ -23,6 +29,10 @@ enum Phase: Int32, Sendable, CustomStringConvertible {
         case .shutdown: "shutdown"
         case .stop: "stop"
         case .exit: "exit"
+        case .ready: "readiness"
+        case .health: "health check"
+        case .drain: "drain"
+        case .change: "a plugin change"
         }
     }
 }
@@ -39,6 +49,10 @@ extension Phase {
         case .shutdown: "shutting down"
         case .stop: "stopping its service"
         case .exit: "in an exit handler"
+        case .ready: "getting ready"
+        case .health: "answering a health check"
+        case .drain: "draining"
+        case .change: "hearing of a plugin change"
         }
     }
 }

@@ -4,8 +4,9 @@
 ///
 /// ```
 ///  supervisor ── fork ──▶ worker (own process group): survey, load, bootstrap, run, shutdown
-///      │   ◀── supervision page: steps and deadlines, crash and exit records, output ──┘
-///      │   ──▶ commands: stop (SIGINT, SIGTERM), reload (SIGHUP)
+///      │   ◀── supervision page: steps and deadlines, crash and exit records, output, health ──┘
+///      │   ──▶ requests: stop (SIGINT, SIGTERM), reload (SIGHUP), rescan (--watch)
+///      │   ──▶ systemd: the worker's notifications, STOPPING=1, WATCHDOG=1 while healthy
 ///      └─ when the worker ends: judge how, end what it left running, print, exit
 /// ```
 ///
@@ -30,7 +31,13 @@ enum Supervisor {
     ///   - stopLimit: How long the worker may go without progress while it stops
     ///     (`--shutdown-timeout`); `nil` for no limit.
     ///   - crashStatus: The worker's status after a crash or a plugin's `exit()`.
-    static func start(stopLimit: Duration?, crashStatus: ExitStatus, worker run: @escaping @Sendable (WorkerLink) -> Never) -> Never {
+    ///   - systemd: Where to send systemd's notifications, and how often its watchdog
+    ///     wants to hear from the host.
+    ///   - watching: Directories whose `*.so` files the worker rescans when they change.
+    static func start(
+        stopLimit: Duration?, crashStatus: ExitStatus, systemd: SystemdService, watching: [String],
+        worker run: @escaping @Sendable (WorkerLink) -> Never
+    ) -> Never {
         let page: SupervisionPage
         let signals: Int32
         let worker: Int32
@@ -64,6 +71,9 @@ enum Supervisor {
         ProcessControl.adoptOrphans()
         ProcessControl.unblockAllSignals()
         var watch = Watch(page: page, worker: worker, signals: signals, stopLimit: stopLimit.map(MonotonicClock.nanoseconds))
+        watch.systemd = systemd
+        watch.pingEvery = systemd.watchdog.map { $0 / 2 }
+        watch.directories = watching.isEmpty ? nil : DirectoryWatch(directories: watching)
         ProcessControl.exitImmediately(watch.run().rawValue)
     }
 }
@@ -87,6 +97,15 @@ private struct Watch {
     /// The worker's progress counter, and when it last changed, while it stops.
     var lastProgress: Int32 = -1
     var lastProgressAt: Int64 = 0
+    var systemd = SystemdService(socket: nil, watchdog: nil)
+    /// How often to ping systemd's watchdog, and when next.
+    var pingEvery: Int64?
+    var nextPing: Int64 = 0
+    var stoppingSent = false
+    /// The plugin directories watched for changes, and when to tell the worker to rescan:
+    /// a moment after the last change, so that a file being copied in is complete.
+    var directories: DirectoryWatch?
+    var rescanAt: Int64?
 
     init(page: SupervisionPage, worker: Int32, signals: Int32, stopLimit: Int64?) {
         self.page = page
@@ -104,6 +123,8 @@ private struct Watch {
             takeOutput()
             guard termination == nil else { break }
             if ended == nil { checkDeadlines() }
+            pingWatchdog()
+            requestRescan()
             wait(until: nextWake())
         }
         takeOutput()
@@ -124,6 +145,7 @@ private struct Watch {
             let name = FatalSignals.name(of: signal)
             if stops == 1 {
                 say("plugin-host: received \(name); shutting down (send it again to exit at once)\n")
+                notifyStopping("STATUS=Stopping (received \(name))")
                 page.stopSignal.store(signal)
                 page.stopCount.store(1)
                 page.postCommand()
@@ -226,6 +248,8 @@ private struct Watch {
             if let step = page.step(of: plugin), step.deadline != .max { next = min(next, limit(of: step)) }
         }
         if stops > 0, let stopLimit { next = min(next, lastProgressAt &+ stopLimit &+ OverrunPolicy.grace) }
+        if pingEvery != nil { next = min(next, nextPing) }
+        if let rescanAt { next = min(next, rescanAt) }
         return next == .max ? nil : next
     }
 
@@ -240,12 +264,50 @@ private struct Watch {
             return
         }
         var interests = [Poll.Interest(descriptor: signals, writing: false)]
-        if let descriptor = output.descriptor { interests.append(Poll.Interest(descriptor: descriptor, writing: true)) }
+        let outputAt = output.descriptor.map { descriptor in
+            interests.append(Poll.Interest(descriptor: descriptor, writing: true))
+            return interests.count - 1
+        }
+        let directoriesAt = directories.map { watch in
+            interests.append(Poll.Interest(descriptor: watch.descriptor, writing: false))
+            return interests.count - 1
+        }
         let timeout = wake.map { max(0, $0 - MonotonicClock.now) }
         let ready = Poll.wait(for: interests, timeout: timeout)
-        if ready.count > 1, ready[1], let written = output.writeHead() {
+        if let outputAt, ready[outputAt], let written = output.writeHead() {
             page.acknowledge(written)
         }
+        if let directoriesAt, ready[directoriesAt], directories?.takeChanges() == true {
+            rescanAt = MonotonicClock.now + 200_000_000
+        }
+    }
+
+    // MARK: systemd and --watch
+
+    /// Pings systemd's watchdog when it is time, unless the worker's last health check was
+    /// bad or is too old: then systemd restarts the host.
+    private mutating func pingWatchdog() {
+        guard let pingEvery, ended == nil else { return }
+        let now = MonotonicClock.now
+        guard now >= nextPing else { return }
+        nextPing = now + pingEvery
+        let running = WorkerPhase(rawValue: page.workerPhase.load()) == .running
+        if !running || page.healthyUntil.load() > now { systemd.notify("WATCHDOG=1") }
+    }
+
+    /// Tells the worker to rescan the plugin directories once they have been quiet a moment.
+    private mutating func requestRescan() {
+        guard let at = rescanAt, MonotonicClock.now >= at else { return }
+        rescanAt = nil
+        page.rescanCount.store(page.rescanCount.load() + 1)
+        page.postCommand()
+    }
+
+    /// Tells systemd the host is stopping, once.
+    private mutating func notifyStopping(_ status: String) {
+        guard !stoppingSent else { return }
+        stoppingSent = true
+        systemd.notify("STOPPING=1\n" + status)
     }
 
     // MARK: Output
@@ -253,6 +315,16 @@ private struct Watch {
     private mutating func takeOutput() {
         guard !output.holdsWorkerOutput, let (number, stream, bytes) = page.pendingOutput(after: outputTaken) else { return }
         outputTaken = number
+        guard stream != .notification else {
+            let message = String(decoding: bytes, as: UTF8.self)
+            if message.hasPrefix("STOPPING=1") {
+                notifyStopping(String(message.dropFirst("STOPPING=1\n".count)))
+            } else {
+                systemd.notify(message)
+            }
+            page.acknowledge(number)
+            return
+        }
         output.append(bytes, to: stream == .output ? 1 : 2, acknowledging: number)
     }
 

@@ -91,10 +91,11 @@ struct WorkerEnding {
                 + "a plugin must throw an error instead of ending the process"
         }
 
-        /// The plugins whose code ran, or whose steps were in progress, when the worker ended.
+        /// The plugins whose code ran, or whose steps were in progress, when the worker ended,
+        /// in bootstrap order (whichever threads they ran on).
         var runningPlugins: [(plugin: Int, phase: Int32)] {
             var seen = Set<Int>()
-            let running = page.pluginCodeRunning().filter { seen.insert($0.plugin).inserted }
+            let running = page.pluginCodeRunning().filter { seen.insert($0.plugin).inserted }.sorted { $0.plugin < $1.plugin }
             guard running.isEmpty else { return running }
             return (0..<page.pluginCount).compactMap { plugin in page.step(of: plugin).map { (plugin, $0.phase) } }
         }

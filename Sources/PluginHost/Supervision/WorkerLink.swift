@@ -11,6 +11,8 @@ final class WorkerLink: Sendable {
         case stop(signal: Int32)
         /// SIGHUP reached the host: reload.
         case reload
+        /// A `*.so` file in a plugin directory changed (`--watch`): rescan.
+        case rescan
     }
 
     let page: SupervisionPage
@@ -39,10 +41,12 @@ final class WorkerLink: Sendable {
         page.workerPhase.store(phase.rawValue)
     }
 
-    /// Publishes the plugins' labels in bootstrap order; a plugin is its index from now on.
+    /// Publishes the labels of more plugins, in bootstrap order, numbered after those
+    /// published before; a plugin is its number from now on.
     ///
-    /// - Returns: `false` when there are more than the page can track.
-    func publish(plugins labels: [String]) -> Bool {
+    /// - Returns: The number of the first, or `nil` when there are more than the page can
+    ///   track.
+    func publish(plugins labels: [String]) -> Int? {
         page.publish(labels: labels)
     }
 
@@ -83,17 +87,31 @@ final class WorkerLink: Sendable {
         }
     }
 
+    /// Has the supervisor send `message` to systemd's notification socket, when the host
+    /// runs under systemd.
+    func notify(_ message: String) {
+        write(message, to: .notification)
+    }
+
+    /// Records the outcome of a health check for systemd's watchdog: good until `deadline`
+    /// (``MonotonicClock`` nanoseconds), or bad (`nil`).
+    func reportHealth(goodUntil deadline: Int64?) {
+        page.healthyUntil.store(deadline ?? 0)
+    }
+
     /// Whether the supervisor has passed on a stop request.
     var stopRequested: Bool { page.stopCount.load() > 0 }
 
     /// Starts a thread that calls `handler` with each request of the supervisor: the first
-    /// stop request (the supervisor handles a second one itself), and every reload request.
+    /// stop request (the supervisor handles a second one itself), every reload request, and
+    /// a rescan request for any number of directory changes since the last.
     func listen(_ handler: @escaping @Sendable (Request) -> Void) {
         startDetachedThread { [page] in
             _ = page.claimSlot().map { page.setSlot($0, plugin: -1, phase: 0) }
             FatalSignals.installAlternateStack()
             var stops: Int32 = 0
             var reloads: Int32 = 0
+            var rescans: Int32 = 0
             while true {
                 if page.stopCount.load() > stops {
                     if stops == 0 { handler(.stop(signal: page.stopSignal.load())) }
@@ -102,6 +120,10 @@ final class WorkerLink: Sendable {
                 while page.reloadCount.load() > reloads {
                     reloads += 1
                     handler(.reload)
+                }
+                if page.rescanCount.load() > rescans {
+                    rescans = page.rescanCount.load()
+                    handler(.rescan)
                 }
                 page.waitForCommand()
             }

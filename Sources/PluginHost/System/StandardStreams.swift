@@ -89,6 +89,11 @@ enum Process {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Removes the environment variable `name`, for this process and those it starts.
+    static func removeEnvironment(_ name: String) {
+        unsetenv(name)
+    }
+
     /// Every environment variable, as the process has them now.
     static var environment: [String: String] {
         var variables: [String: String] = [:]

@@ -46,6 +46,9 @@ final class SupervisionPage: @unchecked Sendable {
         static let forwardedReloads = 60
         static let forwardedStopSignal = 512
         static let driverThread = 516
+        static let rescanCount = 520
+        static let labelBytesUsed = 524
+        static let healthyUntil = 528
         static let crash = 64  // 64 bytes
         static let exitCall = 128  // 64 bytes
         static let output = 192  // 32 bytes
@@ -127,6 +130,14 @@ final class SupervisionPage: @unchecked Sendable {
     var stopSignal: Cell<Int32> { cell(Int32.self, Offset.stopSignal) }
     /// How many reload requests (SIGHUP) the supervisor has passed on.
     var reloadCount: Cell<Int32> { cell(Int32.self, Offset.reloadCount) }
+    /// How many times the supervisor saw the plugin directories change (`--watch`).
+    var rescanCount: Cell<Int32> { cell(Int32.self, Offset.rescanCount) }
+
+    // MARK: Health, for systemd's watchdog
+
+    /// Until when the worker's last health check counts as good (``MonotonicClock``
+    /// nanoseconds); 0 after a bad one.
+    var healthyUntil: Cell<Int64> { cell(Int64.self, Offset.healthyUntil) }
 
     /// Records SIGINT, SIGTERM or SIGHUP that reached the worker itself, for the supervisor.
     /// Async-signal-safe.
@@ -224,24 +235,28 @@ final class SupervisionPage: @unchecked Sendable {
     /// How many plugins the worker has published.
     var pluginCount: Int { Int(cell(Int32.self, Offset.pluginCount).load()) }
 
-    /// Publishes the plugins' labels (`Domain (plugins/libDomain.so)`), in bootstrap order;
-    /// a plugin's index in `labels` names it in steps and records. Call once.
+    /// Publishes the labels of more plugins (`Domain (plugins/libDomain.so)`), in bootstrap
+    /// order, numbered after those published before: a plugin's number names it in steps
+    /// and records. One publisher at a time.
     ///
-    /// - Returns: `false` when there are more plugins or more text than the page holds.
-    func publish(labels: [String]) -> Bool {
-        guard labels.count <= Self.pluginCapacity else { return false }
-        var used = 0
-        for (index, label) in labels.enumerated() {
+    /// - Returns: The number of the first, or `nil` when there are more plugins or more
+    ///   text than the page holds.
+    func publish(labels: [String]) -> Int? {
+        let first = pluginCount
+        guard first + labels.count <= Self.pluginCapacity else { return nil }
+        var used = Int(cell(Int32.self, Offset.labelBytesUsed).load())
+        for (offset, label) in labels.enumerated() {
             let bytes = Array(label.utf8.prefix(1024))
-            guard used + bytes.count <= Self.labelCapacity else { return false }
+            guard used + bytes.count <= Self.labelCapacity else { return nil }
             (base + Offset.labels + used).copyMemory(from: bytes, byteCount: bytes.count)
-            let entry = Offset.plugins + index * Offset.pluginSize
+            let entry = Offset.plugins + (first + offset) * Offset.pluginSize
             cell(Int32.self, entry).store(Int32(used))
             cell(Int32.self, entry + 4).store(Int32(bytes.count))
             used += bytes.count
         }
-        cell(Int32.self, Offset.pluginCount).store(Int32(labels.count))
-        return true
+        cell(Int32.self, Offset.labelBytesUsed).store(Int32(used))
+        cell(Int32.self, Offset.pluginCount).store(Int32(first + labels.count))
+        return first
     }
 
     /// The label of plugin `index`, as published.
@@ -394,6 +409,8 @@ final class SupervisionPage: @unchecked Sendable {
     enum Stream: Int32 {
         case output = 1
         case error = 2
+        /// A message for systemd's notification socket.
+        case notification = 3
     }
 
     private var posted: Cell<Int64> { cell(Int64.self, Offset.output) }

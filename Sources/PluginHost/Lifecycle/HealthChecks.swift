@@ -1,0 +1,36 @@
+import PluginABI
+
+extension LifecycleRunner {
+    /// Asks every component that reports health how it is (``HealthCheck``), in bootstrap
+    /// order, each within the timeout; one that throws or does not answer counts as
+    /// unhealthy. Says on stderr, and in systemd's status, when the outcome changes, and
+    /// tells the supervisor whether to keep pinging systemd's watchdog: only while no
+    /// component is unhealthy.
+    func checkHealth() {
+        let timeout = context.timeout
+        let answers = deliver(HealthCheck.self, to: members, phase: .health, within: timeout) { _ in HealthCheck() }
+            .map { member, outcome, answer -> (member: Member, health: Health) in
+                switch outcome {
+                case .finished: (member, answer ?? .healthy)
+                case .failed(let error): (member, .unhealthy("its health check failed: \(error)"))
+                case .overran: (member, .unhealthy("it did not answer its health check within \(TextFormat.seconds(timeout ?? .zero))"))
+                }
+            }
+        let now = answers.filter { $0.health != .healthy }
+        let overall = HealthCheck.reduce(answers.map(\.health))
+        if let interval = context.healthInterval {
+            link.reportHealth(goodUntil: overall.severity >= 2 ? nil : MonotonicClock.now + 2 * MonotonicClock.nanoseconds(interval))
+        }
+        let changed = now.map { "\($0.member.name) \($0.health)" } != unwell.map { "\($0.member.name) \($0.health)" }
+        unwell = now
+        guard changed else { return }
+        if now.isEmpty {
+            say("health: every plugin is healthy again")
+        } else {
+            say("health: " + now.map { member, health in
+                "plugin \(member.candidate.label) is \(health.severity >= 2 ? "unhealthy" : "degraded"): \(health.reason ?? "")"
+            }.joined(separator: "; "))
+        }
+        link.notify("STATUS=\(status())")
+    }
+}
