@@ -179,7 +179,27 @@ $(MICRO): Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sour
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -o $@ Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 
-bench: all $(MICRO)
+# The start-up benchmark's loaders: the honest floor (a C loader linked with the ABI), the
+# floor that loads the ABI late, and the naive Swift loop.
+BENCH_LOADERS := $(BUILD)/bench/floor $(BUILD)/bench/floor-late $(BUILD)/bench/naive-loader $(BUILD)/bench/peakrss \
+                 $(BUILD)/bench/libStamp.so
+$(BUILD)/bench/libStamp.so: Benchmarks/Plugin/* $(ABI)
+	$(call build-plugin,Stamp,Benchmarks/Plugin,$(BUILD)/bench,$(BUILD)/bench/modules,)
+$(BUILD)/bench/floor: Benchmarks/floor.c $(ABI)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $< -L $(LIB) -Wl,--no-as-needed -lPluginABI -Wl,-rpath,'$$ORIGIN/../lib'
+$(BUILD)/bench/floor-late: Benchmarks/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -DLATE_ABI -o $@ $<
+$(BUILD)/bench/naive-loader: Benchmarks/Naive/NaiveLoader.swift $(ABI)
+	@mkdir -p $(dir $@)
+	$(SWIFTC) -swift-version 6 -O $(PACKAGE) -parse-as-library -module-name NaiveLoader \
+	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' -o $@ $<
+$(BUILD)/bench/peakrss: Benchmarks/peakrss.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $<
+
+bench: all $(MICRO) $(BENCH_LOADERS)
 	$(MICRO)
 	python3 Benchmarks/startup.py
 	python3 Benchmarks/lifecycle.py

@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
 """Start-up: what the host adds to loading its plugins.
 
-For N = 10, 100, 1000: N synthetic plugins (one compiled trivial component, stamped with
-real manifests) in a layered graph where each plugin requires up to 3 plugins of earlier
-layers. The host (`plugin-host --dir`, output to /dev/null) and the floor (Benchmarks/
-floor.c: dlopen the same files in the same order and call each entry point) run
-alternately, RUNS times each after a warm-up. Prints, per N, the median wall time of each,
-host / floor, the middle half of the ratios of each host run to the floor run after it (how
-much the machine moved), and the peak RSS of each (the largest of three runs under
-Benchmarks/peakrss.c, apart from the timed runs)."""
+For N = 10, 100, 1000: N synthetic plugins (Benchmarks/Plugin, a component that does nothing
+but bootstrap, stamped with real manifests) in a layered graph where each plugin requires up to 3 plugins of earlier
+layers. Five commands run in turn, RUNS rounds after a warm-up:
+
+- host:        plugin-host --dir, output to /dev/null
+- host --json: the same with --json
+- no cache:    the host with PLUGIN_HOST_CACHE=off: every manifest read from its file
+- floorL:      the honest floor (Benchmarks/floor.c linked with libPluginABI.so, so the Swift
+               runtime is loaded at start as in any Swift host): dlopen the same files in the
+               host's order and call each entry point, nothing else
+- floor-late:  the same loader dlopening libPluginABI.so first (the old floor)
+- naive:       a naive Swift loop (Benchmarks/Naive): readdir, dlopen, cast, bootstrap
+
+Prints, per N, the median wall time of each, host / floorL with the middle half of the
+ratios of each host run to the floorL run of its round (how much the machine moved), --json
+/ text, and peak RSS (the largest of three runs under Benchmarks/peakrss.c, apart from the
+timed runs). The last line is `ratio host/floorL N=1000: X.XX`."""
 import json
 import os
 import random
@@ -19,15 +28,16 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HOST, ROOT, build_fixtures, plugin_directory, stamp
+from benchlib import HOST, ROOT, plugin_directory, stamp
 
-# 30 runs each: on a shared machine fewer runs leave the ratio noticeably unsettled (see
+# 30 rounds: on a shared machine fewer runs leave the ratio noticeably unsettled (see
 # docs/performance.md).
 RUNS = int(os.environ.get("BENCH_RUNS", "30"))
-SIZES = [10, 100, 1000]
-FLOOR = os.path.join(ROOT, "build", "bench", "floor")
-PEAKRSS = os.path.join(ROOT, "build", "bench", "peakrss")
+SIZES = [int(size) for size in os.environ.get("BENCH_SIZES", "10,100,1000").split(",")]
+BENCH = os.path.join(ROOT, "build", "bench")
+PEAKRSS = os.path.join(BENCH, "peakrss")
 ABI = os.path.join(ROOT, "build", "lib", "libPluginABI.so")
+TARGETS = {1000: 1.10, 100: 1.25}
 
 
 def layered_directory(template, count, seed=6):
@@ -47,10 +57,16 @@ def layered_directory(template, count, seed=6):
     return directory
 
 
+NO_CACHE = dict(os.environ, PLUGIN_HOST_CACHE="off")
+
+
 def measure(command):
     """Wall time (s) of one run."""
+    env = None
+    if command[0] == "env-no-cache":
+        command, env = command[1:], NO_CACHE
     start = time.perf_counter()
-    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit("%s failed: %s" % (command[0], result.stderr.decode()[-2000:]))
@@ -75,35 +91,56 @@ def host_order(directory):
     return [plugin["file"] for plugin in json.loads(listed)["plugins"] if plugin["loadable"]]
 
 
+def quartiles(values):
+    q = statistics.quantiles(values, n=4)
+    return "%.2f-%.2f" % (q[0], q[2])
+
+
 def main():
-    fixtures = build_fixtures()
-    subprocess.run(["cc", "-O2", "-o", FLOOR, os.path.join(ROOT, "Benchmarks", "floor.c")], check=True)
-    subprocess.run(["cc", "-O2", "-o", PEAKRSS, os.path.join(ROOT, "Benchmarks", "peakrss.c")], check=True)
-    template = os.path.join(fixtures, "libRecA.so")
-    print("startup: host (plugin-host --dir, output to /dev/null) vs floor (dlopen + entry point only); "
-          "median of %d alternating runs after a warm-up; %d cores" % (RUNS, os.cpu_count()))
-    print("  %6s  %10s  %10s  %8s  %13s  %12s  %12s" % ("N", "host ms", "floor ms", "ratio", "pairs q1-q3", "host RSS MiB", "floor RSS MiB"))
-    ratios = {}
+    subprocess.run(["make", "--no-print-directory", "-s", "-C", ROOT, "all"] + [os.path.join("build", "bench", name)
+                   for name in ["floor", "floor-late", "naive-loader", "peakrss", "libStamp.so"]], check=True)
+    template = os.path.join(BENCH, "libStamp.so")
+    print("startup: median of %d rounds (host, host --json, host without its manifest cache, floorL, floor-late, naive in turn) "
+          "after a warm-up; %d cores"
+          % (RUNS, os.cpu_count()))
+    print("  floorL: a C loader linked with libPluginABI.so (dlopen + entry point only); floor-late: the same, "
+          "loading the ABI by dlopen; naive: a Swift readdir/dlopen/cast/bootstrap loop")
+    print("  %5s  %8s  %8s  %8s  %8s  %8s  %8s  %10s  %11s  %10s  %10s  %9s  %9s" % (
+        "N", "host ms", "json ms", "no cache", "floorL", "late", "naive", "host/floorL", "pairs q1-q3", "nocache/fL", "naive/fL",
+        "json/text", "pairs"))
+    ratios, rss = {}, {}
     for count in SIZES:
         directory = layered_directory(template, count)
-        host = [HOST, "--dir", directory]
-        floor = [FLOOR, ABI] + host_order(directory)
-        measure(host), measure(floor)  # warm-up
-        host_runs, floor_runs = [], []
+        order = host_order(directory)
+        commands = {
+            "host": [HOST, "--dir", directory],
+            "json": [HOST, "--dir", directory, "--json"],
+            "nocache": ["env-no-cache", HOST, "--dir", directory],
+            "floorL": [os.path.join(BENCH, "floor")] + order,
+            "late": [os.path.join(BENCH, "floor-late"), ABI] + order,
+            "naive": [os.path.join(BENCH, "naive-loader"), directory],
+        }
+        for command in commands.values():
+            measure(command)  # warm-up
+        runs = {name: [] for name in commands}
         for _ in range(RUNS):
-            host_runs.append(measure(host))
-            floor_runs.append(measure(floor))
-        host_ms = statistics.median(host_runs) * 1000
-        floor_ms = statistics.median(floor_runs) * 1000
-        host_rss = peak_rss(host) / 1024
-        floor_rss = peak_rss(floor) / 1024
-        ratios[count] = host_ms / floor_ms
-        pairs = statistics.quantiles([h / f for h, f in zip(host_runs, floor_runs)], n=4)
-        print("  %6d  %10.1f  %10.1f  %8.2f  %6.2f-%-6.2f  %12.1f  %12.1f"
-              % (count, host_ms, floor_ms, ratios[count], pairs[0], pairs[2], host_rss, floor_rss))
+            for name, command in commands.items():
+                runs[name].append(measure(command))
+        ms = {name: statistics.median(times) * 1000 for name, times in runs.items()}
+        ratios[count] = ms["host"] / ms["floorL"]
+        host_pairs = [h / f for h, f in zip(runs["host"], runs["floorL"])]
+        json_pairs = [j / h for j, h in zip(runs["json"], runs["host"])]
+        print("  %5d  %8.1f  %8.1f  %8.1f  %8.1f  %8.1f  %8.1f  %10.2f  %11s  %10.2f  %10.2f  %9.2f  %9s" % (
+            count, ms["host"], ms["json"], ms["nocache"], ms["floorL"], ms["late"], ms["naive"], ratios[count], quartiles(host_pairs),
+            ms["nocache"] / ms["floorL"], ms["naive"] / ms["floorL"], ms["json"] / ms["host"], quartiles(json_pairs)))
         if count == SIZES[-1]:
-            print("  RSS: host - floor at N=%d: %.1f MiB" % (count, host_rss - floor_rss))
-    print("ratio host/floor N=1000: %.2f" % ratios[1000])
+            rss = {name: peak_rss(commands[name]) / 1024 for name in ["host", "json", "floorL"]}
+    last = SIZES[-1]
+    print("  peak RSS at N=%d: host %.1f MiB, --json %.1f MiB, floorL %.1f MiB: host - floorL %.1f MiB (target <= 10)"
+          % (last, rss["host"], rss["json"], rss["floorL"], rss["host"] - rss["floorL"]))
+    print("  targets: " + ", ".join("N=%d <= %.2f" % (n, t) for n, t in sorted(TARGETS.items())) + ", --json/text <= 1.05 at N=1000")
+    if last in ratios:
+        print("ratio host/floorL N=%d: %.2f" % (last, ratios[last]))
 
 
 if __name__ == "__main__":

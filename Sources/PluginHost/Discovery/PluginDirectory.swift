@@ -35,19 +35,47 @@ struct PluginDirectory {
         }
         // Reading manifests is independent per file: spread it over the processors, then
         // merge in name order, so the result is the same as reading one file at a time.
+        // A file an earlier scan read and that has not changed since is not read again.
         let files = names.filter { $0.hasSuffix(".so") }
-        let results = concurrentMap(files) { name in read(name, inResolvedDirectory: resolvedDirectory) }
-        for result in results {
+        let cache = ManifestCache(directory: resolvedDirectory)
+        let results = concurrentMap(files) { name in read(name, inResolvedDirectory: resolvedDirectory, cache: cache) }
+        var entries: [String: ManifestCache.Entry] = [:]
+        for (name, result) in zip(files, results) {
             switch result {
-            case .success(let candidate): scan.candidates.append(candidate)
+            case .success(let (candidate, entry)):
+                scan.candidates.append(candidate)
+                entries[name] = entry
             case .failure(let problem): scan.problems.append(problem)
             }
         }
+        cache.save(entries)
         return scan
     }
 
+    /// Reads the plugin file `name`, or takes what an earlier scan read from it when it has
+    /// not changed since; the file's trust is checked afresh either way.
+    private func read(
+        _ name: String, inResolvedDirectory resolvedDirectory: String, cache: ManifestCache
+    ) -> Result<(PluginCandidate, ManifestCache.Entry?), Problem> {
+        let file = file(named: name)
+        if !cache.entries.isEmpty, let status = try? FileStatus(linkAt: file), status.kind == .regular,
+            let entry = cache.entry(name, status), let manifest = try? PluginManifest(json: entry.stored) {
+            if let problem = trust.problem(withFile: file, status: status) {
+                return .failure(Problem(.unsafeFile, file: file, "refusing plugin file \(file): \(problem)"))
+            }
+            return .success((
+                PluginCandidate(
+                    file: file, path: resolvedDirectory + "/" + name, manifest: manifest, segments: entry.segments, needed: entry.needed,
+                    status: status),
+                entry))
+        }
+        return read(name, inResolvedDirectory: resolvedDirectory).map { candidate, plugin in
+            (candidate, candidate.status.map { ManifestCache.Entry($0, plugin) })
+        }
+    }
+
     /// Opens, checks and reads the plugin file `name`.
-    private func read(_ name: String, inResolvedDirectory resolvedDirectory: String) -> Result<PluginCandidate, Problem> {
+    private func read(_ name: String, inResolvedDirectory resolvedDirectory: String) -> Result<(PluginCandidate, ManifestReader.Plugin), Problem> {
         let file = file(named: name)
         // The checks apply to the file opened, so it cannot be swapped between the check and
         // the read; a symbolic link is opened only once it is known to stay inside.
@@ -71,9 +99,11 @@ struct PluginDirectory {
         }
         do {
             let plugin = try ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
-            return .success(PluginCandidate(
-                file: file, path: resolvedDirectory + "/" + name, manifest: plugin.manifest, segments: plugin.segments,
-                needed: plugin.needed, status: status))
+            return .success((
+                PluginCandidate(
+                    file: file, path: resolvedDirectory + "/" + name, manifest: plugin.manifest, segments: plugin.segments,
+                    needed: plugin.needed, status: status),
+                plugin))
         } catch {
             return .failure(Self.problem(error, file: file))
         }

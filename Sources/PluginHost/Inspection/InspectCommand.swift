@@ -16,7 +16,7 @@ struct InspectCommand {
         }
         let path = (try? resolvedPath(file)) ?? file
         let modified = TextFormat.utc(status.modificationTime)
-        let plugin: Result<(manifest: PluginManifest, segments: ELFImage.Segments?, needed: [String]), ManifestError>
+        let plugin: Result<ManifestReader.Plugin, ManifestError>
         do {
             let opened = try ReadOnlyFile(path: file)
             plugin = Result { () throws(ManifestError) in try ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0))) }
@@ -24,8 +24,8 @@ struct InspectCommand {
             plugin = .failure(.unreadable(error))
         }
         switch plugin {
-        case .success(let (manifest, _, needed)):
-            write(path: path, size: status.size, modified: modified, manifest: manifest, needed: needed)
+        case .success(let plugin):
+            write(path: path, size: status.size, modified: modified, manifest: plugin.manifest, needed: plugin.needed)
             return .success
         case .failure(let error):
             // What can be said of a file whose manifest is not usable: the file, the problem,

@@ -25,58 +25,70 @@ enum JSONOutput: Equatable, Sendable {
 
     /// The value as compact JSON text.
     func rendered() -> String {
-        var text = ""
-        write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1024)
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func write(to text: inout String) {
+    private func write(to bytes: inout [UInt8]) {
         switch self {
-        case .null: text += "null"
-        case .bool(let value): text += value ? "true" : "false"
+        case .null: bytes += "null".utf8
+        case .bool(let value): bytes += (value ? "true" : "false").utf8
         case .number(let value):
             if value.rounded() == value && abs(value) < 0x1p53 {
-                text += String(Int64(value))
+                bytes += String(Int64(value)).utf8
             } else if value.isFinite {
-                text += String(value)
+                bytes += String(value).utf8
             } else {
-                text += "null"
+                bytes += "null".utf8
             }
-        case .string(let value): Self.writeString(value, to: &text)
+        case .string(let value): Self.writeString(value, to: &bytes)
         case .array(let values):
-            text += "["
+            bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { text += "," }
-                value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.write(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            text += "{"
+            bytes.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { text += "," }
-                Self.writeString(key, to: &text)
-                text += ":"
-                value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.writeString(key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                value.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+    /// Writes `value` quoted, escaping what JSON requires (quote, backslash, control
+    /// characters and DEL); the runs of bytes between those are copied at once.
+    private static func writeString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var run = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
+                bytes += utf8[run..<index]
+                switch byte {
+                case UInt8(ascii: "\""): bytes += #"\""#.utf8
+                case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+                case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+                case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+                case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes += #"\u00"#.utf8
+                    bytes += [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                }
+                run = index + 1
             }
+            bytes += utf8[run...]
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -35,7 +35,7 @@ enum ManifestReader {
 
     /// Reads the manifest of an open plugin file of `size` bytes, with where its loadable
     /// segments lie once mapped and the libraries it links.
-    static func plugin(in file: ReadOnlyFile, size: UInt64) throws(ManifestError) -> (manifest: PluginManifest, segments: ELFImage.Segments?, needed: [String]) {
+    static func plugin(in file: ReadOnlyFile, size: UInt64) throws(ManifestError) -> Plugin {
         try plugin(in: FileSource(file: file, size: size))
     }
 
@@ -44,9 +44,20 @@ enum ManifestReader {
         try plugin(in: source).manifest
     }
 
+    /// What a plugin file says about itself.
+    struct Plugin {
+        let manifest: PluginManifest
+        /// Where its loadable segments lie once mapped.
+        let segments: ELFImage.Segments?
+        /// The libraries it links (`DT_NEEDED`).
+        let needed: [String]
+        /// The manifest section as stored.
+        let stored: [UInt8]
+    }
+
     /// Reads the manifest from an ELF image held anywhere, with where its loadable segments
     /// lie once mapped and the libraries it links.
-    static func plugin(in source: any ELFImage.Source) throws(ManifestError) -> (manifest: PluginManifest, segments: ELFImage.Segments?, needed: [String]) {
+    static func plugin(in source: any ELFImage.Source) throws(ManifestError) -> Plugin {
         let bytes: [UInt8]?
         let image: ELFImage
         do {
@@ -61,7 +72,7 @@ enum ManifestReader {
             throw .malformed("\(error)")
         }
         guard let bytes else { throw .missing }
-        return (try PluginManifest(json: bytes), image.segments, image.neededLibraries())
+        return Plugin(manifest: try PluginManifest(json: bytes), segments: image.segments, needed: image.neededLibraries(), stored: bytes)
     }
 }
 

@@ -9,7 +9,7 @@ import Musl
 /// What `stat(2)` says about a file.
 struct FileStatus: Equatable {
     enum Kind: Equatable {
-        case regular, directory, other
+        case regular, directory, symbolicLink, other
     }
 
     let kind: Kind
@@ -19,6 +19,10 @@ struct FileStatus: Equatable {
     let permissions: UInt32
     let owner: UInt32
     let modificationTime: Double
+    /// When the contents or the status last changed (`st_ctim`), in nanoseconds: no one
+    /// but the kernel sets it, so with the inode and size it tells whether a file changed.
+    let changeNanoseconds: Int64
+    let modificationNanoseconds: Int64
 
     /// The status of the file at `path`, following symbolic links.
     ///
@@ -26,6 +30,15 @@ struct FileStatus: Equatable {
     init(path: String) throws(SystemError) {
         var raw = stat()
         guard stat(path, &raw) == 0 else { throw SystemError("stat", path: path) }
+        self.init(raw)
+    }
+
+    /// The status of the file at `path` itself, not following a symbolic link.
+    ///
+    /// - Throws: ``SystemError`` when the file cannot be examined.
+    init(linkAt path: String) throws(SystemError) {
+        var raw = stat()
+        guard lstat(path, &raw) == 0 else { throw SystemError("stat", path: path) }
         self.init(raw)
     }
 
@@ -40,6 +53,7 @@ struct FileStatus: Equatable {
         switch raw.st_mode & S_IFMT {
         case S_IFREG: kind = .regular
         case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
         default: kind = .other
         }
         device = UInt64(raw.st_dev)
@@ -48,6 +62,8 @@ struct FileStatus: Equatable {
         permissions = UInt32(raw.st_mode & 0o7777)
         owner = UInt32(raw.st_uid)
         modificationTime = Double(raw.st_mtim.tv_sec) + Double(raw.st_mtim.tv_nsec) / 1e9
+        modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
+        changeNanoseconds = Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec)
     }
 
     /// Whether `other` is the same file (same device and inode).

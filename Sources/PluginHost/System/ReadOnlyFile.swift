@@ -73,6 +73,54 @@ func writeNewFile(_ path: String, contents: String) throws(SystemError) {
     try write(contents, to: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC)
 }
 
+/// Reads the file at `path` when it is a regular file (not a symbolic link) owned by this
+/// user and writable by no one else; `nil` otherwise or when it cannot be read.
+func readPrivateFile(_ path: String) -> [UInt8]? {
+    guard let file = try? ReadOnlyFile(path: path, followingLinks: false), let status = try? file.status(),
+        status.kind == .regular, status.owner == geteuid(), status.permissions & 0o022 == 0
+    else { return nil }
+    return try? file.readAll()
+}
+
+/// Replaces the file at `path` with `bytes` in one step (written to a temporary file in the
+/// same directory, mode 600, then renamed over it), creating its directory and the one
+/// above (mode 700) if needed; a reader sees the old file or the new one, never a part.
+///
+/// - Throws: ``SystemError``.
+func replacePrivateFile(_ path: String, bytes: [UInt8]) throws(SystemError) {
+    var directories: [String] = []
+    var rest = path[...]
+    for _ in 0..<2 {
+        guard let slash = rest.utf8.lastIndex(of: UInt8(ascii: "/")), slash > rest.startIndex else { break }
+        rest = rest[..<slash]
+        directories.insert(String(rest), at: 0)
+    }
+    for directory in directories {
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw SystemError("create directory", path: directory) }
+    }
+    let temporary = path + ".\(getpid()).tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard descriptor >= 0 else { throw SystemError("create", path: temporary) }
+    var unwritten = bytes[...]
+    while !unwritten.isEmpty {
+        let written = unwritten.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            let error = SystemError("write", path: temporary)
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        unwritten = unwritten.dropFirst(written)
+    }
+    close(descriptor)
+    guard rename(temporary, path) == 0 else {
+        let error = SystemError("rename", path: path)
+        unlink(temporary)
+        throw error
+    }
+}
+
 /// Writes `contents` to the file at `path`, replacing it (mode 644).
 ///
 /// - Throws: ``SystemError``.
