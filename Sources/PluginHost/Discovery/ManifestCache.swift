@@ -24,21 +24,6 @@ struct ManifestCache {
         let needed: [String]
         let segments: ELFImage.Segments?
 
-        init(_ status: FileStatus, _ plugin: ManifestReader.Plugin) {
-            self.init(status, stored: plugin.stored, needed: plugin.needed, segments: plugin.segments)
-        }
-
-        init(_ status: FileStatus, stored: [UInt8], needed: [String], segments: ELFImage.Segments?) {
-            device = status.device
-            inode = status.inode
-            size = status.size
-            modified = status.modificationNanoseconds
-            changed = status.changeNanoseconds
-            self.stored = stored
-            self.needed = needed
-            self.segments = segments
-        }
-
         /// Whether it was read from the file `status` describes, as it is now.
         func describes(_ status: FileStatus) -> Bool {
             device == status.device && inode == status.inode && size == status.size
@@ -174,17 +159,13 @@ struct ManifestCache {
 }
 
 extension ManifestCache.Entry {
-    fileprivate init(
-        device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64, stored: [UInt8], needed: [String],
-        segments: ELFImage.Segments?
-    ) {
-        self.device = device
-        self.inode = inode
-        self.size = size
-        self.modified = modified
-        self.changed = changed
-        self.stored = stored
-        self.needed = needed
-        self.segments = segments
+    init(_ status: FileStatus, _ plugin: ManifestReader.Plugin) {
+        self.init(status, stored: plugin.stored, needed: plugin.needed, segments: plugin.segments)
+    }
+
+    init(_ status: FileStatus, stored: [UInt8], needed: [String], segments: ELFImage.Segments?) {
+        self.init(
+            device: status.device, inode: status.inode, size: status.size, modified: status.modificationNanoseconds,
+            changed: status.changeNanoseconds, stored: stored, needed: needed, segments: segments)
     }
 }

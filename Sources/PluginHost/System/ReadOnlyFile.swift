@@ -70,7 +70,7 @@ func makeDirectory(_ path: String) throws(SystemError) {
 ///
 /// - Throws: ``SystemError``, also when the file exists.
 func writeNewFile(_ path: String, contents: String) throws(SystemError) {
-    try write(contents, to: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC)
+    try write(Array(contents.utf8), to: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
 }
 
 /// Reads the file at `path` when it is a regular file (not a symbolic link) owned by this
@@ -99,21 +99,12 @@ func replacePrivateFile(_ path: String, bytes: [UInt8]) throws(SystemError) {
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw SystemError("create directory", path: directory) }
     }
     let temporary = path + ".\(getpid()).tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard descriptor >= 0 else { throw SystemError("create", path: temporary) }
-    var unwritten = bytes[...]
-    while !unwritten.isEmpty {
-        let written = unwritten.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written < 0 {
-            if errno == EINTR { continue }
-            let error = SystemError("write", path: temporary)
-            close(descriptor)
-            unlink(temporary)
-            throw error
-        }
-        unwritten = unwritten.dropFirst(written)
+    do {
+        try write(bytes, to: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode: 0o600)
+    } catch {
+        unlink(temporary)
+        throw error
     }
-    close(descriptor)
     guard rename(temporary, path) == 0 else {
         let error = SystemError("rename", path: path)
         unlink(temporary)
@@ -125,14 +116,15 @@ func replacePrivateFile(_ path: String, bytes: [UInt8]) throws(SystemError) {
 ///
 /// - Throws: ``SystemError``.
 func replaceFile(_ path: String, contents: String) throws(SystemError) {
-    try write(contents, to: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+    try write(Array(contents.utf8), to: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
 }
 
-private func write(_ contents: String, to path: String, flags: Int32) throws(SystemError) {
-    let descriptor = open(path, flags, 0o644)
+/// Opens `path` with `flags` (creating it with `mode`) and writes all of `contents`.
+private func write(_ contents: [UInt8], to path: String, flags: Int32, mode: mode_t) throws(SystemError) {
+    let descriptor = open(path, flags, mode)
     guard descriptor >= 0 else { throw SystemError("create", path: path) }
     defer { close(descriptor) }
-    var bytes = Array(contents.utf8)[...]
+    var bytes = contents[...]
     while !bytes.isEmpty {
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         if written < 0 {
