@@ -34,7 +34,8 @@ struct EventsTests {
         #expect(listener.nextSkippingPings() == "READY=1\nSTATUS=3 plugins running")
         let lines = log.lines
         #expect(lines.filter { $0.hasSuffix(" ready") } == ["RecA ready", "RecB ready", "RecC ready"])
-        #expect(lines.firstIndex(of: "RecC serving")! < lines.firstIndex(of: "RecA ready")!)
+        let serving = try #require(lines.firstIndex(of: "RecC serving"))
+        #expect(serving < (try #require(lines.firstIndex(of: "RecA ready"))))
         let result = host.stop(with: SIGTERM)
         #expect(result.status == 0, "\(result.standardError)")
     }
@@ -120,7 +121,7 @@ struct EventsTests {
         let lines = log.lines
         let drains = lines.filter { $0.hasSuffix("draining") || $0.hasSuffix("drained") }
         #expect(drains == ["RecC draining", "RecC drained", "RecB draining", "RecB drained", "RecA draining", "RecA drained"])
-        let lastDrain = lines.firstIndex(of: "RecA drained")!
+        let lastDrain = try #require(lines.firstIndex(of: "RecA drained"))
         #expect(lines.indices.filter { lines[$0].hasSuffix(" stopped") }.allSatisfy { $0 > lastDrain })
         #expect(Array(lines.suffix(3)) == ["RecC shutdown", "RecB shutdown", "RecA shutdown"])
     }
