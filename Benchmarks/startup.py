@@ -17,7 +17,11 @@ layers. Five commands run in turn, RUNS rounds after a warm-up:
 Prints, per N, the median wall time of each, host / floorL with the middle half of the
 ratios of each host run to the floorL run of its round (how much the machine moved), --json
 / text, and peak RSS (the largest of three runs under Benchmarks/peakrss.c, apart from the
-timed runs). The last line is `ratio host/floorL N=1000: X.XX`."""
+timed runs). Then, per N, where the time goes: the host's phases, from the times its --json
+runs report (the survey: from the worker's start to the first dlopen; loading; bootstrapping; the
+rest: the process start, the fork of the worker, the report, the shutdown and the exits,
+which unmap the plugins), against the floor's (loading, which it prints, and the rest of its
+wall time). The last line is `ratio host/floorL N=1000: X.XX`."""
 import json
 import os
 import random
@@ -60,17 +64,31 @@ def layered_directory(template, count, seed=6):
 NO_CACHE = dict(os.environ, PLUGIN_HOST_CACHE="off")
 
 
-def measure(command):
-    """Wall time (s) of one run."""
+def measure(command, output=None):
+    """Wall time (s) of one run; with `output` (a list), its standard output is appended to it."""
     env = None
     if command[0] == "env-no-cache":
         command, env = command[1:], NO_CACHE
     start = time.perf_counter()
-    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    result = subprocess.run(command, stdout=subprocess.DEVNULL if output is None else subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit("%s failed: %s" % (command[0], result.stderr.decode()[-2000:]))
+    if output is not None:
+        output.append(result.stdout)
     return elapsed
+
+
+def phases(report, wall):
+    """The phases of one host run, in ms, from its --json report and its wall time (s): before
+    loading (the survey), loading, bootstrapping, and the rest of the wall time."""
+    plugins = json.loads(report)["plugins"]
+    load_start = min(p["loadStartedMilliseconds"] for p in plugins)
+    load_end = max(p["loadStartedMilliseconds"] + p["loadMilliseconds"] for p in plugins)
+    finished = max(p["finishedMilliseconds"] for p in plugins)
+    return {"survey": load_start, "loading": load_end - load_start, "bootstrapping": finished - load_end,
+            "rest": wall * 1000 - finished}
 
 
 def peak_rss(command, runs=3):
@@ -108,7 +126,7 @@ def main():
     print("  %5s  %8s  %8s  %8s  %8s  %8s  %8s  %10s  %11s  %10s  %10s  %9s  %9s" % (
         "N", "host ms", "json ms", "no cache", "floorL", "late", "naive", "host/floorL", "pairs q1-q3", "nocache/fL", "naive/fL",
         "json/text", "pairs"))
-    ratios, rss = {}, {}
+    ratios, rss, where = {}, {}, {}
     for count in SIZES:
         directory = layered_directory(template, count)
         order = host_order(directory)
@@ -123,9 +141,10 @@ def main():
         for command in commands.values():
             measure(command)  # warm-up
         runs = {name: [] for name in commands}
+        outputs = {"json": [], "floorL": []}
         for _ in range(RUNS):
             for name, command in commands.items():
-                runs[name].append(measure(command))
+                runs[name].append(measure(command, outputs.get(name)))
         ms = {name: statistics.median(times) * 1000 for name, times in runs.items()}
         ratios[count] = ms["host"] / ms["floorL"]
         host_pairs = [h / f for h, f in zip(runs["host"], runs["floorL"])]
@@ -133,11 +152,21 @@ def main():
         print("  %5d  %8.1f  %8.1f  %8.1f  %8.1f  %8.1f  %8.1f  %10.2f  %11s  %10.2f  %10.2f  %9.2f  %9s" % (
             count, ms["host"], ms["json"], ms["nocache"], ms["floorL"], ms["late"], ms["naive"], ratios[count], quartiles(host_pairs),
             ms["nocache"] / ms["floorL"], ms["naive"] / ms["floorL"], ms["json"] / ms["host"], quartiles(json_pairs)))
+        split = [phases(report, wall) for report, wall in zip(outputs["json"], runs["json"])]
+        floor_loading = [float(printed) for printed in outputs["floorL"]]
+        where[count] = ({name: statistics.median(run[name] for run in split) for name in split[0]},
+                        statistics.median(floor_loading),
+                        statistics.median(wall * 1000 - loading for wall, loading in zip(runs["floorL"], floor_loading)))
         if count == SIZES[-1]:
             rss = {name: peak_rss(commands[name]) / 1024 for name in ["host", "json", "floorL"]}
     last = SIZES[-1]
     print("  peak RSS at N=%d: host %.1f MiB, --json %.1f MiB, floorL %.1f MiB: host - floorL %.1f MiB (target <= 10)"
           % (last, rss["host"], rss["json"], rss["floorL"], rss["host"] - rss["floorL"]))
+    print("  where the time goes (medians, ms; the host's phases from its --json runs):")
+    for count, (host, floor_loading, floor_rest) in where.items():
+        print("  %5d  host: survey %.1f, loading %.1f, bootstrapping %.1f, the rest %.1f (start, fork, report, shutdown, exits);"
+              " floorL: loading %.1f, the rest %.1f (start, exit)" % (
+                  count, host["survey"], host["loading"], host["bootstrapping"], host["rest"], floor_loading, floor_rest))
     print("  targets: " + ", ".join("N=%d <= %.2f" % (n, t) for n, t in sorted(TARGETS.items())) + ", --json/text <= 1.05 at N=1000")
     if last in ratios:
         print("ratio host/floorL N=%d: %.2f" % (last, ratios[last]))
