@@ -3,7 +3,7 @@
 
 For N = 10, 100, 1000: N synthetic plugins (Benchmarks/Plugin, a component that does nothing
 but bootstrap, stamped with real manifests) in a layered graph where each plugin requires up to 3 plugins of earlier
-layers. Five commands run in turn, RUNS rounds after a warm-up:
+layers. Six commands run in turn, RUNS rounds after a warm-up:
 
 - host:        plugin-host --dir, output to /dev/null
 - host --json: the same with --json
