@@ -65,17 +65,17 @@ $(HOST): $(HOST_SOURCES) $(ABI)
 	    -emit-module-path $(BUILD)/host/PluginHost.swiftmodule \
 	    -o $@ $(HOST_SOURCES)
 
-# build-plugin NAME, SOURCE-DIR, OUT-DIR, MODULE-DIR, LINKS[, SOURCES[, MODULE-SEARCH]]
+# build-plugin NAME, SOURCE-DIR, OUT-DIR, MODULE-DIR, LINKS[, SOURCES[, MODULE-SEARCH[, FLAGS]]]
 # Compiles SOURCES (default: SOURCE-DIR/*.swift) into OUT-DIR/libNAME.so against the shared
 # PluginABI (and the plugins named in LINKS; modules are looked up in MODULE-SEARCH first,
-# then in build/lib/swift), writes NAME's module interface to MODULE-DIR,
+# then in build/lib/swift), with the extra swiftc FLAGS, writes NAME's module interface to MODULE-DIR,
 # and stores SOURCE-DIR/manifest.json in the library's manifest section. RUNPATH: $ORIGIN
 # for the plugins it links, $ORIGIN/../.. for libPluginABI.so in an install tree.
 define build-plugin
 	@test -f $(2)/manifest.json || { echo "$(2)/manifest.json: missing; every plugin needs a manifest" >&2; exit 1; }
 	@test -n "$(or $(6),$(wildcard $(2)/*.swift))" || { echo "$(2): no Swift sources" >&2; exit 1; }
 	@mkdir -p $(3) $(4)
-	$(SWIFTC) $(SWIFTFLAGS) -parse-as-library -emit-library -enable-library-evolution \
+	$(SWIFTC) $(SWIFTFLAGS) $(8) -parse-as-library -emit-library -enable-library-evolution \
 	    -module-name $(1) \
 	    -emit-module-path $(4)/$(1).swiftmodule \
 	    -emit-module-interface-path $(4)/$(1).swiftinterface \
@@ -114,7 +114,9 @@ plugin: $(ABI) $(DEMO_PLUGINS)
 # fixture directory with a manifest and no Swift source gets Tests/Fixtures/RecordingComponent.swift;
 # every fixture gets Tests/Fixtures/FixtureLog.swift.
 # FIXTURE_MODULES_NAME names a directory searched first for modules: Legacy is compiled
-# against the interface of ABI 2.0 as first published.
+# against the interface of ABI 2.0 as first published. FIXTURE_SOURCES_NAME and
+# FIXTURE_FLAGS_NAME build a fixture from another's sources with other flags: TickerNext is
+# the next build of Ticker.
 FIXTURES_OUT ?= $(BUILD)/fixtures
 FIXTURE_NAMES := $(notdir $(patsubst %/,%,$(wildcard Tests/Fixtures/*/)))
 FIXTURE_LINKS_Sneaky   := Persistence
@@ -122,10 +124,14 @@ FIXTURE_LINKS_Impostor := Persistence
 FIXTURE_LINKS_Ripener  := Domain Persistence
 FIXTURE_LINKS_Hammer   := Domain Persistence
 FIXTURE_MODULES_Legacy := Tests/Baselines/PluginABI-2.0
+FIXTURE_SOURCES_TickerNext := Tests/Fixtures/Ticker/Ticker.swift
+FIXTURE_FLAGS_TickerNext := -D NEXT_BUILD
 fixtures: $(addprefix $(FIXTURES_OUT)/lib,$(addsuffix .so,$(FIXTURE_NAMES)))
 
-$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* Tests/Fixtures/RecordingComponent.swift Tests/Fixtures/FixtureLog.swift $(ABI) $(DEMO_PLUGINS)
-	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/RecordingComponent.swift) Tests/Fixtures/FixtureLog.swift,$(FIXTURE_MODULES_$*))
+.SECONDEXPANSION:
+$(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* $$(FIXTURE_SOURCES_$$*) Tests/Fixtures/RecordingComponent.swift Tests/Fixtures/FixtureLog.swift \
+                         $(ABI) $(DEMO_PLUGINS)
+	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(FIXTURE_SOURCES_$*),$(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/RecordingComponent.swift) Tests/Fixtures/FixtureLog.swift,$(FIXTURE_MODULES_$*),$(FIXTURE_FLAGS_$*))
 
 run: all
 	$(HOST) --dir $(PLUGINS)/

@@ -54,6 +54,13 @@ public struct BootstrapHarness: Sendable {
             baseDirectory: baseDirectory, lifecycles: lifecycles)
     }
 
+    /// Adds `descriptor`, a socket the test listens on, as the socket `name` that components
+    /// obtain with ``Bootstrapped/listeningSocket(named:)``, as they would the host's.
+    public func providing(socket descriptor: Int32, named name: String) -> BootstrapHarness {
+        BootstrapHarness(
+            chain: chain.listening(on: descriptor, as: name), provided: provided, baseDirectory: baseDirectory, lifecycles: lifecycles)
+    }
+
     /// Bootstraps a component of `dependency` as plugin `name`, with `settings`, and adds
     /// it for the next ones. It sees the stand-ins and dependencies added before it.
     ///

@@ -40,10 +40,12 @@ public struct Bootstrapped: Sendable {
 
         let state: Mutex<State>
         let environment: [String: String]
+        let sockets: [String: Int32]
 
-        init(_ state: State = State(), environment: [String: String]) {
+        init(_ state: State = State(), environment: [String: String], sockets: [String: Int32]) {
             self.state = Mutex(state)
             self.environment = environment
+            self.sockets = sockets
         }
     }
 
@@ -59,10 +61,23 @@ public struct Bootstrapped: Sendable {
 
     /// An empty chain whose components see `environment` as the host's.
     ///
-    /// - Parameter environment: The environment variables of the host process when it
-    ///   started, before any plugin code could change them.
-    package init(environment: [String: String] = [:]) {
-        self.init(storage: Storage(environment: environment), held: 0, viewer: nil)
+    /// - Parameters:
+    ///   - environment: The environment variables of the host process when it started,
+    ///     before any plugin code could change them.
+    ///   - sockets: The descriptors of the sockets the host listens on, by name.
+    package init(environment: [String: String] = [:], sockets: [String: Int32] = [:]) {
+        self.init(storage: Storage(environment: environment, sockets: sockets), held: 0, viewer: nil)
+    }
+
+    /// The descriptors of the sockets the host listens on, by name.
+    var socketDescriptors: [String: Int32] { storage.sockets }
+
+    /// This chain, whose components also obtain `descriptor` as the socket `name`.
+    package func listening(on descriptor: Int32, as name: String) -> Bootstrapped {
+        var sockets = storage.sockets
+        sockets[name] = descriptor
+        let copy = Storage(snapshot(), environment: storage.environment, sockets: sockets)
+        return Bootstrapped(storage: copy, held: held, viewer: viewer)
     }
 
     /// The plugin being bootstrapped with this view, or `nil` for the whole chain.
@@ -127,7 +142,7 @@ public struct Bootstrapped: Sendable {
         for (index, held) in state.entries.enumerated() { state.indexByName[held.identity.name] = index }
         state.indexByName[identity.name] = state.entries.count
         state.entries.append(entry)
-        return Bootstrapped(storage: Storage(state, environment: storage.environment), held: held + 1, viewer: nil)
+        return Bootstrapped(storage: Storage(state, environment: storage.environment, sockets: storage.sockets), held: held + 1, viewer: nil)
     }
 
     /// A chain holding the current components but those of the plugins `names`, in the
@@ -136,7 +151,8 @@ public struct Bootstrapped: Sendable {
         var state = Storage.State()
         state.entries = snapshot().entries[..<held].filter { !names.contains($0.identity.name) }
         for (index, kept) in state.entries.enumerated() { state.indexByName[kept.identity.name] = index }
-        return Bootstrapped(storage: Storage(state, environment: storage.environment), held: state.entries.count, viewer: nil)
+        return Bootstrapped(
+            storage: Storage(state, environment: storage.environment, sockets: storage.sockets), held: state.entries.count, viewer: nil)
     }
 
     /// Bootstraps a component of `type` with the view for `identity`, and returns it with

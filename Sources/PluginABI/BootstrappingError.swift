@@ -6,6 +6,7 @@ public struct BootstrappingError: Error, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case componentNotFound
             case duplicatePlugin
+            case socketNotFound
         }
 
         private let value: Value
@@ -16,11 +17,14 @@ public struct BootstrappingError: Error, Sendable, CustomStringConvertible {
         public static let componentNotFound = Code(.componentNotFound)
         /// A plugin of the same name is already in the chain.
         public static let duplicatePlugin = Code(.duplicatePlugin)
+        /// `listeningSocket(named:)` found no socket of that name.
+        public static let socketNotFound = Code(.socketNotFound)
 
         public var description: String {
             switch value {
             case .componentNotFound: "expected component not found"
             case .duplicatePlugin: "duplicate plugin"
+            case .socketNotFound: "socket not found"
             }
         }
     }

@@ -29,13 +29,13 @@ struct PluginCallsTests {
     func inOrder() {
         let journal = Journal()
         let outcomes = PluginCalls(threads: threads).perform([
-            PluginCall(plugin: 0, phase: .shutdown) { journal.note("first") },
-            PluginCall(plugin: 1, phase: .shutdown) { journal.note("second"); throw Refused() },
-            PluginCall(plugin: 2, phase: .shutdown) { journal.note("third") },
+            PluginCall(plugin: PluginNumber(0), phase: .shutdown) { journal.note("first") },
+            PluginCall(plugin: PluginNumber(1), phase: .shutdown) { journal.note("second"); throw Refused() },
+            PluginCall(plugin: PluginNumber(2), phase: .shutdown) { journal.note("third") },
         ], within: .seconds(5))
         #expect(outcomes == [.finished, .failed("refused"), .finished])
         #expect(journal.all == ["first", "second", "third"])
-        #expect((0...2).allSatisfy { link.page.step(of: $0) == nil })
+        #expect((0...2).allSatisfy { link.page.step(of: PluginNumber($0)) == nil })
     }
 
     @Test("a call that overruns is named and left behind, and the calls after it still run", arguments: ["blocking", "waiting"])
@@ -44,16 +44,16 @@ struct PluginCallsTests {
         let clock = ContinuousClock()
         let start = clock.now
         let outcomes = PluginCalls(threads: threads).perform([
-            PluginCall(plugin: 0, phase: .shutdown) {
+            PluginCall(plugin: PluginNumber(0), phase: .shutdown) {
                 if kind == "blocking" { usleep(3_000_000) } else { try await Task.sleep(for: .seconds(3)) }
                 journal.note("late")
             },
-            PluginCall(plugin: 1, phase: .shutdown) { journal.note("next") },
+            PluginCall(plugin: PluginNumber(1), phase: .shutdown) { journal.note("next") },
         ], within: .milliseconds(200))
         #expect(outcomes == [.overran, .finished])
         #expect(journal.all == ["next"])
         #expect(clock.now - start < .seconds(2))
-        #expect(link.page.step(of: 0) == nil, "the overrun call's step is over for the supervisor")
+        #expect(link.page.step(of: PluginNumber(0)) == nil, "the overrun call's step is over for the supervisor")
     }
 
     @Test("a call that returns right at its deadline is finished or overran, never both, over thousands of rounds")
@@ -63,11 +63,11 @@ struct PluginCallsTests {
         for round in 0..<3000 {
             let journal = Journal()
             let outcomes = PluginCalls(threads: threads).perform([
-                PluginCall(plugin: 0, phase: .shutdown) {
+                PluginCall(plugin: PluginNumber(0), phase: .shutdown) {
                     usleep(300)
                     journal.note("racer")
                 },
-                PluginCall(plugin: 1, phase: .shutdown) { journal.note("next") },
+                PluginCall(plugin: PluginNumber(1), phase: .shutdown) { journal.note("next") },
             ], within: timeout)
             #expect(outcomes.allSatisfy { $0 == .finished || $0 == .overran }, "round \(round): \(outcomes)")
             if outcomes[0] == .overran { overran += 1 }

@@ -39,6 +39,10 @@ struct RunOptions: Equatable {
     /// the default (half of systemd's watchdog interval when it has one, else never),
     /// `.zero` for never.
     var healthInterval: Duration?
+    /// When to start a new worker generation after one fails while serving, and how often.
+    var restart = RestartPolicy()
+    /// The sockets to listen on for plugins, besides those systemd passes.
+    var listen: [ListenAddress] = []
 
     /// The default of `--timeout`.
     static let defaultTimeout: Duration? = .seconds(30)
@@ -46,6 +50,12 @@ struct RunOptions: Equatable {
     static let defaultShutdownTimeout: Duration? = .seconds(10)
     /// The default of `--jobs`: the number of processors online.
     static var defaultJobs: Int { processorCount }
+}
+
+/// A socket to listen on: `--listen NAME=ADDRESS`.
+struct ListenAddress: Equatable {
+    let name: String
+    let address: String
 }
 
 /// The command line is not one `plugin-host` understands.
@@ -95,7 +105,7 @@ extension Command {
         let accepted: Set<String> = switch subcommand {
         case "run":
             ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
-             "--timeline", "--watch", "--health-interval"]
+             "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--listen"]
         case "list": ["--dir", "--allow-any-owner", "--json"]
         case "check", "graph": ["--dir", "--allow-any-owner"]
         case "inspect": ["--json"]
@@ -108,7 +118,8 @@ extension Command {
             }
             guard accepted.contains(name) else {
                 let known = Set(["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs",
-                                 "--shutdown-timeout", "--timeline", "--watch", "--health-interval", "--requires", "--optional", "--service", "--into"])
+                                 "--shutdown-timeout", "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit",
+                                 "--listen", "--requires", "--optional", "--service", "--into"])
                 throw UsageError(message: known.contains(name)
                     ? "\(name) does not apply to 'plugin-host \(subcommand)'" : "unknown option '\(name.debugEscaped)'")
             }
@@ -128,6 +139,32 @@ extension Command {
             case "--shutdown-timeout": run.shutdownTimeout = try Self.seconds(try parser.value(for: name), for: name)
             case "--watch": try parser.flag(name); run.watch = true
             case "--health-interval": run.healthInterval = try Self.seconds(try parser.value(for: name), for: name, zero: "never") ?? .zero
+            case "--restart":
+                let text = try parser.value(for: name)
+                switch text {
+                case "on-failure": run.restart.enabled = true
+                case "no": run.restart.enabled = false
+                default: throw UsageError(message: "--restart needs 'on-failure' or 'no', not '\(text.debugEscaped)'")
+                }
+            case "--restart-limit":
+                let text = try parser.value(for: name)
+                let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+                let window = parts.count == 2 ? (try? Self.seconds(String(parts[1]), for: name)) ?? nil : nil
+                guard parts.count == 2, let limit = Int(parts[0]), (1...10_000).contains(limit), let window else {
+                    throw UsageError(message: "--restart-limit needs RESTARTS/SECONDS such as 5/60, not '\(text.debugEscaped)'")
+                }
+                run.restart.limit = limit
+                run.restart.window = window
+            case "--listen":
+                let text = try parser.value(for: name)
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else {
+                    throw UsageError(message: "--listen needs NAME=ADDRESS, such as echo=/run/echo.sock or web=:8080, not '\(text.debugEscaped)'")
+                }
+                let listen = ListenAddress(name: String(text[..<equals]), address: String(text[text.index(after: equals)...]))
+                guard !run.listen.contains(where: { $0.name == listen.name }) else {
+                    throw UsageError(message: "--listen: the socket name '\(listen.name.debugEscaped)' is given twice")
+                }
+                run.listen.append(listen)
             case "--jobs":
                 let text = try parser.value(for: name)
                 guard let jobs = Int(text), (1...128).contains(jobs) else {

@@ -28,10 +28,26 @@ struct PluginHostCommand {
         case .run(var options):
             let systemd = SystemdService.fromEnvironment(process: ProcessControl.current)
             if options.healthInterval == nil { options.healthInterval = systemd.watchdog.map { .nanoseconds($0 / 2) } ?? .zero }
-            let watching = options.watch ? PluginSearchPath(options.search).directories : []
-            Supervisor.start(stopLimit: options.shutdownTimeout, crashStatus: .crashed, systemd: systemd, watching: watching) {
-                [options] link in RunCommand(options: options, link: link).run()
+            var supervision = Supervisor.Configuration()
+            supervision.stopLimit = options.shutdownTimeout
+            supervision.systemd = systemd
+            supervision.watching = options.watch ? PluginSearchPath(options.search).directories : []
+            supervision.restart = options.restart
+            supervision.sockets = NamedSocket.fromSystemd(process: ProcessControl.current)
+            for listen in options.listen {
+                guard !supervision.sockets.contains(where: { $0.name == listen.name }) else {
+                    console.write("plugin-host: error: --listen \(listen.name)=...: systemd passes a socket of that name already\n", to: .error)
+                    return .usage
+                }
+                do {
+                    supervision.sockets.append(try NamedSocket.open(name: listen.name, address: listen.address))
+                } catch {
+                    console.write("plugin-host: error: --listen \(listen.name)=\(listen.address): \(error); check the address\n", to: .error)
+                    for socket in supervision.sockets { socket.close() }
+                    return .failure
+                }
             }
+            Supervisor.start(supervision) { [options] link, plan in RunCommand(options: options, link: link, plan: plan).run() }
         case .list(let options, let json):
             return ListCommand(options: options, json: json).run()
         case .inspect(let file, let json):

@@ -1,7 +1,8 @@
 import PluginABI
 
-/// `plugin-host --dir DIR`, in the worker process: scan, resolve, load and bootstrap,
-/// report; then run the services, reload on SIGHUP, and shut down.
+/// `plugin-host --dir DIR`, in a worker process: scan, resolve, load and bootstrap,
+/// report; then run the services, reload on SIGHUP, and shut down. What the generation
+/// leaves out, loads instead, or waits for comes from the supervisor's plan.
 ///
 /// The driving thread only drives and waits: plugin code runs on plugin threads, the host's
 /// text goes through the supervisor, and every path the operator gave is made absolute
@@ -9,12 +10,13 @@ import PluginABI
 struct RunCommand {
     let options: RunOptions
     let link: WorkerLink
+    let plan: GenerationPlan
     /// The environment as the host started, before any plugin code could change it.
     let environment = Process.environment
     /// When the run started, from which plugin times are measured.
     let epoch = ContinuousClock.now
 
-    init(options: RunOptions, link: WorkerLink) {
+    init(options: RunOptions, link: WorkerLink, plan: GenerationPlan) {
         var options = options
         let start = Process.workingDirectory ?? "/"
         func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : start + "/" + path }
@@ -22,10 +24,11 @@ struct RunCommand {
         options.timeline = options.timeline.map(absolute)
         self.options = options
         self.link = link
+        self.plan = plan
     }
 
     private var console: Console {
-        Console { [link] text, stream in link.write(text, to: stream == .output ? .output : .error) }
+        Console { [link] text, stream in link.write(text, to: stream) }
     }
 
     /// Runs the whole lifecycle, prints the report and ends the worker with the run's
@@ -37,15 +40,16 @@ struct RunCommand {
             case .stop(let signal): events.post(.stop(signal: signal))
             case .reload: events.post(.reload)
             case .rescan: events.post(.rescan)
+            case .proceed: events.post(.proceed)
             }
         }
         if options.json { StandardStreams.divertOutputToError() }
-        let started = bootstrap()
+        let started = start(events)
         var report = started.report
         for warning in ProcessState.restore(after: "loading and bootstrapping") { report.warnings.append(warning) }
         if link.stopRequested { report.stoppedBySignal = true }
         link.enter(.report)
-        print(report)
+        print(report, candidateFailed: started.candidateFailed)
         if let timeline = options.timeline {
             do {
                 try replaceFile(timeline, contents: TimelineSVG.document(of: report))
@@ -55,52 +59,63 @@ struct RunCommand {
             }
         }
 
-        let lifecycle = LifecycleRunner(
-            context: LifecycleRunner.Context(
-                events: events, threads: PluginThreads(limit: nil, link: link), console: console,
-                shutdownTimeout: options.shutdownTimeout, timeout: options.timeout,
-                healthInterval: options.healthInterval.flatMap { $0 == .zero ? nil : $0 }, watch: options.watch,
-                readConfiguration: { [self] in readConfiguration().map(\.settings) },
-                additions: PluginAdditions(search: options.search, runner: runner)),
-            members: started.members, chain: started.chain, settings: started.settings, scan: started.scan)
+        var lifecycle = LifecycleRunner(
+            context: context(events), plugins: started.admitted, chain: started.chain, settings: started.settings,
+            rescans: started.rescans)
         var problems: [Problem] = []
-        if report.succeeded || options.keepGoing {
+        if (report.succeeded || options.keepGoing || plan.leavesFailuresOut) && !started.candidateFailed {
             problems += lifecycle.run()
         } else {
-            link.notify("STOPPING=1\nSTATUS=Stopping: the plugins did not bootstrap")
+            link.notify(.stopping(status: "Stopping: the plugins did not bootstrap"))
         }
         problems += lifecycle.shutDown()
         // The process ends next; freeing a thousand plugin records first would only cost
         // time, and would run plugin code (deinitializers) on this thread.
-        RetainedUntilExit.keep(report, started.members, lifecycle)
+        RetainedUntilExit.keep(report, lifecycle.plugins, lifecycle.chain)
         // The atexit handlers are bounded like a shutdown hook, though never below a second:
         // exit has the C library's own work to do too.
         let exitLimit = options.shutdownTimeout.map { max($0, .seconds(1)) }
-        link.exit(report.succeeded && problems.isEmpty ? .success : .failure, within: exitLimit)
+        let succeeded = report.succeeded && problems.isEmpty && !started.candidateFailed
+        link.exit(succeeded ? .success : .failure, within: exitLimit)
+    }
+
+    private func context(_ events: HostEvents) -> LifecycleRunner.Context {
+        LifecycleRunner.Context(
+            events: events, threads: PluginThreads(limit: nil, link: link), console: console,
+            shutdownTimeout: options.shutdownTimeout, timeout: options.timeout,
+            healthInterval: options.healthInterval.flatMap { $0 == .zero ? nil : $0 }, watch: options.watch,
+            leavesFailuresOut: plan.leavesFailuresOut,
+            readConfiguration: { [self] in readConfiguration().map(\.settings) },
+            search: options.search, admission: admission)
     }
 
     /// What the start-up produced.
     private struct Start {
         var report: RunReport
-        /// The bootstrapped plugins, in bootstrap order, and their components.
-        var members: [LifecycleRunner.Member] = []
+        /// The bootstrapped plugins, in bootstrap order.
+        var admitted: [RunningPlugin] = []
         var chain = Bootstrapped()
         var settings: [String: Settings] = [:]
-        /// What the survey found.
-        var scan = PluginDirectory.Scan()
+        /// What rescans start from.
+        var rescans = RescanMemory(builds: BuildSelection(), leftOut: [], problems: [])
+        /// An upgrade's candidate could not run a plugin the generation before runs.
+        var candidateFailed = false
     }
 
-    /// The loader and bootstrapper of the run, with `--jobs` threads.
-    private var runner: ChainRunner {
-        ChainRunner(
-            keepGoing: options.keepGoing, threads: PluginThreads(limit: options.jobs, link: link), timeout: options.timeout,
-            epoch: epoch, environment: environment)
+    /// How plugins join this worker, with `--jobs` threads.
+    private var admission: Admission {
+        Admission(
+            link: link,
+            runner: ChainRunner(
+                keepGoing: options.keepGoing, threads: PluginThreads(limit: options.jobs, link: link), timeout: options.timeout,
+                epoch: epoch, environment: environment, sockets: plan.sockets))
     }
 
     /// Scans, resolves, loads and bootstraps; prints nothing.
-    private func bootstrap() -> Start {
+    private func start(_ events: HostEvents) -> Start {
         let clock = ContinuousClock()
         var start = Start(report: RunReport(directory: PluginSearchPath(options.search).description))
+        start.report.generation = plan.number
 
         let configuration: Configuration
         switch readConfiguration() {
@@ -114,41 +129,83 @@ struct RunCommand {
         start.settings = configuration.settings
 
         link.enter(.survey)
-        let survey = PluginSurvey(options.search)
-        start.scan = survey.scan
-        let resolution = survey.resolution
-        let found = Set(survey.scan.candidates.map(\.name))
+        let survey = PluginSurvey(options.search, builds: plan.builds)
+        let found = Set(survey.scan.candidates.map(\.name) + survey.leftOut.map(\.name))
         for name in configuration.settings.keys.sorted() where !found.contains(name) {
             start.report.warnings.append(
                 "configuration file \(options.configurationFile ?? "") has settings for plugin \(name.debugEscaped), "
                     + "which is not in \(start.report.directory); check the spelling")
         }
         start.report.notes = survey.shadowingNotes
-        start.report.problems = survey.problems
-        guard start.report.problems.isEmpty || options.keepGoing else {
-            start.report.plugins = resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
+        start.report.leftOut = survey.leftOut
+        start.report.problems = survey.scan.problems
+        start.rescans = RescanMemory(builds: plan.builds, leftOut: survey.leftOut, problems: survey.scan.problems)
+        let strictness: Admission.Strictness = options.keepGoing || plan.cause != .start ? .leaveFailuresOut : .allOrNothing
+        guard start.report.problems.isEmpty || strictness == .leaveFailuresOut else {
+            start.report.problems += survey.resolution.problems
+            start.report.plugins = survey.resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
             start.report.duration = clock.now - epoch
             return start
         }
-        guard link.publish(plugins: resolution.order.map(\.label)) != nil else {
-            start.report.problems.append(Problem(
-                .directoryUnreadable, file: start.report.directory,
-                "\(resolution.order.count) plugins are more than one host can track (\(SupervisionPage.pluginCapacity)); split them over several hosts"))
-            return start
-        }
 
-        var runner = runner
-        runner.settings = configuration.settings
-        let outcome = runner.run(resolution)
-        start.report.plugins = outcome.plugins
-        start.report.problems += outcome.problems
+        var abandoned = false
+        let result = admission.admit(
+            survey.resolution, adding: nil, running: [], onto: Bootstrapped(environment: environment, sockets: plan.sockets),
+            settings: configuration.settings, strictness: strictness
+        ) { failedToLoad in
+            guard plan.waitsBeforeBootstrap else { return true }
+            // An upgrade: the new builds are loaded beside the running ones; bootstrap only
+            // once the generation before has stopped, and only if every plugin it runs loaded.
+            if let lost = missing(from: survey.resolution.order.filter { !failedToLoad.contains($0.name) }, in: survey) {
+                console.write("plugin-host: error: the new worker cannot load plugin \(lost), which runs now\n", to: .error)
+                abandoned = true
+                return false
+            }
+            link.announcePrepared()
+            return waitForProceed(events)
+        }
+        start.report.plugins = result.outcome.plugins
+        start.report.problems += result.problems
         start.report.duration = clock.now - epoch
-        start.chain = outcome.bootstrapped
-        start.members = outcome.plugins.enumerated().compactMap { index, plugin -> LifecycleRunner.Member? in
-            guard plugin.status == .bootstrapped, let component = plugin.component else { return nil }
-            return LifecycleRunner.Member(index: index, candidate: plugin.candidate, component: component, lifecycle: plugin.lifecycle)
+        start.chain = result.outcome.bootstrapped
+        start.admitted = result.admitted
+        start.rescans.recordLoaded(result.loaded)
+        if plan.waitsBeforeBootstrap {
+            start.candidateFailed = abandoned || (!link.stopRequested && missing(from: result.admitted.map(\.candidate), in: survey) != nil)
         }
         return start
+    }
+
+    /// The first plugin the generation before runs that `survey` still finds (by name, or
+    /// its file now unusable) and that is not among `plugins`, recorded for the supervisor
+    /// as the culprit; `nil` when none is missing. A plugin whose file is gone was removed.
+    private func missing(from plugins: [PluginCandidate], in survey: PluginSurvey) -> String? {
+        let present = Set(plugins.map(\.name))
+        let found = Set(survey.scan.candidates.map(\.name))
+        let unusable = Set(survey.scan.problems.compactMap(\.file))
+        let lost = plan.runningBefore.keys.sorted().first { name in
+            !present.contains(name) && (found.contains(name) || plan.runningBefore[name].map(unusable.contains) == true)
+        }
+        guard let lost else { return nil }
+        if let number = link.page.plugins.first(where: { link.page.entry(of: $0).name == lost }) { link.recordFailure(of: number) }
+        return lost
+    }
+
+    /// Waits until the supervisor says the generation before has stopped; `false` when the
+    /// host is asked to stop first.
+    private func waitForProceed(_ events: HostEvents) -> Bool {
+        var postponed: [HostEvents.Event] = []
+        defer { for event in postponed { events.post(event) } }
+        while let event = events.next() {
+            switch event {
+            case .proceed: return true
+            case .stop:
+                postponed.append(event)
+                return false
+            default: postponed.append(event)
+            }
+        }
+        return false
     }
 
     private func readConfiguration() -> Result<Configuration, Problem> {
@@ -160,8 +217,9 @@ struct RunCommand {
         }
     }
 
-    private func print(_ report: RunReport) {
+    private func print(_ report: RunReport, candidateFailed: Bool) {
         console.write(TextReport.errors(of: report), to: .error)
+        guard !candidateFailed else { return }
         if options.json {
             console.write(JSONReport.document(of: report).rendered() + "\n", to: .output)
         } else if report.succeeded || !report.plugins.isEmpty {

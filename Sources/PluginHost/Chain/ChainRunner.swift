@@ -37,6 +37,8 @@ struct ChainRunner {
     var epoch = ContinuousClock.now
     /// The host's environment as it started, which components see.
     var environment: [String: String] = [:]
+    /// The sockets the host listens on, by name, which components obtain from the chain.
+    var sockets: [String: Int32] = [:]
 
     /// The result of a run.
     struct Outcome: Sendable {
@@ -59,10 +61,16 @@ struct ChainRunner {
     ///     outcome's chain holds them first.
     ///   - first: The number of the first plugin in the supervision page, where the
     ///     resolution's plugins have been published.
-    func run(_ resolution: DependencyResolver.Resolution, onto base: Bootstrapped? = nil, numberedFrom first: Int = 0) -> Outcome {
-        let run = ChainRun(runner: self, resolution: resolution, base: base ?? Bootstrapped(environment: environment), first: first)
+    ///   - beforeBootstrap: Called with the names of the plugins that failed to load, once
+    ///     every plugin is loaded; when it returns `false`, no plugin bootstraps.
+    func run(
+        _ resolution: DependencyResolver.Resolution, onto base: Bootstrapped? = nil, numberedFrom first: PluginNumber = PluginNumber(0),
+        beforeBootstrap: (_ failedToLoad: Set<String>) -> Bool = { _ in true }
+    ) -> Outcome {
+        let run = ChainRun(
+            runner: self, resolution: resolution, base: base ?? Bootstrapped(environment: environment, sockets: sockets), first: first)
         run.load()
-        run.bootstrap()
+        if beforeBootstrap(run.failedToLoad) { run.bootstrap() }
         return run.outcome()
     }
 }
@@ -100,14 +108,14 @@ private final class ChainRun: Sendable {
     private let runner: ChainRunner
     private let order: [PluginCandidate]
     /// The number in the supervision page of `order[0]`.
-    private let first: Int
+    private let first: PluginNumber
     private let base: Bootstrapped
     private let graphFailures: [String: Problem]
     private let state: Mutex<State>
     private let done = Semaphore()
     private let clock = ContinuousClock()
 
-    init(runner: ChainRunner, resolution: DependencyResolver.Resolution, base: Bootstrapped, first: Int) {
+    init(runner: ChainRunner, resolution: DependencyResolver.Resolution, base: Bootstrapped, first: PluginNumber) {
         self.runner = runner
         self.first = first
         self.base = base
@@ -141,14 +149,15 @@ private final class ChainRun: Sendable {
                     continue
                 }
                 let start = clock.now
-                link.begin(.load, of: first + index, within: runner.timeout, policy: .endHost)
-                let loaded = thread.running(first + index, phase: .load) {
+                let number = first.advanced(by: index)
+                link.begin(.load, of: number, within: runner.timeout, policy: .endHost)
+                let loaded = thread.running(number, phase: .load) {
                     Result { () throws(Problem) in
-                        try PluginLoader.componentType(of: candidate) { link.recordCode(of: first + index, at: $0) }
+                        try PluginLoader.componentType(of: candidate) { link.recordCode(of: number, at: $0) }
                     }
                 }
                 ExitTrap.endIfForkedCopy()
-                link.end(stepOf: first + index)
+                link.end(stepOf: number)
                 let duration = clock.now - start
                 state.withLock { state in
                     state.plugins[index].loadStarted = start - runner.epoch
@@ -162,6 +171,13 @@ private final class ChainRun: Sendable {
             done.signal()
         }
         done.wait(timeout: nil)
+    }
+
+    /// The plugins that failed to load.
+    var failedToLoad: Set<String> {
+        state.withLock { state in
+            Set(state.plugins.filter { $0.status == .failed && $0.componentType == nil }.map(\.candidate.name))
+        }
     }
 
     /// The candidate at `index` when it is to be loaded; otherwise records why not.
@@ -219,9 +235,10 @@ private final class ChainRun: Sendable {
         }
         submitStarts(newlyReady)
         guard let (index, type, view) = next else { return }
-        link.begin(.bootstrap, of: first + index, within: runner.timeout, policy: .endHost)
-        let executor = runner.threads.executor(for: first + index, phase: .bootstrap)
-        thread.running(first + index, phase: .bootstrap) {
+        let number = first.advanced(by: index)
+        link.begin(.bootstrap, of: number, within: runner.timeout, policy: .endHost)
+        let executor = runner.threads.executor(for: number, phase: .bootstrap)
+        thread.running(number, phase: .bootstrap) {
             _ = Task.immediate(executorPreference: executor) { [self] in
                 let outcome: Result<any Bootstrapping, BootstrapFailure>
                 do {
@@ -232,7 +249,7 @@ private final class ChainRun: Sendable {
                 ExitTrap.endIfForkedCopy()
                 // The plugin's code is done: its thread runs host code from here on, and must
                 // not be blamed for what a later phase's plugin does.
-                executor.retarget(to: -1, phase: .unknown)
+                executor.retarget(to: nil, phase: .unknown)
                 complete(index, outcome)
             }
         }
@@ -241,7 +258,7 @@ private final class ChainRun: Sendable {
     /// Records the end of a bootstrap and starts what it made ready.
     private func complete(_ index: Int, _ outcome: Result<any Bootstrapping, BootstrapFailure>) {
         let finished = clock.now - runner.epoch
-        link.end(stepOf: first + index)
+        link.end(stepOf: first.advanced(by: index))
         let newlyReady = state.withLock { state -> Int in
             let candidate = order[index]
             state.plugins[index].bootstrapFinished = finished
@@ -295,6 +312,7 @@ private final class ChainRun: Sendable {
     }
 
     private func markFailed(_ index: Int, _ problem: Problem, cause: String, in state: inout State) {
+        link.recordFailure(of: first.advanced(by: index))
         state.fates[order[index].name] = .failed(cause)
         state.plugins[index].status = .failed
         state.plugins[index].reason = cause

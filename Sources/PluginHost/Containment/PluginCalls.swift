@@ -3,7 +3,7 @@ import Synchronization
 /// One call into a plugin that the host waits for: a reload or shutdown hook.
 struct PluginCall: Sendable {
     /// The plugin, as the supervision page numbers it.
-    let plugin: Int
+    let plugin: PluginNumber
     let phase: Phase
     let body: @Sendable () async throws -> Void
 }
@@ -114,7 +114,7 @@ private final class SequenceRun: Sendable {
                     outcome = .failed("\(error)")
                 }
                 ExitTrap.endIfForkedCopy()
-                executor.retarget(to: -1, phase: .unknown)
+                executor.retarget(to: nil, phase: .unknown)
                 let current = state.withLock { state -> Bool in
                     guard state.generation == generation else { return false }
                     state.outcomes[index] = outcome

@@ -55,8 +55,8 @@ final class PluginThreads: Sendable {
         self.link = link
     }
 
-    /// The executor for the code of plugin `plugin` (-1: the host's) in `phase`.
-    func executor(for plugin: Int, phase: Phase) -> PluginExecutor {
+    /// The executor for the code of plugin `plugin` (`nil`: the host's) in `phase`.
+    func executor(for plugin: PluginNumber?, phase: Phase) -> PluginExecutor {
         PluginExecutor(threads: self, plugin: plugin, phase: phase)
     }
 
@@ -80,7 +80,7 @@ final class PluginThreads: Sendable {
 
     private func serve() {
         FatalSignals.installAlternateStack()
-        let thread = PluginThread(slot: link.page.claimSlot(), page: link.page)
+        let thread = PluginThread(slot: link.page.claimSlot(for: ThreadIdentity.current), page: link.page)
         while true {
             let work = state.withLock { state -> Work? in
                 if let work = state.pop() { return work }
@@ -114,10 +114,11 @@ struct PluginThread: Sendable {
     fileprivate let slot: Int?
     fileprivate let page: SupervisionPage
 
-    /// Runs `body`, which runs code of `plugin` in `phase`, and says so in the thread's slot.
-    func running<Result>(_ plugin: Int, phase: Phase, _ body: () throws -> Result) rethrows -> Result {
-        if let slot { page.setSlot(slot, plugin: Int32(plugin), phase: phase.rawValue) }
-        defer { if let slot { page.setSlot(slot, plugin: -1, phase: 0) } }
+    /// Runs `body`, which runs code of `plugin` (`nil`: the host's) in `phase`, and says so
+    /// in the thread's slot.
+    func running<Result>(_ plugin: PluginNumber?, phase: Phase, _ body: () throws -> Result) rethrows -> Result {
+        if let slot { page.setSlot(slot, plugin: plugin, phase: phase) }
+        defer { if let slot { page.setSlot(slot, plugin: nil, phase: .unknown) } }
         return try body()
     }
 }
@@ -129,21 +130,22 @@ struct PluginThread: Sendable {
 /// hand the task over to another thread at every call.
 final class PluginExecutor: TaskExecutor, Sendable {
     private let threads: PluginThreads
-    private let target: Mutex<(plugin: Int, phase: Phase)>
+    private let target: Mutex<(plugin: PluginNumber?, phase: Phase)>
 
-    fileprivate init(threads: PluginThreads, plugin: Int, phase: Phase) {
+    fileprivate init(threads: PluginThreads, plugin: PluginNumber?, phase: Phase) {
         self.threads = threads
         target = Mutex((plugin, phase))
     }
 
     /// Whose code the executor's jobs run, and in which phase.
-    var attribution: (plugin: Int, phase: Phase) { target.withLock { $0 } }
+    var attribution: (plugin: PluginNumber?, phase: Phase) { target.withLock { $0 } }
 
     /// Makes the executor's jobs, and the job running now on the calling thread, run code of
-    /// `plugin` in `phase` from now on.
-    func retarget(to plugin: Int, phase: Phase) {
+    /// `plugin` (`nil`: the host's) in `phase` from now on.
+    func retarget(to plugin: PluginNumber?, phase: Phase) {
         target.withLock { $0 = (plugin, phase) }
-        threads.link.page.slotOfCurrentThread().map { threads.link.page.setSlot($0, plugin: Int32(plugin), phase: phase.rawValue) }
+        let page = threads.link.page
+        page.slot(of: ThreadIdentity.current).map { page.setSlot($0, plugin: plugin, phase: phase) }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

@@ -109,6 +109,24 @@ struct PluginDirectory {
         }
     }
 
+    /// Reads the plugin file held open at `path` (a build that ran before, in place of one
+    /// left out), named `file` in reports. Its trust was checked when it was first read.
+    static func readHeldBuild(at path: String, shownAs file: String) -> Result<PluginCandidate, Problem> {
+        do {
+            let opened = try ReadOnlyFile(path: path)
+            let status = try opened.status()
+            let plugin = try ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
+            return .success(PluginCandidate(
+                file: file, path: path, manifest: plugin.manifest, segments: plugin.segments, needed: plugin.needed, status: status))
+        } catch let error as SystemError {
+            return .failure(problem(.unreadable(error), file: file))
+        } catch let error as ManifestError {
+            return .failure(problem(error, file: file))
+        } catch {
+            return .failure(Problem(.unreadableFile, file: file, "\(file): \(error)"))
+        }
+    }
+
     /// The path of an entry of this directory.
     func file(named name: String) -> String {
         path.hasSuffix("/") ? path + name : path + "/" + name

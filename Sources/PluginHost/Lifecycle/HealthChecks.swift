@@ -6,14 +6,14 @@ extension LifecycleRunner {
     /// unhealthy. Says on stderr, and in systemd's status, when the outcome changes, and
     /// tells the supervisor whether to keep pinging systemd's watchdog: only while no
     /// component is unhealthy.
-    func checkHealth() {
+    mutating func checkHealth() {
         let timeout = context.timeout
-        let answers = deliver(HealthCheck.self, to: members, phase: .health, within: timeout) { _ in HealthCheck() }
-            .map { member, outcome, answer -> (member: Member, health: Health) in
-                switch outcome {
-                case .finished: (member, answer ?? .healthy)
-                case .failed(let error): (member, .unhealthy("its health check failed: \(error)"))
-                case .overran: (member, .unhealthy("it did not answer its health check within \(TextFormat.seconds(timeout ?? .zero))"))
+        let answers = delivery.deliver(HealthCheck.self, to: plugins, phase: .health, within: timeout) { _ in HealthCheck() }
+            .map { delivered -> (plugin: RunningPlugin, health: Health) in
+                switch delivered.outcome {
+                case .finished: (delivered.plugin, delivered.answer ?? .healthy)
+                case .failed(let error): (delivered.plugin, .unhealthy("its health check failed: \(error)"))
+                case .overran: (delivered.plugin, .unhealthy("it did not answer its health check within \(TextFormat.seconds(timeout ?? .zero))"))
                 }
             }
         let now = answers.filter { $0.health != .healthy }
@@ -21,16 +21,16 @@ extension LifecycleRunner {
         if let interval = context.healthInterval {
             link.reportHealth(goodUntil: overall.severity >= 2 ? nil : MonotonicClock.now + 2 * MonotonicClock.nanoseconds(interval))
         }
-        let changed = now.map { "\($0.member.name) \($0.health)" } != unwell.map { "\($0.member.name) \($0.health)" }
+        let changed = now.map { "\($0.plugin.name) \($0.health)" } != unwell.map { "\($0.plugin.name) \($0.health)" }
         unwell = now
         guard changed else { return }
         if now.isEmpty {
             say("health: every plugin is healthy again")
         } else {
-            say("health: " + now.map { member, health in
-                "plugin \(member.candidate.label) is \(health.severity >= 2 ? "unhealthy" : "degraded"): \(health.reason ?? "")"
+            say("health: " + now.map { plugin, health in
+                "plugin \(plugin.label) is \(health.severity >= 2 ? "unhealthy" : "degraded"): \(health.reason ?? "")"
             }.joined(separator: "; "))
         }
-        link.notify("STATUS=\(status())")
+        link.notify(.status(status()))
     }
 }

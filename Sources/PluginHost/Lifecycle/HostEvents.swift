@@ -11,7 +11,9 @@ final class HostEvents: Sendable {
         /// A plugin directory changed (`--watch`): rescan it.
         case rescan
         /// A service's `run()` returned, or threw.
-        case serviceEnded(plugin: Int, error: String?)
+        case serviceEnded(plugin: PluginNumber, error: String?)
+        /// The plugins are loaded and the generation before has stopped: bootstrap them.
+        case proceed
     }
 
     private let queue = Mutex<[Event]>([])

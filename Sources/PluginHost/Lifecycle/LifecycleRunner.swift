@@ -1,5 +1,4 @@
 import PluginABI
-import Synchronization
 
 /// The phases after the chain: the services run, the host gets ready, answers health
 /// checks, reloads and rescans on request, and stops in two steps (drain, then cancel)
@@ -14,21 +13,10 @@ import Synchronization
 /// ```
 ///
 /// The worker's driving thread drives it and only waits; every handler runs on the plugin
-/// threads, within its deadline (``PluginCalls``), and the services' tasks prefer them
-/// too. It is used from the driving thread only.
-final class LifecycleRunner: @unchecked Sendable {
-    /// A bootstrapped plugin.
-    struct Member: Sendable {
-        /// The plugin's number in the supervision page.
-        let index: Int
-        let candidate: PluginCandidate
-        let component: any Bootstrapping
-        /// What the component registered while it bootstrapped.
-        let lifecycle: PluginABI.Lifecycle
-
-        var name: String { candidate.name }
-    }
-
+/// threads (``EventDelivery``), and the services' tasks prefer them too (``ServiceTasks``).
+/// Its state is its own: the running plugins and their chain, the services, the last
+/// health check, and what rescans remember (``RescanMemory``).
+struct LifecycleRunner {
     /// What the runner needs from the rest of the host.
     struct Context: Sendable {
         let events: HostEvents
@@ -43,40 +31,43 @@ final class LifecycleRunner: @unchecked Sendable {
         var healthInterval: Duration?
         /// Keep running without services, for plugins yet to come (`--watch`).
         var watch = false
+        /// Whether a plugin that does not get ready is removed while the others run (in a
+        /// generation that heals the host), rather than stopping the host.
+        var leavesFailuresOut = false
         /// Reads the configuration file again: the settings of each plugin, or a problem.
         var readConfiguration: @Sendable () -> Result<[String: Settings], Problem>
-        /// Finds, checks, loads and bootstraps plugins added while the host runs.
-        var additions: PluginAdditions
+        /// Where plugins are searched for.
+        var search: SearchOptions
+        /// How plugins join while the host runs.
+        var admission: Admission
     }
 
     let context: Context
     /// The running plugins, in bootstrap order.
-    var members: [Member]
+    private(set) var plugins: [RunningPlugin]
     /// The running components, in bootstrap order.
-    var chain: Bootstrapped
+    private(set) var chain: Bootstrapped
     /// The settings each plugin was given last.
     var settings: [String: Settings]
-    /// The files not added at the last scan, each with why, reported already.
-    var notAddedReported: Set<String>
-    /// The files of running plugins that changed, each with its new state, reported already.
-    var changesReported: Set<String> = []
-    /// The running services, by plugin number.
-    var services: [Int: Task<Void, Never>] = [:]
+    var services = ServiceTasks()
     /// The last health check's outcome: the plugins that are not healthy, with their answers.
-    var unwell: [(member: Member, health: Health)] = []
+    var unwell: [(plugin: RunningPlugin, health: Health)] = []
+    /// What rescans remember from one to the next.
+    var rescans: RescanMemory
 
     var link: WorkerLink { context.threads.link }
+    var delivery: EventDelivery { EventDelivery(threads: context.threads) }
 
     /// - Parameters:
-    ///   - members: The plugins bootstrapped, in bootstrap order.
+    ///   - plugins: The plugins bootstrapped, in bootstrap order.
     ///   - chain: Their components.
-    ///   - scan: What the survey before them found, reported already.
-    init(context: Context, members: [Member], chain: Bootstrapped, settings: [String: Settings], scan: PluginDirectory.Scan) {
+    ///   - rescans: What the survey before them found and loaded, reported already.
+    init(context: Context, plugins: [RunningPlugin], chain: Bootstrapped, settings: [String: Settings], rescans: RescanMemory) {
         self.context = context
-        self.members = members
+        self.plugins = plugins
         self.chain = chain
         self.settings = settings
-        notAddedReported = Set(scan.problems.map { "\($0.file ?? $0.plugin ?? "")\n\($0.message); not added" })
+        self.rescans = rescans
     }
 
     // MARK: Running
@@ -86,15 +77,16 @@ final class LifecycleRunner: @unchecked Sendable {
     /// service is left (unless watching); then drains and stops the services.
     ///
     /// - Returns: The problems of the run, also reported on stderr as they happened.
-    func run() -> [Problem] {
+    mutating func run() -> [Problem] {
         guard !link.stopRequested else { return stop(after: []) }
         link.enter(.running)
-        startServices(of: members)
-        var problems = awaitReadiness(of: members, consequence: "stopping").map(\.problem)
-        if problems.isEmpty {
-            link.notify("READY=1\nSTATUS=\(status())")
-        }
-        var stopping = !problems.isEmpty
+        services.start(plugins, threads: context.threads, events: context.events)
+        var problems: [Problem] = []
+        let unready = awaitReadiness(of: plugins, consequence: context.leavesFailuresOut ? "removing it" : "stopping")
+        problems += unready.map(\.problem)
+        if context.leavesFailuresOut { problems += remove(unready.map(\.plugin)) }
+        var stopping = !unready.isEmpty && !context.leavesFailuresOut
+        if !stopping { link.notify(.ready(status: status())) }
         let interval = context.healthInterval.map(MonotonicClock.nanoseconds)
         var nextCheck = interval.map { MonotonicClock.now + $0 }
         if let interval { link.reportHealth(goodUntil: MonotonicClock.now + 2 * interval) }
@@ -106,67 +98,44 @@ final class LifecycleRunner: @unchecked Sendable {
             }
             switch event {
             case .reload:
-                link.notify("RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.now / 1000)")
+                link.notify(.reloading(monotonicMicroseconds: MonotonicClock.now / 1000))
                 // A reload or rescan that fails changes nothing; what went wrong is on
-                // stderr, and the exit status is the stop's.
+                // stderr, and the exit status is the stop's. Plugins left out come back.
                 _ = reload()
+                rescans.forgetExclusions()
                 _ = rescan()
-                link.notify("READY=1\nSTATUS=\(status())")
+                link.notify(.ready(status: status()))
             case .rescan:
                 _ = rescan()
-                link.notify("STATUS=\(status())")
-            case .serviceEnded(let index, let error):
-                services[index] = nil
-                if let error, let member = members.first(where: { $0.index == index }) {
-                    problems.append(report(member.candidate.problem(
-                        .serviceFailed, "service \(member.candidate.label) failed: \(error); stopping the others")))
+                link.notify(.status(status()))
+            case .serviceEnded(let number, let error):
+                services.ended(number)
+                if let error, let plugin = plugins.first(where: { $0.number == number }),
+                    let problem = Hook.service(consequence: "stopping the others").problem(of: plugin, .failed(error), limit: nil) {
+                    problems.append(report(problem))
                     stopping = true
                 }
             case .stop:
                 stopping = true
+            case .proceed:
+                break
             }
         }
         return stop(after: problems)
     }
 
-    /// Starts the services `members` registered, each as a task on the plugin threads.
-    func startServices(of members: [Member]) {
-        for member in members {
-            guard let service = member.lifecycle.service else { continue }
-            let executor = context.threads.executor(for: member.index, phase: .run)
-            services[member.index] = Task(executorPreference: executor) { [events = context.events] in
-                var error: String?
-                do {
-                    try await service()
-                } catch let thrown {
-                    error = "\(thrown)"
-                }
-                ExitTrap.endIfForkedCopy()
-                executor.retarget(to: -1, phase: .unknown)
-                events.post(.serviceEnded(plugin: member.index, error: error))
-            }
-        }
-    }
-
-    /// Delivers ``Readiness`` to `members`, in bootstrap order: the host is ready when
+    /// Delivers ``Readiness`` to `plugins`, in bootstrap order: the host is ready when
     /// every one that handles it has returned.
     ///
     /// - Parameter consequence: What the host does about one that does not get ready, as
     ///   the message says it: `stopping`.
     /// - Returns: The components that did not get ready, with why, also reported on stderr.
-    func awaitReadiness(of members: [Member], consequence: String) -> [(member: Member, problem: Problem)] {
-        deliver(Readiness.self, to: members, phase: .ready, within: context.timeout) { _ in Readiness() }.compactMap { member, outcome, _ in
-            let label = member.candidate.label
-            switch outcome {
-            case .finished: return nil
-            case .failed(let error):
-                return (member, report(member.candidate.problem(.notReady, "plugin \(label) did not get ready: \(error); \(consequence)")))
-            case .overran:
-                return (member, report(member.candidate.problem(
-                    .notReady,
-                    "plugin \(label) did not get ready within \(TextFormat.seconds(context.timeout ?? .zero)) (--timeout); \(consequence)")))
+    func awaitReadiness(of plugins: [RunningPlugin], consequence: String) -> [(plugin: RunningPlugin, problem: Problem)] {
+        let hook = Hook.readiness(consequence: consequence)
+        return delivery.deliver(Readiness.self, to: plugins, phase: .ready, within: context.timeout) { _ in Readiness() }
+            .compactMap { delivered in
+                hook.problem(of: delivered.plugin, delivered.outcome, limit: context.timeout).map { (delivered.plugin, report($0)) }
             }
-        }
     }
 
     // MARK: Stopping
@@ -175,67 +144,24 @@ final class LifecycleRunner: @unchecked Sendable {
     /// reverse bootstrap order; then the services are cancelled and waited for.
     ///
     /// - Returns: `problems`, and those of the stop.
-    private func stop(after problems: [Problem]) -> [Problem] {
-        link.notify("STOPPING=1\nSTATUS=Stopping")
+    private mutating func stop(after problems: [Problem]) -> [Problem] {
+        link.notify(.stopping(status: "Stopping"))
         link.enter(.stopping)
-        return problems + drain(members) + stopServices(of: members)
+        return problems + drain(plugins) + stopServices(of: plugins)
     }
 
-    /// Delivers ``Drain`` to `members`, in reverse bootstrap order.
+    /// Delivers ``Drain`` to `plugins`, in reverse bootstrap order.
     ///
     /// - Returns: The drains that failed or overran (and were skipped), also on stderr.
-    func drain(_ members: [Member]) -> [Problem] {
-        deliver(Drain.self, to: members, phase: .drain, within: context.shutdownTimeout) { _ in Drain() }.compactMap { member, outcome, _ in
-            let label = member.candidate.label
-            switch outcome {
-            case .finished: return nil
-            case .failed(let error):
-                return report(member.candidate.problem(.drainFailed, "plugin \(label) failed to drain: \(error)"))
-            case .overran:
-                return report(member.candidate.problem(
-                    .drainFailed,
-                    "plugin \(label) did not finish draining within \(TextFormat.seconds(context.shutdownTimeout ?? .zero)) "
-                        + "(--shutdown-timeout); skipped"))
-            }
-        }
+    func drain(_ plugins: [RunningPlugin]) -> [Problem] {
+        delivery.call(.drain, Drain.self, to: plugins, phase: .drain, within: context.shutdownTimeout) { _ in Drain() }.map(report)
     }
 
-    /// Cancels the services of `members` and waits up to the shutdown timeout for them to
+    /// Cancels the services of `plugins` and waits up to the shutdown timeout for them to
     /// return; names those that did not.
-    func stopServices(of members: [Member]) -> [Problem] {
-        let stopping = members.filter { services[$0.index] != nil }
-        guard !stopping.isEmpty else { return [] }
-        let deadline = MonotonicClock.deadline(after: context.shutdownTimeout)
-        for member in stopping {
-            link.begin(.stop, of: member.index, within: context.shutdownTimeout, policy: .skip)
-            // Cancelling runs the task's cancellation handlers, plugin code, on the
-            // cancelling thread: a plugin thread, not this one.
-            if let task = services[member.index] {
-                context.threads.submit { thread in
-                    thread.running(member.index, phase: .stop) { task.cancel() }
-                    ExitTrap.endIfForkedCopy()
-                }
-            }
-        }
-        var left = Set(stopping.map(\.index))
-        // What else happens meanwhile is handled once these have stopped.
-        var others: [HostEvents.Event] = []
-        while !left.isEmpty, let event = context.events.next(until: deadline) {
-            if case .serviceEnded(let index, _) = event, left.remove(index) != nil {
-                link.end(stepOf: index)
-                services[index] = nil
-            } else {
-                others.append(event)
-            }
-        }
-        for event in others { context.events.post(event) }
-        return stopping.filter { left.contains($0.index) }.map { member in
-            link.end(stepOf: member.index)
-            services[member.index] = nil
-            return report(member.candidate.problem(
-                .shutdownTimedOut,
-                "service \(member.candidate.label) did not stop within \(TextFormat.seconds(context.shutdownTimeout ?? .zero)) "
-                    + "of being cancelled (--shutdown-timeout); left behind"))
+    mutating func stopServices(of plugins: [RunningPlugin]) -> [Problem] {
+        services.stop(plugins, threads: context.threads, events: context.events, within: context.shutdownTimeout).compactMap { plugin in
+            Hook.serviceStop.problem(of: plugin, .overran, limit: context.shutdownTimeout).map(report)
         }
     }
 
@@ -245,57 +171,44 @@ final class LifecycleRunner: @unchecked Sendable {
     /// - Returns: The hooks that failed or overran (and were skipped), also on stderr.
     func shutDown() -> [Problem] {
         link.enter(.shuttingDown)
-        return shutDown(members)
+        return shutDown(plugins)
     }
 
-    func shutDown(_ members: [Member]) -> [Problem] {
-        deliver(Shutdown.self, to: members, phase: .shutdown, within: context.shutdownTimeout) { _ in Shutdown() }.compactMap { member, outcome, _ in
-            let label = member.candidate.label
-            switch outcome {
-            case .finished: return nil
-            case .failed(let error):
-                return report(member.candidate.problem(.shutdownFailed, "plugin \(label) failed to shut down: \(error)"))
-            case .overran:
-                return report(member.candidate.problem(
-                    .shutdownTimedOut,
-                    "plugin \(label) did not shut down within \(TextFormat.seconds(context.shutdownTimeout ?? .zero)) "
-                        + "(--shutdown-timeout); skipped"))
-            }
-        }
+    func shutDown(_ plugins: [RunningPlugin]) -> [Problem] {
+        delivery.call(.shutdown, Shutdown.self, to: plugins, phase: .shutdown, within: context.shutdownTimeout) { _ in Shutdown() }
+            .map(report)
     }
 
-    // MARK: Events
+    // MARK: Joining and leaving
 
-    /// Delivers the event `make` gives for each member to those of `members` that handle
-    /// it, in the event's order, each within `timeout`.
-    ///
-    /// - Returns: The members that handle it, in that order, with how each call ended and,
-    ///   when it finished, its answer.
-    func deliver<Event: LifecycleEvent>(
-        _ event: Event.Type, to members: [Member], phase: Phase, within timeout: Duration?, _ make: (Member) -> Event
-    ) -> [(member: Member, outcome: PluginCallOutcome, answer: Event.Answer?)] {
-        let handling = members.filter { $0.lifecycle.handles(Event.self) }
-        let ordered = Event.order == .dependenciesFirst ? handling : handling.reversed()
-        let answers = Answers<Event.Answer>(count: ordered.count)
-        let calls = ordered.enumerated().map { position, member in
-            let event = make(member)
-            return PluginCall(plugin: member.index, phase: phase) {
-                if let answer = try await member.lifecycle.deliver(event) { answers.set(position, answer) }
-            }
-        }
-        let outcomes = PluginCalls(threads: context.threads).perform(calls, within: timeout)
-        return ordered.indices.map { position in
-            (ordered[position], outcomes[position], outcomes[position] == .finished ? answers.get(position) : nil)
-        }
+    /// Adds `admitted` (bootstrapped onto `chain`, which holds them) to the running plugins.
+    mutating func join(_ admitted: [RunningPlugin], chain: Bootstrapped) {
+        self.chain = chain
+        plugins += admitted
     }
 
-    /// What `STATUS=` tells systemd: how many plugins run, and whether they are well.
+    /// Takes `leaving` out of the running plugins; their components stay loaded.
+    mutating func leave(_ leaving: Set<String>) {
+        for plugin in plugins where leaving.contains(plugin.name) { link.recordRemoved(plugin.number) }
+        chain = chain.removing(leaving)
+        plugins.removeAll { leaving.contains($0.name) }
+    }
+
+    // MARK: Status
+
+    /// What `STATUS=` tells systemd: how many plugins run, whether they are well, and which
+    /// are left out.
     func status() -> String {
-        let running = "\(members.count) plugin\(members.count == 1 ? "" : "s") running"
-        guard !unwell.isEmpty else { return running }
-        let worst = HealthCheck.reduce(unwell.map(\.health))
-        let word = worst.severity >= 2 ? "unhealthy" : "degraded"
-        return running + "; \(word): " + unwell.map { "\($0.member.name) (\($0.health.reason ?? ""))" }.joined(separator: ", ")
+        var text = "\(plugins.count) plugin\(plugins.count == 1 ? "" : "s") running"
+        if !unwell.isEmpty {
+            let worst = HealthCheck.reduce(unwell.map(\.health))
+            let word = worst.severity >= 2 ? "unhealthy" : "degraded"
+            text += "; \(word): " + unwell.map { "\($0.plugin.name) (\($0.health.reason ?? ""))" }.joined(separator: ", ")
+        }
+        if !rescans.leftOut.isEmpty {
+            text += "; left out: " + rescans.leftOut.map { "\($0.name) (\($0.reason))" }.joined(separator: ", ")
+        }
+        return text
     }
 
     /// Prints a problem of the running host on stderr at once.
@@ -309,14 +222,4 @@ final class LifecycleRunner: @unchecked Sendable {
     func say(_ line: String) {
         context.console.write("plugin-host: \(line)\n", to: .error)
     }
-}
-
-/// The answers of one delivery, written by the plugin threads.
-private final class Answers<Answer: Sendable>: Sendable {
-    private let values: Mutex<[Answer?]>
-
-    init(count: Int) { values = Mutex(Array(repeating: nil, count: count)) }
-
-    func set(_ position: Int, _ answer: Answer) { values.withLock { $0[position] = answer } }
-    func get(_ position: Int) -> Answer? { values.withLock { $0[position] } }
 }

@@ -1,47 +1,44 @@
 import PluginABI
 
-/// What the host needs to add plugins while it runs: where to look, and how to load and
-/// bootstrap.
-struct PluginAdditions: Sendable {
-    let search: SearchOptions
-    /// Loads and bootstraps, with `--jobs` threads and `--timeout`.
-    var runner: ChainRunner
-}
-
 extension LifecycleRunner {
     /// Scans the plugin directories again and brings the running host in line, one line on
     /// stderr per change:
     ///
+    /// - a plugin file whose code cannot be taken up in this worker (a running plugin's file
+    ///   replaced or rewritten, or a file whose plugin or path was loaded here before): a new
+    ///   worker generation is asked for, which loads the new builds beside this one and takes
+    ///   over (see the supervisor); this worker changes nothing else.
     /// - a plugin whose file is gone is removed, after the plugins that require it: the
     ///   plugins that use it optionally hear ``PluginRemoved``, then they all drain, their
     ///   services stop and they shut down. Their code stays loaded (a Swift library is never
-    ///   unloaded) until the host exits.
-    /// - a new plugin file is checked as at start, against the running plugins; when it can
-    ///   run, it is loaded and bootstrapped into a new chain (running components keep
-    ///   theirs), its service starts, and the plugins that list it as optional hear
-    ///   ``PluginAdded``. A file that cannot run is reported once, and changes nothing.
-    /// - a running plugin's file that changed is not swapped: the host keeps what it loaded,
-    ///   and says to restart it.
+    ///   unloaded) until the worker ends.
+    /// - a new plugin file is admitted as at start, against the running plugins: loaded and
+    ///   bootstrapped into a new chain (running components keep theirs), its service starts,
+    ///   and the plugins that list it as optional hear ``PluginAdded``. A file that cannot
+    ///   run is reported once, and changes nothing.
     ///
     /// - Returns: The problems of the plugins that were added or removed, also on stderr.
-    func rescan() -> [Problem] {
-        let survey = PluginSurvey(context.additions.search)
+    mutating func rescan() -> [Problem] {
+        let survey = PluginSurvey(context.search, builds: rescans.builds)
+        rescans.leftOut = survey.leftOut
         let scanned = survey.scan.candidates
-        let present = Set(scanned.flatMap { [$0.file] + $0.shadowed } + survey.scan.problems.compactMap(\.file))
-        var problems = remove(members.filter { !present.contains($0.candidate.file) })
+        let present = Set(scanned.flatMap { [$0.file] + $0.shadowed } + survey.scan.problems.compactMap(\.file) + survey.leftOut.map(\.file))
+        var problems = remove(plugins.filter { !present.contains($0.candidate.file) })
+        let runningFiles = Dictionary(plugins.map { ($0.candidate.file, $0) }, uniquingKeysWith: { first, _ in first })
+        let runningNames = Dictionary(plugins.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        if requestUpgrade(for: scanned, runningFiles: runningFiles, runningNames: runningNames) {
+            link.enter(.running)
+            return problems
+        }
 
-        let runningFiles = Dictionary(members.map { ($0.candidate.file, $0) }, uniquingKeysWith: { first, _ in first })
-        let runningNames = Dictionary(members.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let reportedBefore = notAddedReported
-        notAddedReported = []
+        let reportedBefore = rescans.notAddedReported
+        rescans.notAddedReported = []
         var fresh: [PluginCandidate] = []
-        for candidate in scanned {
-            if let member = runningFiles[candidate.file] {
-                if !member.candidate.isUnchanged(comparedTo: candidate) { warnChangedOnce(member, candidate.status) }
-            } else if let member = runningNames[candidate.name] {
+        for candidate in scanned where runningFiles[candidate.file] == nil {
+            if let plugin = runningNames[candidate.name] {
                 problems += notAdded(
                     candidate.problem(
-                        .duplicateName, "\(candidate.file) declares plugin \(candidate.name), which is running from \(member.candidate.file); "
+                        .duplicateName, "\(candidate.file) declares plugin \(candidate.name), which is running from \(plugin.candidate.file); "
                             + "remove one of the two files"),
                     reportedBefore)
             } else {
@@ -49,8 +46,8 @@ extension LifecycleRunner {
             }
         }
         for problem in survey.scan.problems {
-            if let member = problem.file.flatMap({ runningFiles[$0] }) {
-                warnChangedOnce(member, nil)
+            if let plugin = problem.file.flatMap({ runningFiles[$0] }) {
+                warnUnusableOnce(plugin, problem)
             } else {
                 problems += notAdded(problem, reportedBefore)
             }
@@ -60,26 +57,53 @@ extension LifecycleRunner {
         return problems
     }
 
+    /// Asks the supervisor for a new generation when a scanned file holds code this worker
+    /// cannot take up: a running plugin's file replaced or rewritten, or another build of a
+    /// plugin or path loaded here before (whose requirements run or come with it). Builds
+    /// asked for already are passed over.
+    ///
+    /// - Returns: Whether it asked.
+    private mutating func requestUpgrade(
+        for scanned: [PluginCandidate], runningFiles: [String: RunningPlugin], runningNames: [String: RunningPlugin]
+    ) -> Bool {
+        var changes: [String] = []
+        for candidate in scanned {
+            guard let identity = candidate.status?.identity else { continue }
+            if let plugin = runningFiles[candidate.file], plugin.name == candidate.name || runningNames[candidate.name] == nil {
+                guard plugin.candidate.status?.identity != identity else { continue }
+                guard rescans.askUpgrade(for: identity) else { continue }
+                changes.append("the file of plugin \(plugin.label) changed (\(plugin.candidate.manifest.version) -> \(candidate.manifest.version))")
+            } else if runningNames[candidate.name] == nil, rescans.loadedOtherBuild(than: candidate),
+                candidate.manifest.requires.allSatisfy({ required in scanned.contains { $0.name == required } }) {
+                guard rescans.askUpgrade(for: identity) else { continue }
+                changes.append("plugin \(candidate.label) \(candidate.manifest.version) was loaded before by this worker")
+            }
+        }
+        guard !changes.isEmpty else { return false }
+        say(changes.joined(separator: "; ") + ": starting a new worker that loads the new builds beside the running plugins")
+        link.requestUpgrade()
+        return true
+    }
+
     /// Reports `problem` of a file that was not added, unless the last scan reported it
     /// already: a rescan says once what stays wrong.
-    private func notAdded(_ problem: Problem, _ reportedBefore: Set<String>) -> [Problem] {
+    private mutating func notAdded(_ problem: Problem, _ reportedBefore: Set<String>) -> [Problem] {
         let problem = Problem(problem.code, plugin: problem.plugin, file: problem.file, problem.message + "; not added")
         let key = "\(problem.file ?? problem.plugin ?? "")\n\(problem.message)"
-        notAddedReported.insert(key)
+        rescans.notAddedReported.insert(key)
         return reportedBefore.contains(key) ? [] : [report(problem)]
     }
 
-    /// A running plugin's file was replaced or rewritten: the host keeps the code it loaded.
-    /// Said once for each new state of the file.
-    private func warnChangedOnce(_ member: Member, _ status: FileStatus?) {
-        let key = "\(member.candidate.file)\n\(status.map { "\($0.device) \($0.inode) \($0.size) \($0.modificationTime)" } ?? "unreadable")"
-        guard changesReported.insert(key).inserted else { return }
-        say("warning: the file of plugin \(member.candidate.label) changed on disk; the host keeps running the version it loaded: "
-            + "restart the host to use the new one")
+    /// A running plugin's file was replaced by something the host cannot use: it keeps the
+    /// code it loaded. Said once for each new problem.
+    private mutating func warnUnusableOnce(_ plugin: RunningPlugin, _ problem: Problem) {
+        guard rescans.changesReported.insert("\(plugin.candidate.file)\n\(problem.message)").inserted else { return }
+        say("warning: the file of plugin \(plugin.label) changed on disk into one the host cannot use (\(problem.message)); "
+            + "the host keeps running the build it loaded")
     }
 
     /// Loads and bootstraps `fresh` plugins into the running chain, those it can.
-    private func add(_ fresh: [PluginCandidate], running: Set<String>, _ reportedBefore: Set<String>) -> [Problem] {
+    private mutating func add(_ fresh: [PluginCandidate], running: Set<String>, _ reportedBefore: Set<String>) -> [Problem] {
         var problems: [Problem] = []
         let freshNames = Set(fresh.map(\.name))
         // What a new plugin requires must run, or come with it.
@@ -92,110 +116,64 @@ extension LifecycleRunner {
                 candidates.append(candidate)
             }
         }
+        guard !candidates.isEmpty else { return problems }
         // Checked as at start, with the running plugins: the graph, the ABI, what it links.
-        let resolution = DependencyResolver(abiVersion: PluginABIVersion.current)
-            .resolve(members.map(\.candidate) + candidates)
-        let adding = Set(candidates.map(\.name))
-        for problem in resolution.problems where problem.plugin.map(adding.contains) ?? false {
-            problems += notAdded(problem, reportedBefore)
-        }
-        let positions = resolution.order.indices.filter { adding.contains(resolution.order[$0].name) }
-        guard !positions.isEmpty else { return problems }
-        var numbers = [Int](repeating: -1, count: resolution.order.count)
-        for (number, position) in positions.enumerated() { numbers[position] = number }
-        var edges: [DependencyGraph.Edge] = []
-        for position in positions {
-            for dependency in resolution.graph.dependencies(of: position) where numbers[dependency] >= 0 {
-                edges.append(DependencyGraph.Edge(node: numbers[position], dependency: numbers[dependency]))
-            }
-        }
-        var subset = DependencyResolver.Resolution()
-        subset.order = positions.map { resolution.order[$0] }
-        subset.graph = DependencyGraph(count: positions.count, edges: edges)
-        subset.failures = resolution.failures.filter { adding.contains($0.key) }
-
-        guard let first = link.publish(plugins: subset.order.map(\.label)) else {
-            return problems + [report(Problem(
-                .pluginNotAdded, file: nil, "\(subset.order.count) more plugins are more than the host can track; restart it to add them"))]
-        }
-        var runner = context.additions.runner
-        runner.settings = settings
-        runner.keepGoing = true
-        let outcome = runner.run(subset, onto: chain, numberedFrom: first)
-        for problem in outcome.problems where subset.failures[problem.plugin ?? ""] == nil {
-            problems += notAdded(problem, reportedBefore)
-        }
-        let added = outcome.plugins.enumerated().compactMap { position, plugin -> Member? in
-            guard plugin.status == .bootstrapped, let component = plugin.component else { return nil }
-            return Member(index: first + position, candidate: plugin.candidate, component: component, lifecycle: plugin.lifecycle)
-        }
+        let resolution = DependencyResolver(abiVersion: PluginABIVersion.current).resolve(plugins.map(\.candidate) + candidates)
+        let result = context.admission.admit(
+            resolution, adding: Set(candidates.map(\.name)), running: plugins, onto: chain, settings: settings,
+            strictness: .leaveFailuresOut)
+        rescans.recordLoaded(result.loaded)
+        for problem in result.problems { problems += notAdded(problem, reportedBefore) }
+        let added = result.admitted
         guard !added.isEmpty else { return problems }
-        chain = outcome.bootstrapped
-        members += added
+        join(added, chain: result.outcome.bootstrapped)
         link.enter(.running)
-        startServices(of: added)
+        services.start(added, threads: context.threads, events: context.events)
         let unready = awaitReadiness(of: added, consequence: "removing it")
         problems += unready.map(\.problem)
-        if !unready.isEmpty { problems += remove(unready.map(\.member)) }
-        for member in added where !unready.contains(where: { $0.member.index == member.index }) {
-            say("added plugin \(member.candidate.label)")
-            link.notify("STATUS=Added plugin \(member.name); \(status())")
+        if !unready.isEmpty { problems += remove(unready.map(\.plugin)) }
+        for plugin in added where !unready.contains(where: { $0.plugin.number == plugin.number }) {
+            say("added plugin \(plugin.label)")
+            link.notify(.status("Added plugin \(plugin.name); \(status())"))
         }
         // The plugins that use one of them optionally learn of it, with a view that holds it.
-        for member in added {
-            let listeners = members.filter { $0.candidate.manifest.optional.contains(member.name) }
-            let outcomes = deliver(PluginAdded.self, to: listeners, phase: .change, within: context.timeout) { listener in
+        for plugin in added {
+            let listeners = plugins.filter { $0.candidate.manifest.optional.contains(plugin.name) }
+            problems += delivery.call(.change(news: "that plugin \(plugin.name) was added"), PluginAdded.self, to: listeners, phase: .change,
+                                      within: context.timeout) { listener in
                 PluginAdded(
-                    name: member.name,
+                    name: plugin.name,
                     bootstrapped: chain.view(
                         for: listener.candidate.manifest.identity, settings: settings[listener.name], lifecycle: listener.lifecycle))
-            }
-            problems += changeProblems(outcomes, hearing: "that plugin \(member.name) was added")
+            }.map(report)
         }
         return problems
     }
 
     /// Removes `gone` and the plugins that require them, dependents first.
-    private func remove(_ gone: [Member]) -> [Problem] {
+    mutating func remove(_ gone: [RunningPlugin]) -> [Problem] {
         guard !gone.isEmpty else { return [] }
         var leaving = Set(gone.map(\.name))
-        for member in members where !leaving.contains(member.name) {
-            if let required = member.candidate.manifest.requires.first(where: leaving.contains) {
-                leaving.insert(member.name)
-                say("plugin \(member.candidate.label) stops too: it requires \(required), which is leaving")
+        for plugin in plugins where !leaving.contains(plugin.name) {
+            if let required = plugin.candidate.manifest.requires.first(where: leaving.contains) {
+                leaving.insert(plugin.name)
+                say("plugin \(plugin.label) stops too: it requires \(required), which is leaving")
             }
         }
-        let removed = members.filter { leaving.contains($0.name) }
-        let staying = members.filter { !leaving.contains($0.name) }
+        let removed = plugins.filter { leaving.contains($0.name) }
+        let staying = plugins.filter { !leaving.contains($0.name) }
         var problems: [Problem] = []
-        for member in removed.reversed() {
-            let listeners = staying.filter { $0.candidate.manifest.optional.contains(member.name) }
-            let outcomes = deliver(PluginRemoved.self, to: listeners, phase: .change, within: context.shutdownTimeout) { _ in
-                PluginRemoved(name: member.name)
-            }
-            problems += changeProblems(outcomes, hearing: "that plugin \(member.name) is leaving")
+        for plugin in removed.reversed() {
+            let listeners = staying.filter { $0.candidate.manifest.optional.contains(plugin.name) }
+            problems += delivery.call(.change(news: "that plugin \(plugin.name) is leaving"), PluginRemoved.self, to: listeners,
+                                      phase: .change, within: context.shutdownTimeout) { _ in PluginRemoved(name: plugin.name) }.map(report)
         }
         problems += drain(removed) + stopServices(of: removed) + shutDown(removed)
-        chain = chain.removing(leaving)
-        members = staying
-        for member in removed {
-            say("removed plugin \(member.candidate.label): drained and shut down; its code stays loaded until the host exits")
-            link.notify("STATUS=Removed plugin \(member.name); \(status())")
+        leave(leaving)
+        for plugin in removed {
+            say("removed plugin \(plugin.label): drained and shut down; its code stays loaded until the worker ends")
+            link.notify(.status("Removed plugin \(plugin.name); \(status())"))
         }
         return problems
-    }
-
-    /// The failures of a ``PluginAdded`` or ``PluginRemoved`` delivery, reported.
-    private func changeProblems(_ outcomes: [(member: Member, outcome: PluginCallOutcome, answer: Void?)], hearing what: String) -> [Problem] {
-        outcomes.compactMap { member, outcome, _ in
-            switch outcome {
-            case .finished: return nil
-            case .failed(let error):
-                return report(member.candidate.problem(.reloadFailed, "plugin \(member.candidate.label) failed on hearing \(what): \(error)"))
-            case .overran:
-                return report(member.candidate.problem(
-                    .reloadFailed, "plugin \(member.candidate.label) did not finish hearing \(what) in time; left running"))
-            }
-        }
     }
 }

@@ -7,7 +7,7 @@ extension LifecycleRunner {
     ///
     /// - Returns: The refusals, or the applications that failed or overran, also reported
     ///   on stderr. After a refusal nothing changed anywhere.
-    func reload() -> [Problem] {
+    mutating func reload() -> [Problem] {
         let read: [String: Settings]
         switch context.readConfiguration() {
         case .failure(let problem):
@@ -15,21 +15,11 @@ extension LifecycleRunner {
         case .success(let settings):
             read = settings
         }
-        func own(_ member: Member) -> Settings { read[member.name] ?? Settings([:], for: member.name) }
-        let timeout = TextFormat.seconds(context.timeout ?? .zero)
+        func own(_ plugin: RunningPlugin) -> Settings { read[plugin.name] ?? Settings([:], for: plugin.name) }
 
-        let refusals = deliver(ReloadCheck.self, to: members, phase: .reload, within: context.timeout) { ReloadCheck(settings: own($0)) }
-            .compactMap { member, outcome, _ -> Problem? in
-                let label = member.candidate.label
-                switch outcome {
-                case .finished: return nil
-                case .failed(let error):
-                    return member.candidate.problem(.reloadFailed, "plugin \(label) refused the new settings: \(error)")
-                case .overran:
-                    return member.candidate.problem(
-                        .reloadFailed, "plugin \(label) did not finish checking the new settings within \(timeout) (--timeout); left running")
-                }
-            }
+        let refusals = delivery.call(.reloadCheck, ReloadCheck.self, to: plugins, phase: .reload, within: context.timeout) {
+            ReloadCheck(settings: own($0))
+        }
         guard refusals.isEmpty else {
             let problems = refusals.map(report)
             say("reload refused by \(refusals.compactMap(\.plugin).joined(separator: ", ")); nothing was reloaded: every plugin keeps its settings")
@@ -39,17 +29,11 @@ extension LifecycleRunner {
         settings = read
         var problems: [Problem] = []
         var reloaded: [String] = []
-        for (member, outcome, _) in deliver(Reload.self, to: members, phase: .reload, within: context.timeout, { Reload(settings: own($0)) }) {
-            let label = member.candidate.label
-            switch outcome {
-            case .finished:
-                reloaded.append(member.name)
-            case .failed(let error):
-                problems.append(report(member.candidate.problem(
-                    .reloadFailed, "plugin \(label) accepted the new settings but failed to apply them: \(error)")))
-            case .overran:
-                problems.append(report(member.candidate.problem(
-                    .reloadFailed, "plugin \(label) did not finish applying its new settings within \(timeout) (--timeout); left running")))
+        for delivered in delivery.deliver(Reload.self, to: plugins, phase: .reload, within: context.timeout, { Reload(settings: own($0)) }) {
+            if let problem = Hook.reloadApply.problem(of: delivered.plugin, delivered.outcome, limit: context.timeout) {
+                problems.append(report(problem))
+            } else {
+                reloaded.append(delivered.plugin.name)
             }
         }
         say("reloaded \(reloaded.isEmpty ? "no plugins" : reloaded.joined(separator: ", "))")

@@ -7,12 +7,58 @@ struct PluginSurvey {
     let searchPath: PluginSearchPath
     let scan: PluginDirectory.Scan
     let resolution: DependencyResolver.Resolution
+    /// The plugins left out by the build selection, and those that require them.
+    let leftOut: [LeftOutPlugin]
 
     /// Scans and resolves; opens files only to read their ELF headers and manifests.
-    init(_ options: SearchOptions) {
+    ///
+    /// - Parameter builds: Builds to leave out, or to load in their place.
+    init(_ options: SearchOptions, builds: BuildSelection = BuildSelection()) {
         searchPath = PluginSearchPath(options)
-        scan = searchPath.scan()
+        (scan, leftOut) = Self.select(builds, from: searchPath.scan())
         resolution = DependencyResolver(abiVersion: PluginABIVersion.current).resolve(scan.candidates)
+    }
+
+    /// `scan` without the excluded builds (in place of each, the build that ran before,
+    /// when one is held) and without the plugins that require one left out.
+    private static func select(_ builds: BuildSelection, from scan: PluginDirectory.Scan) -> (PluginDirectory.Scan, [LeftOutPlugin]) {
+        guard !builds.excluded.isEmpty else { return (scan, []) }
+        var selected = scan
+        selected.candidates = []
+        var leftOut: [LeftOutPlugin] = []
+        for candidate in scan.candidates {
+            guard let exclusion = builds.exclusion(of: candidate) else {
+                selected.candidates.append(candidate)
+                continue
+            }
+            if let substitute = builds.substitute(for: candidate.name),
+                case .success(var held) = PluginDirectory.readHeldBuild(at: substitute.path, shownAs: substitute.file),
+                held.name == candidate.name {
+                held.shadowed = candidate.shadowed
+                selected.candidates.append(held)
+                leftOut.append(LeftOutPlugin(
+                    name: candidate.name, file: candidate.file,
+                    reason: "its build \(candidate.manifest.version) \(exclusion.reason); the build that ran before, "
+                        + "\(held.manifest.version), runs until the file changes"))
+            } else {
+                leftOut.append(LeftOutPlugin(
+                    name: candidate.name, file: candidate.file, reason: "\(exclusion.reason); left out until its file changes"))
+            }
+        }
+        // What requires a plugin left out is left out too, transitively.
+        var gone = Set(leftOut.map(\.name)).subtracting(selected.candidates.map(\.name))
+        var changed = true
+        while changed {
+            changed = false
+            for candidate in selected.candidates where !gone.contains(candidate.name) {
+                guard let missing = candidate.manifest.requires.first(where: gone.contains) else { continue }
+                gone.insert(candidate.name)
+                leftOut.append(LeftOutPlugin(name: candidate.name, file: candidate.file, reason: "requires \(missing), which is left out"))
+                changed = true
+            }
+        }
+        selected.candidates.removeAll { gone.contains($0.name) }
+        return (selected, leftOut)
     }
 
     /// Every problem: unreadable or unsafe files and directories, bad manifests, graph problems.

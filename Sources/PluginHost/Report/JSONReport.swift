@@ -17,6 +17,10 @@ enum JSONReport {
             ("errors", .array(report.problems.map(error))),
             ("warnings", .array(report.warnings.map(JSONOutput.string))),
             ("notes", .array(report.notes.map(JSONOutput.string))),
+            ("generation", .number(Double(report.generation))),
+            ("leftOut", .array(report.leftOut.map { plugin in
+                .object([("name", .string(plugin.name)), ("file", .string(plugin.file)), ("reason", .string(plugin.reason))])
+            })),
         ])
     }
 

@@ -12,6 +12,13 @@ struct RunReport: Sendable {
     /// Wall time of the whole run, from reading the configuration to the end of the chain.
     var duration: Duration = .zero
 
+    /// The worker generation that ran: 1 for the first, counting up with every restart and
+    /// upgrade.
+    var generation = 1
+    /// The plugins the generation left out (a build that crashed or failed while the host
+    /// served, and those that require it), with why.
+    var leftOut: [LeftOutPlugin] = []
+
     /// Whether SIGINT or SIGTERM arrived before the chain was complete.
     var stoppedBySignal = false
 

@@ -13,6 +13,9 @@ enum TextReport {
         } else {
             "Bootstrapped \(bootstrapped) of \(count) plugin\(plural) from \(report.directory); see the errors above\n"
         }
+        for plugin in report.leftOut {
+            text += "Left out: \(plugin.label): \(plugin.reason)\n"
+        }
         guard !report.plugins.isEmpty else { return text }
         let header = ["#", "plugin", "version", "requires", "status", "load", "bootstrap", "file"]
         let rows = report.plugins.enumerated().map { index, outcome in

@@ -68,6 +68,9 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
     case stopping = 6
     case shuttingDown = 7
     case exiting = 8
+    /// Loaded its plugins, and waits for the generation before to stop before it
+    /// bootstraps them.
+    case prepared = 9
 
     var description: String {
         switch self {
@@ -80,6 +83,7 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
         case .stopping: "the stop of the services"
         case .shuttingDown: "shutdown"
         case .exiting: "exit"
+        case .prepared: "the wait for the generation before to stop"
         }
     }
 }

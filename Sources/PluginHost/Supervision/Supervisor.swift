@@ -1,269 +1,645 @@
-/// The parent process of a run: it forks the worker, which loads and runs the plugins, and
-/// keeps for itself everything that must work whatever plugin code does to the worker: the
-/// signals, the deadlines, the host's output, the exit status and the clean-up.
+/// The parent process of a run: it forks worker generations, which load and run the
+/// plugins, and keeps for itself everything that must work whatever plugin code does to a
+/// worker: the signals, the deadlines, the host's output, systemd's notifications, the
+/// sockets plugins serve on, the exit status and the clean-up.
 ///
 /// ```
-///  supervisor ── fork ──▶ worker (own process group): survey, load, bootstrap, run, shutdown
-///      │   ◀── supervision page: steps and deadlines, crash and exit records, output, health ──┘
-///      │   ──▶ requests: stop (SIGINT, SIGTERM), reload (SIGHUP), rescan (--watch)
-///      │   ──▶ systemd: the worker's notifications, STOPPING=1, WATCHDOG=1 while healthy
-///      └─ when the worker ends: judge how, end what it left running, print, exit
+///  supervisor ── fork ──▶ worker generation (own process group): survey, load, bootstrap, run, stop
+///      │   ◀── supervision page: steps and deadlines, crash and exit records, output, readiness ──┘
+///      │   ──▶ requests: stop (SIGINT, SIGTERM), reload (SIGHUP), rescan (--watch), proceed
+///      └─ a worker that ends while serving: a new generation without its culprit (a restart);
+///         plugin files that change: a new generation loaded beside the old (an upgrade)
 /// ```
 ///
-/// The supervisor runs no plugin code and loads no plugin, so nothing a plugin does to the
+/// The supervisor runs no plugin code and loads no plugin, so nothing a plugin does to a
 /// worker's signal handlers, masks, file descriptors, locks or threads can keep it from
-/// ending the run in time with a documented status and the culprit's name. It waits in
+/// ending a worker in time, naming the culprit, or starting the next one. It waits in
 /// `poll` on a pipe its own signal handlers write to, and writes output only when `poll`
 /// says a descriptor can take it, so a reader that stops reading cannot stall it.
-enum Supervisor {
-    /// The signal with which the worker wakes the supervisor.
-    static let wakeSignal = Signals.wake
+///
+/// It is a state machine: one ``State``, one ``Event`` for everything it reacts to, and
+/// each transition in ``handle(_:)``.
+struct Supervisor {
+    /// What a run asks of its supervisor.
+    struct Configuration {
+        /// How long a worker may go without progress while it stops (`--shutdown-timeout`);
+        /// `nil` for no limit.
+        var stopLimit: Duration?
+        /// A worker's status after a crash or a plugin's `exit()`.
+        var crashStatus = ExitStatus.crashed
+        /// Where to send systemd's notifications, and how often its watchdog wants to hear
+        /// from the host.
+        var systemd = SystemdService(socket: nil, watchdog: nil)
+        /// Directories whose `*.so` files the serving worker rescans when they change.
+        var watching: [String] = []
+        /// When to start a new generation after a failure, and how often.
+        var restart = RestartPolicy()
+        /// The sockets plugins serve on, held for the life of the host.
+        var sockets: [NamedSocket] = []
+    }
 
-    /// Forks the worker, which runs `run` with its link to the supervisor; the
-    /// supervisor supervises until the worker has ended, then exits with the run's status.
-    ///
-    /// In the worker, `run` runs on a new thread, the *driving* thread: the thread that
-    /// called `fork` keeps the Swift runtime's record of its parent's thread id, which
-    /// breaks the runtime's own locks once another thread contends for one it holds, so it
-    /// parks for good instead.
-    ///
-    /// - Parameters:
-    ///   - stopLimit: How long the worker may go without progress while it stops
-    ///     (`--shutdown-timeout`); `nil` for no limit.
-    ///   - crashStatus: The worker's status after a crash or a plugin's `exit()`.
-    ///   - systemd: Where to send systemd's notifications, and how often its watchdog
-    ///     wants to hear from the host.
-    ///   - watching: Directories whose `*.so` files the worker rescans when they change.
-    static func start(
-        stopLimit: Duration?, crashStatus: ExitStatus, systemd: SystemdService, watching: [String],
-        worker run: @escaping @Sendable (WorkerLink) -> Never
-    ) -> Never {
-        let page: SupervisionPage
-        let signals: Int32
-        let worker: Int32
-        let handled = [Signals.interrupt, Signals.terminate, Signals.hangUp, Signals.childEnded, wakeSignal]
+    /// What the host is doing, as generations come and go.
+    enum State {
+        /// The first generation starts; its failure ends the host, as a batch run's would.
+        case starting(WorkerGeneration)
+        /// A generation serves: it is ready.
+        case serving(WorkerGeneration)
+        /// A generation started after a failure, or to bring back the builds that ran
+        /// before a failed upgrade, is getting ready.
+        case recovering(WorkerGeneration)
+        /// A candidate loads changed plugins while the serving generation keeps serving.
+        case upgrading(serving: WorkerGeneration, candidate: WorkerGeneration)
+        /// The candidate has loaded; the generation before drains and shuts down.
+        case handingOver(old: WorkerGeneration, candidate: WorkerGeneration)
+        /// The candidate bootstraps and gets ready; the builds that ran before are held.
+        case takingOver(WorkerGeneration, replacing: [SupervisionPage.PluginEntry])
+        /// The host stops: every generation was asked to; the exit status is `current`'s.
+        case stopping(current: WorkerGeneration?)
+        case finished(ExitStatus)
+    }
+
+    /// What the supervisor reacts to.
+    enum Event {
+        /// A generation says every component is ready.
+        case ready(WorkerGeneration, status: String)
+        /// A candidate has loaded its plugins and waits to bootstrap.
+        case prepared(WorkerGeneration)
+        /// The serving generation saw plugin files change that it cannot take up itself.
+        case upgradeRequested(WorkerGeneration)
+        /// A worker ended, and how.
+        case ended(WorkerGeneration, WorkerEnding)
+        /// SIGINT or SIGTERM.
+        case stopSignal(Int32)
+        /// SIGHUP.
+        case reloadSignal
+    }
+
+    private let configuration: Configuration
+    private let run: @Sendable (WorkerLink, GenerationPlan) -> Never
+    private let signals: (readEnd: Int32, handled: [Int32])
+    /// Children the host had before any plugin ran (a shell's output reader): never ended.
+    private let inheritedChildren: Set<Int32>
+    /// The soft limit of open descriptors the host started with.
+    private let descriptorLimit: UInt64
+
+    private(set) var state: State
+    private var generations: [WorkerGeneration] = []
+    private var events: [Event] = []
+    private var output = PendingOutput()
+    private var builds = HeldBuilds()
+    private var quarantine: [BuildSelection.Excluded] = []
+    private var restarts = RestartHistory()
+    /// Plugins seen to run a service, in any generation.
+    private var servicePlugins: Set<String> = []
+    /// SIGINT and SIGTERM so far.
+    private var stops = 0
+    private var stoppingSent = false
+    /// SIGHUPs that arrived while no generation served, to pass on once one does.
+    private var pendingReloads = 0
+    /// How often to ping systemd's watchdog, and when next.
+    private var pingEvery: Int64?
+    private var nextPing: Int64 = 0
+    /// The plugin directories watched for changes, and when to tell the serving worker to
+    /// rescan: a moment after the last change, so that a file being copied in is complete.
+    private var directories: DirectoryWatch?
+    private var rescanAt: Int64?
+
+    /// Starts the first worker generation and supervises until the host ends, then exits
+    /// with the run's status.
+    static func start(_ configuration: Configuration, worker run: @escaping @Sendable (WorkerLink, GenerationPlan) -> Never) -> Never {
+        let handled = [Signals.interrupt, Signals.terminate, Signals.hangUp, Signals.childEnded, Signals.wake]
+        let readEnd: Int32
         do {
-            page = try SupervisionPage()
-            page.supervisorProcess.store(ProcessControl.current)
-            signals = try SignalPipe.install(for: handled)
-            worker = try ProcessControl.forkBlockingSignals()
+            readEnd = try SignalPipe.install(for: handled)
         } catch {
-            StandardStreams.write("plugin-host: error: cannot start the worker process: \(error)\n", to: 2)
+            StandardStreams.write("plugin-host: error: cannot start the supervisor: \(error)\n", to: 2)
             ProcessControl.exitImmediately(ExitStatus.failure.rawValue)
         }
-        if worker == 0 {
-            let parent = page.supervisorProcess.load()
-            SignalPipe.uninstall(readEnd: signals, signals: handled)
-            ProcessControl.makeProcessGroupLeader(ProcessControl.current)
-            ProcessControl.endWithParent(parent)
-            FatalSignals.install(recordingIn: page, exitStatus: crashStatus.rawValue)
-            ExitTrap.install(recordingIn: page, exitStatus: crashStatus.rawValue)
-            StraySignals.install(forwardingTo: page, supervisor: parent, wake: wakeSignal)
-            ProbeSignal.install(recordingIn: page)
-            let link = WorkerLink(page: page, supervisor: parent)
-            startDetachedThread {
-                link.becomeDriver()
-                run(link)
-            }
-            ProcessControl.parkCallingThread()
-        }
-        ProcessControl.makeProcessGroupLeader(worker)
+        let inherited = Set(ProcessControl.children())
         ProcessControl.adoptOrphans()
-        ProcessControl.unblockAllSignals()
-        var watch = Watch(page: page, worker: worker, signals: signals, stopLimit: stopLimit.map(MonotonicClock.nanoseconds))
-        watch.systemd = systemd
-        watch.pingEvery = systemd.watchdog.map { $0 / 2 }
-        watch.directories = watching.isEmpty ? nil : DirectoryWatch(directories: watching)
-        ProcessControl.exitImmediately(watch.run().rawValue)
+        var supervisor = Supervisor(configuration, signals: (readEnd, handled), inheritedChildren: inherited, run: run)
+        ProcessControl.exitImmediately(supervisor.supervise().rawValue)
     }
-}
 
-/// The supervisor's loop over one worker.
-private struct Watch {
-    let page: SupervisionPage
-    let worker: Int32
-    let signals: Int32
-    let stopLimit: Int64?
-    var output = PendingOutput()
-    /// The last output of the worker taken from the page.
-    var outputTaken: Int64 = 0
-    var stops = 0
-    /// The stop and reload signals forwarded by the worker, handled so far.
-    var forwardedStops: Int32 = 0
-    var forwardedReloads: Int32 = 0
-    /// Set when the supervisor ended the worker: the status to exit with.
-    var ended: ExitStatus?
-    var termination: Termination?
-    /// The worker's progress counter, and when it last changed, while it stops.
-    var lastProgress: Int32 = -1
-    var lastProgressAt: Int64 = 0
-    var systemd = SystemdService(socket: nil, watchdog: nil)
-    /// How often to ping systemd's watchdog, and when next.
-    var pingEvery: Int64?
-    var nextPing: Int64 = 0
-    var stoppingSent = false
-    /// The plugin directories watched for changes, and when to tell the worker to rescan:
-    /// a moment after the last change, so that a file being copied in is complete.
-    var directories: DirectoryWatch?
-    var rescanAt: Int64?
-
-    init(page: SupervisionPage, worker: Int32, signals: Int32, stopLimit: Int64?) {
-        self.page = page
-        self.worker = worker
+    private init(
+        _ configuration: Configuration, signals: (readEnd: Int32, handled: [Int32]), inheritedChildren: Set<Int32>,
+        run: @escaping @Sendable (WorkerLink, GenerationPlan) -> Never
+    ) {
+        self.configuration = configuration
         self.signals = signals
-        self.stopLimit = stopLimit
+        self.inheritedChildren = inheritedChildren
+        self.run = run
+        descriptorLimit = DescriptorLimit.current.soft
+        pingEvery = configuration.systemd.watchdog.map { $0 / 2 }
+        directories = configuration.watching.isEmpty ? nil : DirectoryWatch(directories: configuration.watching)
+        state = .finished(.failure)
     }
 
-    mutating func run() -> ExitStatus {
-        while termination == nil {
-            page.supervisorWakesAt.store(0)
-            for signal in SignalPipe.received(on: signals) { handle(signal) }
-            handleForwardedSignals()
-            if termination == nil, let reaped = ProcessControl.reap(worker) { termination = reaped }
-            takeOutput()
-            guard termination == nil else { break }
-            if ended == nil { checkDeadlines() }
+    // MARK: The loop
+
+    private mutating func supervise() -> ExitStatus {
+        guard let first = startGeneration(.start) else { return finishNow(.failure) }
+        state = .starting(first)
+        while !isFinished {
+            for generation in live { generation.page.supervisorWakesAt.store(0) }
+            for signal in SignalPipe.received(on: signals.readEnd) { received(signal) }
+            observeGenerations()
+            while !events.isEmpty, !isFinished { handle(events.removeFirst()) }
+            forgetEndedGenerations()
+            guard !isFinished else { break }
             pingWatchdog()
             requestRescan()
             wait(until: nextWake())
         }
-        takeOutput()
-        let status = ended ?? judge()
-        endLeftovers()
+        return finish()
+    }
+
+    private var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    /// The generations whose worker has not ended.
+    private var live: [WorkerGeneration] { generations.filter { !$0.hasEnded } }
+
+    /// Reads what each live generation did since the last look: signals it forwarded, its
+    /// messages, whether it waits to bootstrap or asks for an upgrade, its deadlines, and
+    /// whether it ended.
+    private mutating func observeGenerations() {
+        let reaped = ProcessControl.reapAll()
+        for generation in live {
+            let forwarded = generation.page.forwarded
+            if forwarded.stops > generation.forwardedStops {
+                generation.forwardedStops = forwarded.stops
+                // A signal to the whole service reaches the worker and the supervisor at once.
+                if stops == 0 { received(forwarded.stopSignal) }
+            }
+            while forwarded.reloads > generation.forwardedReloads {
+                generation.forwardedReloads += 1
+                received(Signals.hangUp)
+            }
+            takeMessages(of: generation)
+            if !generation.sawPrepared, generation.page.workerPhase == .prepared {
+                generation.sawPrepared = true
+                events.append(.prepared(generation))
+            }
+            let requests = generation.page.count(.upgrade)
+            if requests > generation.upgradeRequests {
+                generation.upgradeRequests = requests
+                events.append(.upgradeRequested(generation))
+            }
+            if let (_, termination) = reaped.first(where: { $0.process == generation.process }) {
+                takeMessages(of: generation)
+                let ending = generation.verdict ?? WorkerEnding(termination, page: generation.page)
+                generation.ending = ending
+                if let message = ending.message { say("plugin-host: error: " + message + "\n") }
+                endLeftovers(of: generation)
+                events.append(.ended(generation, ending))
+            } else if !generation.killed {
+                checkDeadlines(of: generation)
+            }
+        }
+    }
+
+    // MARK: Transitions
+
+    /// Moves the state machine on by `event`.
+    private mutating func handle(_ event: Event) {
+        switch (state, event) {
+        case (.stopping, .stopSignal(let signal)), (.finished, .stopSignal(let signal)):
+            say("plugin-host: received \(FatalSignals.name(of: signal)) again; exiting at once without finishing the shutdown\n")
+            for generation in live { generation.kill() }
+            state = .finished(ExitStatus(rawValue: 128 + signal))
+        case (_, .stopSignal(let signal)):
+            stopHost(signal)
+
+        case (.serving(let serving), .reloadSignal):
+            quarantine = []
+            serving.page.raise(.reload)
+        case (_, .reloadSignal):
+            quarantine = []
+            pendingReloads += 1
+
+        case (.starting(let starting), .ready(let generation, let status)) where starting === generation,
+             (.recovering(let starting), .ready(let generation, let status)) where starting === generation:
+            becomeServing(generation, status: status)
+        case (.takingOver(let candidate, let replaced), .ready(let generation, let status)) where candidate === generation:
+            sayUpgraded(generation, replacing: replaced)
+            becomeServing(generation, status: status)
+        case (.serving(let serving), .ready(let generation, let status)) where serving === generation:
+            // Ready again after a reload.
+            configuration.systemd.notify(.ready(status: status))
+
+        case (.serving(let serving), .upgradeRequested(let generation)) where serving === generation:
+            startUpgrade(of: serving)
+        case (.upgrading(let serving, let candidate), .prepared(let generation)) where candidate === generation:
+            serving.askToStop(signal: Signals.terminate)
+            state = .handingOver(old: serving, candidate: candidate)
+
+        case (.starting(let current), .ended(let generation, let ending)) where current === generation:
+            state = .finished(ending.status)
+        case (.serving(let current), .ended(let generation, let ending)) where current === generation,
+             (.recovering(let current), .ended(let generation, let ending)) where current === generation:
+            recover(from: generation, ending)
+        case (.upgrading(let serving, let candidate), .ended(let generation, let ending)):
+            if generation === candidate {
+                upgradeFailed(candidate, ending, serving: serving)
+                state = .serving(serving)
+            } else if generation === serving {
+                candidate.kill()
+                recover(from: serving, ending)
+            }
+        case (.handingOver(let old, let candidate), .ended(let generation, _)) where generation === old:
+            let replaced = old.runningPlugins.map(old.page.entry(of:))
+            if let failed = candidate.ending {
+                restore(after: candidate, failed, replacing: replaced)
+            } else {
+                candidate.page.raise(.proceed)
+                state = .takingOver(candidate, replacing: replaced)
+            }
+        case (.takingOver(let candidate, let replaced), .ended(let generation, let ending)) where generation === candidate:
+            restore(after: candidate, ending, replacing: replaced)
+        case (.stopping(let current), .ended(let generation, let ending)):
+            if current === generation { state = .stopping(current: nil); finalStatus = ending.status }
+            if live.isEmpty { state = .finished(finalStatus) }
+
+        default:
+            // A generation that was stopped or ended by the supervisor, or a candidate that
+            // ended while the generation before was still stopping (seen once that one ends).
+            break
+        }
+    }
+
+    /// The status the host exits with once every generation has stopped.
+    private var finalStatus = ExitStatus.success
+    /// How many generations were started.
+    private var generationsStarted = 0
+
+    /// SIGINT or SIGTERM: every generation stops; the host ends when they have.
+    private mutating func stopHost(_ signal: Int32) {
+        let name = FatalSignals.name(of: signal)
+        say("plugin-host: received \(name); shutting down (send it again to exit at once)\n")
+        notifyStopping("Stopping (received \(name))")
+        let current = currentGeneration
+        for generation in live { generation.askToStop(signal: signal) }
+        finalStatus = .success
+        state = live.isEmpty ? .finished(.success) : .stopping(current: current)
+    }
+
+    /// The generation that speaks for the host: whose status is the host's.
+    private var currentGeneration: WorkerGeneration? {
+        switch state {
+        case .starting(let generation), .serving(let generation), .recovering(let generation), .takingOver(let generation, _):
+            generation
+        case .upgrading(let serving, _): serving
+        case .handingOver(let old, _): old
+        case .stopping(let current): current
+        case .finished: nil
+        }
+    }
+
+    /// A generation is ready: it serves from now on.
+    private mutating func becomeServing(_ generation: WorkerGeneration, status: String) {
+        state = .serving(generation)
+        let running = generation.runningPlugins
+        servicePlugins.formUnion(running.filter { generation.page.state(of: $0).providesService }.map { generation.page.entry(of: $0).name })
+        // Held before the host says it is ready, so that a file replaced once it is can
+        // always be brought back.
+        if isServiceRun(generation) { builds.hold(running.map(generation.page.entry(of:))) }
+        configuration.systemd.notify(.ready(status: status))
+        while pendingReloads > 0 {
+            pendingReloads -= 1
+            generation.page.raise(.reload)
+        }
+    }
+
+    /// Whether the host runs as a service: with `--watch`, or with a plugin that runs one.
+    private func isServiceRun(_ generation: WorkerGeneration) -> Bool {
+        !configuration.watching.isEmpty
+            || generation.page.plugins.contains { generation.page.state(of: $0).providesService }
+            || !servicePlugins.isEmpty
+    }
+
+    // MARK: Restarts
+
+    /// A serving or recovering generation ended: the host ends with it, unless it ended
+    /// unexpectedly and a new generation without its culprit can serve.
+    private mutating func recover(from generation: WorkerGeneration, _ ending: WorkerEnding) {
+        let page = generation.page
+        // A worker that was ending by itself (its services had ended, or one failed) is not
+        // serving anyone: what went wrong then ends the host as in a batch run.
+        let wasEnding = [.stopping, .shuttingDown, .exiting].contains(page.workerPhase)
+        guard !ending.isIntended, !wasEnding, configuration.restart.enabled, isServiceRun(generation) else {
+            state = .finished(ending.status)
+            return
+        }
+        let culprits = ending.culprits.isEmpty ? page.failedPlugin.map { [$0] } ?? [] : ending.culprits
+        let leaving = generation.pluginsRequiring(culprits)
+        let leavingNames = Set(leaving.map { page.entry(of: $0).name })
+        let staying = page.plugins.filter { !leaving.contains($0) && page.state(of: $0).state != .removed }
+            .map { page.entry(of: $0).name }
+        let culpritNames = culprits.map { page.label(of: $0) }.joined(separator: ", ")
+        if staying.isEmpty || (configuration.watching.isEmpty && servicePlugins.isDisjoint(with: staying)) {
+            say("plugin-host: not restarting: without \(culpritNames.isEmpty ? "it" : culpritNames)"
+                + (leaving.count > culprits.count ? " and the plugins that require it" : "")
+                + " no plugin is left to serve\n")
+            state = .finished(ending.status)
+            return
+        }
+        guard restarts.recordRestart(at: MonotonicClock.now, within: configuration.restart) else {
+            say("plugin-host: not restarting: \(restarts.recent(at: MonotonicClock.now, within: configuration.restart)) restarts "
+                + "within \(TextFormat.seconds(configuration.restart.window)) already (--restart-limit "
+                + "\(configuration.restart.limit)/\(TextFormat.seconds(configuration.restart.window)))\n")
+            state = .finished(ending.status)
+            return
+        }
+        let reason = ending.summary
+        for culprit in culprits {
+            let entry = page.entry(of: culprit)
+            guard let identity = entry.identity else { continue }
+            quarantine.append(BuildSelection.Excluded(name: entry.name, file: entry.file, identity: identity, reason: reason))
+        }
+        let dependents = leaving.filter { !culprits.contains($0) }.map { page.entry(of: $0).name }
+        say("plugin-host: restarting the plugins"
+            + (culprits.isEmpty ? " (the culprit is unknown: none is left out)" : " without \(culpritNames)")
+            + (dependents.isEmpty ? "" : " and the plugins that require it (\(dependents.joined(separator: ", ")))")
+            + "; restart \(restarts.count), at most \(configuration.restart.description)\n")
+        configuration.systemd.notify(.reloading(monotonicMicroseconds: MonotonicClock.now / 1000))
+        configuration.systemd.notify(.status(
+            "Restarting after plugin \(culprits.map { page.entry(of: $0).name }.joined(separator: ", ")) \(reason); "
+                + "left out: \(leavingNames.sorted().joined(separator: ", "))"))
+        guard let next = startGeneration(.restart) else { return }
+        state = .recovering(next)
+    }
+
+    // MARK: Upgrades
+
+    /// The serving generation saw plugin files change: a candidate loads the new builds
+    /// beside it.
+    private mutating func startUpgrade(of serving: WorkerGeneration) {
+        let running = Dictionary(
+            serving.runningPlugins.map { serving.page.entry(of: $0) }.map { ($0.name, $0.file) }, uniquingKeysWith: { first, _ in first })
+        guard let candidate = startGeneration(.upgrade, runningBefore: running) else { return }
+        configuration.systemd.notify(.status("Upgrading: loading the changed plugins beside the running ones"))
+        state = .upgrading(serving: serving, candidate: candidate)
+    }
+
+    /// The candidate ended before the generation before was disturbed: the builds that
+    /// failed are left out until their files change, and the host goes on as it was.
+    private mutating func upgradeFailed(_ candidate: WorkerGeneration, _ ending: WorkerEnding, serving: WorkerGeneration) {
+        let suspects = failedBuilds(of: candidate, ending, comparedTo: serving.runningPlugins.map(serving.page.entry(of:)))
+        leaveOut(suspects, reason: ending.isIntended ? "failed to load in a new worker" : ending.summary)
+        say("plugin-host: error: the upgrade failed; the running plugins keep serving as they were; left out until "
+            + "\(suspects.count == 1 ? "its file changes" : "their files change"): "
+            + suspects.map { "\($0.name) \($0.version) (\($0.file))" }.joined(separator: ", ") + "\n")
+        configuration.systemd.notify(.status(
+            "Upgrade failed: \(suspects.map { "\($0.name) \($0.version)" }.joined(separator: ", ")) left out; "
+                + "the running plugins keep serving"))
+    }
+
+    /// The new generation failed after the one before had stopped: a generation with the
+    /// builds that ran before takes over, without the failing ones.
+    private mutating func restore(after candidate: WorkerGeneration, _ ending: WorkerEnding, replacing replaced: [SupervisionPage.PluginEntry]) {
+        let suspects = failedBuilds(of: candidate, ending, comparedTo: replaced)
+        leaveOut(suspects, reason: ending.isIntended ? "failed to start in a new worker" : ending.summary)
+        guard restarts.recordRestart(at: MonotonicClock.now, within: configuration.restart) else {
+            say("plugin-host: not restoring the builds that ran before: too many restarts within "
+                + "\(TextFormat.seconds(configuration.restart.window))\n")
+            state = .finished(ending.isIntended ? .failure : ending.status)
+            return
+        }
+        let restored = suspects.compactMap { suspect in replaced.first { $0.name == suspect.name } }
+        say("plugin-host: error: the upgrade failed after the plugins before it had stopped; bringing back the builds that ran "
+            + "before: " + (restored.isEmpty ? "none held" : restored.map { "\($0.name) \($0.version)" }.joined(separator: ", "))
+            + "; left out until their files change: " + suspects.map { "\($0.name) \($0.version)" }.joined(separator: ", ") + "\n")
+        configuration.systemd.notify(.status(
+            "Upgrade failed: bringing back \(restored.map { "\($0.name) \($0.version)" }.joined(separator: ", "))"))
+        guard let next = startGeneration(.restore) else { return }
+        state = .recovering(next)
+    }
+
+    /// The builds to blame for a failed upgrade: the culprits' when they are new builds;
+    /// otherwise every build that changed.
+    private func failedBuilds(
+        of candidate: WorkerGeneration, _ ending: WorkerEnding, comparedTo before: [SupervisionPage.PluginEntry]
+    ) -> [SupervisionPage.PluginEntry] {
+        let page = candidate.page
+        let changed = page.plugins.map(page.entry(of:)).filter { entry in
+            !before.contains { $0.name == entry.name && $0.identity == entry.identity }
+        }
+        let culprits = (ending.isIntended ? page.failedPlugin.map { [$0] } ?? [] : ending.culprits).map(page.entry(of:))
+        let changedCulprits = culprits.filter { culprit in changed.contains { $0.name == culprit.name } }
+        return changedCulprits.isEmpty ? changed : changedCulprits
+    }
+
+    /// Leaves `builds` out of every generation from now on, until their files change or
+    /// SIGHUP.
+    private mutating func leaveOut(_ entries: [SupervisionPage.PluginEntry], reason: String) {
+        for entry in entries {
+            guard let identity = entry.identity else { continue }
+            quarantine.append(BuildSelection.Excluded(name: entry.name, file: entry.file, identity: identity, reason: reason))
+        }
+    }
+
+    /// Says which builds an upgrade replaced.
+    private mutating func sayUpgraded(_ generation: WorkerGeneration, replacing replaced: [SupervisionPage.PluginEntry]) {
+        let page = generation.page
+        let changes = generation.runningPlugins.map(page.entry(of:)).compactMap { entry -> String? in
+            guard let before = replaced.first(where: { $0.name == entry.name }) else { return "\(entry.name) \(entry.version) (new)" }
+            return before.identity == entry.identity ? nil : "\(entry.name) \(before.version) -> \(entry.version)"
+        }
+        say("plugin-host: upgraded: \(changes.isEmpty ? "no plugin's build changed" : changes.joined(separator: ", "))\n")
+    }
+
+    // MARK: Generations
+
+    /// Forks a generation with the builds and sockets it needs.
+    ///
+    /// - Returns: The generation, or `nil` when it could not be started: then the host ends.
+    private mutating func startGeneration(_ cause: GenerationPlan.Cause, runningBefore: [String: String] = [:]) -> WorkerGeneration? {
+        var plan = GenerationPlan()
+        generationsStarted += 1
+        plan.number = generationsStarted
+        plan.cause = cause
+        plan.builds = BuildSelection(excluded: quarantine, substitutes: builds.substitutes)
+        plan.sockets = Dictionary(configuration.sockets.map { ($0.name, $0.descriptor) }, uniquingKeysWith: { first, _ in first })
+        plan.runningBefore = runningBefore
+        let closing = [directories?.descriptor, configuration.systemd.socket?.descriptor].compactMap { $0 }
+        do {
+            let generation = try WorkerGeneration.start(
+                plan, signals: signals, closing: closing, descriptorLimit: descriptorLimit, crashStatus: configuration.crashStatus,
+                run: run)
+            generations.append(generation)
+            return generation
+        } catch {
+            say("plugin-host: error: cannot start a worker process: \(error)\n")
+            state = .finished(cause == .start ? .failure : .crashed)
+            return nil
+        }
+    }
+
+    /// Ends every process a generation's plugins started and left running: its process
+    /// group, and when no other generation lives, the orphans adopted from other groups.
+    private mutating func endLeftovers(of generation: WorkerGeneration) {
+        let others = live.filter { $0 !== generation }
+        let kept = inheritedChildren.union(generations.map(\.process))
+        sayEnded(ProcessControl.endProcesses(inGroup: generation.process, orphansExcept: others.isEmpty ? kept : nil))
+    }
+
+    /// Unmaps the pages of generations that ended and that the state no longer refers to.
+    private mutating func forgetEndedGenerations() {
+        let referenced: [WorkerGeneration] = switch state {
+        case .starting(let generation), .serving(let generation), .recovering(let generation), .takingOver(let generation, _):
+            [generation]
+        case .upgrading(let serving, let candidate): [serving, candidate]
+        case .handingOver(let old, let candidate): [old, candidate]
+        case .stopping(let current): current.map { [$0] } ?? []
+        case .finished: generations
+        }
+        let forgotten = generations.filter { generation in generation.hasEnded && !referenced.contains { $0 === generation } }
+        guard !forgotten.isEmpty else { return }
+        for generation in forgotten { generation.page.unmap() }
+        generations.removeAll { generation in forgotten.contains { $0 === generation } }
+    }
+
+    private mutating func sayEnded(_ processes: [Int32]) {
+        guard !processes.isEmpty else { return }
+        say("plugin-host: note: ended \(processes.count) process\(processes.count == 1 ? "" : "es") that plugins started and "
+            + "left running (\(processes.sorted().map(String.init).joined(separator: ", ")))\n")
+    }
+
+    /// Ends what is left, writes what is waiting, and gives the status to exit with.
+    private mutating func finish() -> ExitStatus {
+        guard case .finished(let status) = state else { return .failure }
+        for generation in live { generation.kill() }
+        let deadline = MonotonicClock.now + 2_000_000_000
+        while !live.isEmpty, MonotonicClock.now < deadline {
+            for (process, termination) in ProcessControl.reapAll() {
+                guard let generation = live.first(where: { $0.process == process }) else { continue }
+                generation.ending = generation.verdict ?? WorkerEnding(termination, page: generation.page)
+            }
+            ProcessControl.sleep(nanoseconds: 2_000_000)
+        }
+        for generation in generations { sayEnded(ProcessControl.endProcesses(inGroup: generation.process, orphansExcept: nil)) }
+        sayEnded(ProcessControl.endProcesses(inGroup: nil, orphansExcept: inheritedChildren.union(generations.map(\.process))))
+        for socket in configuration.sockets { socket.close() }
+        output.drain(within: 1_000_000_000)
+        return status
+    }
+
+    private mutating func finishNow(_ status: ExitStatus) -> ExitStatus {
+        state = .finished(status)
         output.drain(within: 1_000_000_000)
         return status
     }
 
     // MARK: Signals
 
-    private mutating func handle(_ signal: Int32) {
+    private mutating func received(_ signal: Int32) {
         switch signal {
-        case Signals.childEnded:
-            if termination == nil { termination = ProcessControl.reap(worker) }
         case Signals.interrupt, Signals.terminate:
             stops += 1
-            let name = FatalSignals.name(of: signal)
-            if stops == 1 {
-                say("plugin-host: received \(name); shutting down (send it again to exit at once)\n")
-                notifyStopping("STATUS=Stopping (received \(name))")
-                page.stopSignal.store(signal)
-                page.stopCount.store(1)
-                page.postCommand()
-                ProcessControl.send(Signals.resume, toGroup: worker)
-                lastProgress = page.progress.load()
-                lastProgressAt = MonotonicClock.now
-            } else if ended == nil {
-                say("plugin-host: received \(name) again; exiting at once without finishing the shutdown\n")
-                end(with: ExitStatus(rawValue: 128 + signal))
-            }
+            events.append(.stopSignal(signal))
         case Signals.hangUp:
-            page.reloadCount.store(page.reloadCount.load() + 1)
-            page.postCommand()
+            events.append(.reloadSignal)
         default:
             break
         }
     }
 
-    /// SIGINT, SIGTERM and SIGHUP sent to the worker itself: a stop counts only when no
-    /// stop is under way (a signal to the whole service reaches both processes at once).
-    private mutating func handleForwardedSignals() {
-        let forwarded = page.forwarded
-        if forwarded.stops > forwardedStops {
-            forwardedStops = forwarded.stops
-            if stops == 0 { handle(forwarded.stopSignal) }
-        }
-        while forwarded.reloads > forwardedReloads {
-            forwardedReloads += 1
-            handle(Signals.hangUp)
-        }
-    }
-
     // MARK: Deadlines
 
-    /// Ends the worker when a step overran: at its deadline when the worker cannot be
-    /// trusted to go on, a grace period later when the worker should have gone on alone.
-    private mutating func checkDeadlines() {
+    /// Ends `generation` when one of its steps overran: at its deadline when the worker
+    /// cannot be trusted to go on, a grace period later when the worker should have gone on
+    /// alone; and when it stops without progress for longer than the stop limit.
+    private mutating func checkDeadlines(of generation: WorkerGeneration) {
+        let page = generation.page
         let now = MonotonicClock.now
-        for plugin in Self.stepOwners(page) {
-            guard let step = page.step(of: plugin), step.deadline != .max, now >= limit(of: step) else { continue }
-            let phase = Phase(rawValue: step.phase) ?? .unknown
+        for owner in page.stepOwners {
+            guard let step = page.step(of: owner), step.deadline != .max, now >= step.limit else { continue }
             let allowed = TextFormat.seconds(nanoseconds: step.deadline - step.started)
-            if let plugin {
-                let label = "plugin \(page.label(of: plugin))"
-                if step.policy == OverrunPolicy.endHost.rawValue {
-                    say("plugin-host: error: \(label) timed out during \(phase): still running after \(allowed) (--timeout); "
-                        + "stopped the host without waiting for it\n")
+            let message: String
+            var culprits = owner.map { [$0] } ?? []
+            if let owner {
+                let label = "plugin \(page.label(of: owner))"
+                if step.policy == .endHost {
+                    message = "\(label) timed out during \(step.phase): still running after \(allowed) (--timeout); "
+                        + "stopped the host without waiting for it"
                 } else {
-                    say("plugin-host: error: \(label) did not finish its \(phase) within \(allowed), and the host was stuck behind it "
-                        + "for another \(TextFormat.seconds(nanoseconds: OverrunPolicy.grace)); stopped the host without waiting for it\n")
+                    message = "\(label) did not finish its \(step.phase) within \(allowed), and the host was stuck behind it "
+                        + "for another \(TextFormat.seconds(nanoseconds: OverrunPolicy.grace)); stopped the host without waiting for it"
                 }
             } else {
-                say("plugin-host: error: plugin-host did not finish its \(phase) within \(allowed): \(stuckWorkerCulprit()); "
-                    + "stopped it without waiting\n")
+                let (why, culprit) = stuckWorkerCulprit(generation)
+                culprits = culprit.map { [$0] } ?? []
+                message = "plugin-host did not finish its \(step.phase) within \(allowed): \(why); stopped it without waiting"
             }
-            end(with: .timedOut)
+            let summary = step.policy == .endHost ? "timed out during \(step.phase)" : "did not finish its \(step.phase) in time"
+            generation.verdict = WorkerEnding(
+                endedBySupervisor: .timedOut, message: message, summary: summary, culprits: culprits, phase: step.phase.description)
+            generation.kill()
             return
         }
-        guard stops > 0, let stopLimit else { return }
-        let progress = page.progress.load()
-        if progress != lastProgress {
-            lastProgress = progress
-            lastProgressAt = now
-        } else if !anyStepActive, now - lastProgressAt >= stopLimit + OverrunPolicy.grace {
-            say("plugin-host: error: plugin-host did not finish stopping: it made no progress for "
-                + "\(TextFormat.seconds(nanoseconds: now - lastProgressAt)) (--shutdown-timeout); \(stuckWorkerCulprit()); "
-                + "stopped it without waiting\n")
-            end(with: .timedOut)
+        guard let stopLimit = configuration.stopLimit.map(MonotonicClock.nanoseconds), generation.stopAskedAt != nil else { return }
+        let progress = page.progress
+        if progress != generation.lastProgress {
+            generation.lastProgress = progress
+            generation.lastProgressAt = now
+        } else if !page.stepOwners.contains(where: { page.step(of: $0) != nil }), now - generation.lastProgressAt >= stopLimit + OverrunPolicy.grace {
+            let (why, culprit) = stuckWorkerCulprit(generation)
+            generation.verdict = WorkerEnding(
+                endedBySupervisor: .timedOut,
+                message: "plugin-host did not finish stopping: it made no progress for "
+                    + "\(TextFormat.seconds(nanoseconds: now - generation.lastProgressAt)) (--shutdown-timeout); \(why); stopped it without waiting",
+                summary: "kept the host from stopping", culprits: culprit.map { [$0] } ?? [], phase: "stop")
+            generation.kill()
         }
     }
 
-    private func limit(of step: SupervisionPage.Step) -> Int64 {
-        (OverrunPolicy(rawValue: step.policy) ?? .endHost).limit(forDeadline: step.deadline)
-    }
-
-    private var anyStepActive: Bool {
-        Self.stepOwners(page).contains { page.step(of: $0) != nil }
-    }
-
-    /// Whose steps the page can hold: the host's (`nil`), then each plugin's.
-    private static func stepOwners(_ page: SupervisionPage) -> some Sequence<Int?> {
-        (-1..<page.pluginCount).lazy.map { $0 < 0 ? nil : $0 }
-    }
-
-    /// What holds up the worker's driving thread, as far as can be told from outside.
-    private func stuckWorkerCulprit() -> String {
-        if output.holdsWorkerOutput { return "its output is not being read" }
-        guard let stall = ProbeSignal.ask(worker: worker, page: page), stall.culprit >= 0 else {
-            return "the host's own thread is blocked (by a lock plugin code holds, or in the C library)"
+    /// What holds up a worker's driving thread, as far as can be told from outside, and the
+    /// plugin to blame, if one is.
+    private func stuckWorkerCulprit(_ generation: WorkerGeneration) -> (String, PluginNumber?) {
+        if output.holds(generation.number) { return ("its output is not being read", nil) }
+        guard let stall = WorkerRecords.askStall(of: generation.process, page: generation.page), let culprit = stall.culprit else {
+            return ("the host's own thread is blocked (by a lock plugin code holds, or in the C library)", nil)
         }
-        return "the host's own thread is stuck in code of plugin \(page.label(of: Int(stall.culprit))), such as an atexit handler"
+        return ("the host's own thread is stuck in code of plugin \(generation.page.label(of: culprit)), such as an atexit handler", culprit)
     }
 
-    /// When the loop must wake by itself next: the earliest limit of a step, or of the
-    /// worker's progress while it stops.
+    /// When the loop must wake by itself next: the earliest limit of a step, of a worker's
+    /// progress while it stops, of the watchdog or of a rescan.
     private func nextWake() -> Int64? {
-        guard ended == nil else { return 100_000_000 &+ MonotonicClock.now }
         var next = Int64.max
-        for plugin in Self.stepOwners(page) {
-            if let step = page.step(of: plugin), step.deadline != .max { next = min(next, limit(of: step)) }
+        for generation in live {
+            if generation.killed {
+                next = min(next, MonotonicClock.now &+ 100_000_000)
+                continue
+            }
+            let page = generation.page
+            for owner in page.stepOwners {
+                if let step = page.step(of: owner), step.deadline != .max { next = min(next, step.limit) }
+            }
+            if generation.stopAskedAt != nil, let stopLimit = configuration.stopLimit.map(MonotonicClock.nanoseconds) {
+                next = min(next, generation.lastProgressAt &+ stopLimit &+ OverrunPolicy.grace)
+            }
         }
-        if stops > 0, let stopLimit { next = min(next, lastProgressAt &+ stopLimit &+ OverrunPolicy.grace) }
         if pingEvery != nil { next = min(next, nextPing) }
-        if let rescanAt { next = min(next, rescanAt) }
+        if let rescanAt, case .serving = state { next = min(next, rescanAt) }
         return next == .max ? nil : next
     }
 
     /// Publishes when the loop wakes next, so that a worker posting an earlier deadline
-    /// signals it, then waits for a signal, for output to be writable, or for that time.
+    /// signals it, then waits for a signal, for output to be writable, for a directory to
+    /// change, or for that time.
     private mutating func wait(until wake: Int64?) {
-        page.supervisorWakesAt.store(wake ?? .max)
+        for generation in live { generation.page.supervisorWakesAt.store(wake ?? .max) }
         // A step posted while the wake time was being worked out is seen now, or its poster
         // saw the new wake time and signalled.
-        if ended == nil, let again = nextWake(), again < (wake ?? .max) {
-            page.supervisorWakesAt.store(0)
+        if let again = nextWake(), again < (wake ?? .max) {
+            for generation in live { generation.page.supervisorWakesAt.store(0) }
             return
         }
-        var interests = [Poll.Interest(descriptor: signals, writing: false)]
+        var interests = [Poll.Interest(descriptor: signals.readEnd, writing: false)]
         let outputAt = output.descriptor.map { descriptor in
             interests.append(Poll.Interest(descriptor: descriptor, writing: true))
             return interests.count - 1
@@ -274,8 +650,8 @@ private struct Watch {
         }
         let timeout = wake.map { max(0, $0 - MonotonicClock.now) }
         let ready = Poll.wait(for: interests, timeout: timeout)
-        if let outputAt, ready[outputAt], let written = output.writeHead() {
-            page.acknowledge(written)
+        if let outputAt, ready[outputAt], let (number, message) = output.writeHead() {
+            generations.first { $0.number == number && !$0.hasEnded }?.page.acknowledge(message)
         }
         if let directoriesAt, ready[directoriesAt], directories?.takeChanges() == true {
             rescanAt = MonotonicClock.now + 200_000_000
@@ -284,109 +660,99 @@ private struct Watch {
 
     // MARK: systemd and --watch
 
-    /// Pings systemd's watchdog when it is time, unless the worker's last health check was
-    /// bad or is too old: then systemd restarts the host.
+    /// Pings systemd's watchdog when it is time, unless the serving worker's last health
+    /// check was bad or is too old: then systemd restarts the host.
     private mutating func pingWatchdog() {
-        guard let pingEvery, ended == nil else { return }
+        guard let pingEvery else { return }
         let now = MonotonicClock.now
         guard now >= nextPing else { return }
         nextPing = now + pingEvery
-        let running = WorkerPhase(rawValue: page.workerPhase.load()) == .running
-        if !running || page.healthyUntil.load() > now { systemd.notify("WATCHDOG=1") }
+        guard let current = currentGeneration, !current.hasEnded else {
+            // Between generations the supervisor itself answers for the host.
+            configuration.systemd.pingWatchdog()
+            return
+        }
+        if current.page.workerPhase != .running || current.page.healthyUntil.load() > now { configuration.systemd.pingWatchdog() }
     }
 
-    /// Tells the worker to rescan the plugin directories once they have been quiet a moment.
+    /// Tells the serving worker to rescan the plugin directories once they have been quiet
+    /// a moment; while generations change hands, the rescan waits for the next to serve.
     private mutating func requestRescan() {
-        guard let at = rescanAt, MonotonicClock.now >= at else { return }
+        guard let at = rescanAt, MonotonicClock.now >= at, case .serving(let serving) = state else { return }
         rescanAt = nil
-        page.rescanCount.store(page.rescanCount.load() + 1)
-        page.postCommand()
+        serving.page.raise(.rescan)
     }
 
     /// Tells systemd the host is stopping, once.
     private mutating func notifyStopping(_ status: String) {
         guard !stoppingSent else { return }
         stoppingSent = true
-        systemd.notify("STOPPING=1\n" + status)
+        configuration.systemd.notify(.stopping(status: status))
     }
 
     // MARK: Output
 
-    private mutating func takeOutput() {
-        guard !output.holdsWorkerOutput, let (number, stream, bytes) = page.pendingOutput(after: outputTaken) else { return }
-        outputTaken = number
-        guard stream != .notification else {
-            let message = String(decoding: bytes, as: UTF8.self)
-            if message.hasPrefix("STOPPING=1") {
-                notifyStopping(String(message.dropFirst("STOPPING=1\n".count)))
-            } else {
-                systemd.notify(message)
-            }
-            page.acknowledge(number)
-            return
+    /// Takes the worker's waiting message, if any: text is queued for writing (the worker
+    /// waits until it is written), a notification is passed on to systemd when the worker
+    /// speaks for the host.
+    private mutating func takeMessages(of generation: WorkerGeneration) {
+        guard !output.holds(generation.number), let (number, message) = generation.page.pendingMessage(after: generation.messagesTaken)
+        else { return }
+        generation.messagesTaken = number
+        switch message {
+        case .output(let bytes):
+            output.append(bytes, to: 1, acknowledging: (generation.number, number))
+        case .error(let bytes):
+            output.append(bytes, to: 2, acknowledging: (generation.number, number))
+        case .notification(let notification):
+            generation.page.acknowledge(number)
+            received(notification, from: generation)
         }
-        output.append(bytes, to: stream == .output ? 1 : 2, acknowledging: number)
+    }
+
+    private mutating func received(_ notification: ServiceNotification, from generation: WorkerGeneration) {
+        let speaks = currentGeneration === generation
+        switch notification {
+        case .ready(let status):
+            events.append(.ready(generation, status: status))
+        case .stopping(let status):
+            // A generation that stops to make way for the next is not the host stopping.
+            if speaks, !isChangingHands { notifyStopping(status) }
+        case .reloading, .status:
+            if speaks { configuration.systemd.notify(notification) }
+        }
+    }
+
+    /// Whether one generation is giving way to another.
+    private var isChangingHands: Bool {
+        switch state {
+        case .upgrading, .handingOver, .takingOver: true
+        default: false
+        }
     }
 
     /// Queues a line of the supervisor's own for standard error.
     private mutating func say(_ text: String) {
         output.append(Array(text.utf8), to: 2, acknowledging: nil)
     }
-
-    // MARK: The end
-
-    private mutating func end(with status: ExitStatus) {
-        ProcessControl.send(Signals.kill, toGroup: worker)
-        ProcessControl.send(Signals.kill, to: worker)
-        ended = status
-    }
-
-    /// How the worker ended, said on standard error when it was not the host's own doing,
-    /// and the status to exit with.
-    private mutating func judge() -> ExitStatus {
-        let ending = WorkerEnding(termination ?? .exited(ExitStatus.crashed.rawValue), page: page)
-        if let message = ending.message { say("plugin-host: error: " + message + "\n") }
-        return ending.status
-    }
-
-    /// Ends every process the worker's plugins started and left running: the worker's
-    /// process group, and the orphans adopted from other groups.
-    private mutating func endLeftovers() {
-        let group = worker
-        guard ProcessControl.send(0, toGroup: group) || ProcessControl.reapEnded() else { return }
-        var killed: Set<Int32> = []
-        let deadline = MonotonicClock.now + 2_000_000_000
-        while MonotonicClock.now < deadline {
-            let left = ProcessControl.processes(childrenOrGroup: group)
-            guard !left.isEmpty else { break }
-            for process in left where ProcessControl.send(Signals.kill, to: process) { killed.insert(process) }
-            ProcessControl.sleep(nanoseconds: 5_000_000)
-            _ = ProcessControl.reapEnded()
-        }
-        _ = ProcessControl.reapEnded()
-        if !killed.isEmpty {
-            say("plugin-host: note: ended \(killed.count) process\(killed.count == 1 ? "" : "es") that plugins started and "
-                + "left running (\(killed.sorted().map(String.init).joined(separator: ", ")))\n")
-        }
-    }
 }
 
 /// Text waiting to be written, in order; only the first piece is written, a pipe buffer
 /// at a time, when its descriptor can take it.
 private struct PendingOutput {
-    private var pieces: [(descriptor: Int32, bytes: [UInt8], written: Int, acknowledgement: Int64?)] = []
+    private var pieces: [(descriptor: Int32, bytes: [UInt8], written: Int, acknowledgement: (generation: Int, message: Int64)?)] = []
 
     var descriptor: Int32? { pieces.first?.descriptor }
 
-    /// Whether a piece of the worker's output is waiting: the worker waits for it.
-    var holdsWorkerOutput: Bool { pieces.contains { $0.acknowledgement != nil } }
+    /// Whether a piece of generation `number`'s output is waiting: that worker waits for it.
+    func holds(_ generation: Int) -> Bool { pieces.contains { $0.acknowledgement?.generation == generation } }
 
-    mutating func append(_ bytes: [UInt8], to descriptor: Int32, acknowledging number: Int64?) {
-        pieces.append((descriptor, bytes, 0, number))
+    mutating func append(_ bytes: [UInt8], to descriptor: Int32, acknowledging message: (generation: Int, message: Int64)?) {
+        pieces.append((descriptor, bytes, 0, message))
     }
 
     /// Writes some of the first piece; returns its acknowledgement when it is done.
-    mutating func writeHead() -> Int64? {
+    mutating func writeHead() -> (generation: Int, message: Int64)? {
         guard var head = pieces.first else { return nil }
         let written = DescriptorWriter.writeSome(head.bytes, from: head.written, to: head.descriptor)
         head.written = written.map { head.written + $0 } ?? head.bytes.count

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// The worker's side of supervision: it tells the supervisor what the worker is doing and
-/// until when it may, hands it the host's own output to print, and takes its requests
-/// (stop, reload). Everything goes through the ``SupervisionPage``; the worker wakes the
+/// until when it may, hands it the host's own output and notifications, and takes its
+/// requests. Everything goes through the ``SupervisionPage``; the worker wakes the
 /// supervisor with a signal, never through a file descriptor that plugin code could close.
 final class WorkerLink: Sendable {
     /// What the supervisor asks of the worker.
@@ -13,6 +13,8 @@ final class WorkerLink: Sendable {
         case reload
         /// A `*.so` file in a plugin directory changed (`--watch`): rescan.
         case rescan
+        /// The plugins are loaded and the generation before has stopped: bootstrap now.
+        case proceed
     }
 
     let page: SupervisionPage
@@ -32,48 +34,62 @@ final class WorkerLink: Sendable {
     /// supervisor asks it what holds it up, and a crash on it is the host's.
     func becomeDriver() {
         FatalSignals.installAlternateStack()
-        if let slot = page.claimSlot() { page.setSlot(slot, plugin: -1, phase: 0) }
+        if let slot = page.claimSlot(for: ThreadIdentity.current) { page.setSlot(slot, plugin: nil, phase: .unknown) }
         page.driverThread.store(ProcessControl.currentThread)
     }
 
     /// Tells the supervisor what the worker as a whole is doing now.
     func enter(_ phase: WorkerPhase) {
-        page.workerPhase.store(phase.rawValue)
+        page.workerPhase = phase
     }
 
-    /// Publishes the labels of more plugins, in bootstrap order, numbered after those
-    /// published before; a plugin is its number from now on.
+    /// Publishes more plugins, in bootstrap order, numbered after those published before.
     ///
     /// - Returns: The number of the first, or `nil` when there are more than the page can
     ///   track.
-    func publish(plugins labels: [String]) -> Int? {
-        page.publish(labels: labels)
+    func publish(_ plugins: [SupervisionPage.PluginEntry]) -> PluginNumber? {
+        page.publish(plugins)
+    }
+
+    /// Records that `plugin` runs now (its component bootstrapped), and whether it runs a
+    /// service: what the supervisor needs to decide whether a restart can serve anyone.
+    func recordRunning(_ plugin: PluginNumber, providesService: Bool) {
+        page.setState(of: plugin, .running, providesService: providesService)
+    }
+
+    /// Records that `plugin` was removed while the host ran.
+    func recordRemoved(_ plugin: PluginNumber) {
+        page.setState(of: plugin, .removed)
+    }
+
+    /// Records the plugin whose failure (an error, not a crash) makes the worker give up.
+    func recordFailure(of plugin: PluginNumber) {
+        if page.failedPlugin == nil { page.failedPlugin = plugin }
     }
 
     /// Records that `plugin` (`nil`: the host) begins `phase`, which may last `timeout`
     /// (`nil`: without limit).
-    func begin(_ phase: Phase, of plugin: Int?, within timeout: Duration?, policy: OverrunPolicy) {
+    func begin(_ phase: Phase, of plugin: PluginNumber?, within timeout: Duration?, policy: OverrunPolicy) {
         let started = MonotonicClock.now
         let (deadline, overflow) = started.addingReportingOverflow(timeout.map(MonotonicClock.nanoseconds) ?? .max)
-        let step = SupervisionPage.Step(
-            phase: phase.rawValue, policy: policy.rawValue, started: started, deadline: overflow ? .max : deadline)
-        if page.begin(step, of: plugin, limit: policy.limit(forDeadline: step.deadline)) { wakeSupervisor() }
+        let step = SupervisionPage.Step(phase: phase, policy: policy, started: started, deadline: overflow ? .max : deadline)
+        if page.begin(step, of: plugin) { wakeSupervisor() }
     }
 
     /// Records that the current step of `plugin` (`nil`: the host) is over.
-    func end(stepOf plugin: Int?) {
+    func end(stepOf plugin: PluginNumber?) {
         page.end(stepOf: plugin)
     }
 
-    /// Records where plugin `index`'s executable code is mapped, for crash reports.
-    func recordCode(of index: Int, at range: Range<UInt64>) {
-        page.setCode(of: index, range)
+    /// Records where `plugin`'s executable code is mapped, for crash reports.
+    func recordCode(of plugin: PluginNumber, at range: Range<UInt64>) {
+        page.setCode(of: plugin, range)
     }
 
     /// Has the supervisor write `text` to its standard output or error, and waits until
     /// it has. What plugins left in C's buffered streams is flushed first, so that the
     /// text appears after it.
-    func write(_ text: String, to stream: SupervisionPage.Stream) {
+    func write(_ text: String, to stream: Console.Stream) {
         guard !text.isEmpty, supervisor != nil else { return }
         writing.withLock { _ in
             StandardStreams.flushIfUnlocked()
@@ -81,16 +97,17 @@ final class WorkerLink: Sendable {
             var start = 0
             while start < bytes.count {
                 let end = min(bytes.count, start + SupervisionPage.outputCapacity)
-                page.hand(bytes[start..<end], to: stream, wake: wakeSupervisor)
+                let piece = Array(bytes[start..<end])
+                page.hand(stream == .output ? .output(piece) : .error(piece), wake: wakeSupervisor)
                 start = end
             }
         }
     }
 
-    /// Has the supervisor send `message` to systemd's notification socket, when the host
-    /// runs under systemd.
-    func notify(_ message: String) {
-        write(message, to: .notification)
+    /// Has the supervisor tell systemd `notification`, when the host runs under systemd.
+    func notify(_ notification: ServiceNotification) {
+        guard supervisor != nil else { return }
+        writing.withLock { _ in page.hand(.notification(notification), wake: wakeSupervisor) }
     }
 
     /// Records the outcome of a health check for systemd's watchdog: good until `deadline`
@@ -99,33 +116,52 @@ final class WorkerLink: Sendable {
         page.healthyUntil.store(deadline ?? 0)
     }
 
+    /// Tells the supervisor that the plugins are loaded and the worker waits for its word
+    /// (``Request/proceed``) to bootstrap them.
+    func announcePrepared() {
+        enter(.prepared)
+        wakeSupervisor()
+    }
+
+    /// Asks the supervisor for a new generation, which takes up plugin files that changed.
+    func requestUpgrade() {
+        page.raise(.upgrade)
+        wakeSupervisor()
+    }
+
     /// Whether the supervisor has passed on a stop request.
-    var stopRequested: Bool { page.stopCount.load() > 0 }
+    var stopRequested: Bool { page.count(.stop) > 0 }
 
     /// Starts a thread that calls `handler` with each request of the supervisor: the first
-    /// stop request (the supervisor handles a second one itself), every reload request, and
-    /// a rescan request for any number of directory changes since the last.
+    /// stop request (the supervisor handles a second one itself), every reload request, a
+    /// rescan request for any number of directory changes since the last, and the request
+    /// to proceed.
     func listen(_ handler: @escaping @Sendable (Request) -> Void) {
         startDetachedThread { [page] in
-            _ = page.claimSlot().map { page.setSlot($0, plugin: -1, phase: 0) }
+            _ = page.claimSlot(for: ThreadIdentity.current).map { page.setSlot($0, plugin: nil, phase: .unknown) }
             FatalSignals.installAlternateStack()
             var stops: Int32 = 0
             var reloads: Int32 = 0
             var rescans: Int32 = 0
+            var proceeds: Int32 = 0
             while true {
-                if page.stopCount.load() > stops {
-                    if stops == 0 { handler(.stop(signal: page.stopSignal.load())) }
-                    stops = page.stopCount.load()
+                if page.count(.stop) > stops {
+                    if stops == 0 { handler(.stop(signal: page.stopSignal)) }
+                    stops = page.count(.stop)
                 }
-                while page.reloadCount.load() > reloads {
+                while page.count(.reload) > reloads {
                     reloads += 1
                     handler(.reload)
                 }
-                if page.rescanCount.load() > rescans {
-                    rescans = page.rescanCount.load()
+                if page.count(.rescan) > rescans {
+                    rescans = page.count(.rescan)
                     handler(.rescan)
                 }
-                page.waitForCommand()
+                if page.count(.proceed) > proceeds {
+                    proceeds = page.count(.proceed)
+                    handler(.proceed)
+                }
+                page.waitForRequest()
             }
         }
     }
@@ -136,13 +172,14 @@ final class WorkerLink: Sendable {
     func exit(_ status: ExitStatus, within limit: Duration?) -> Never {
         enter(.exiting)
         begin(.exit, of: nil, within: limit, policy: .endHost)
-        ExitTrap.hostExits(with: status.rawValue)
+        page.recordIntendedExit(status.rawValue)
+        ExitTrap.hostExits()
         StandardStreams.flushIfUnlocked()
         ProcessControl.exit(status.rawValue)
     }
 
     /// Wakes the supervisor: something in the page needs its attention now.
     func wakeSupervisor() {
-        if let supervisor { ProcessControl.send(Supervisor.wakeSignal, to: supervisor) }
+        if let supervisor { ProcessControl.send(Signals.wake, to: supervisor) }
     }
 }

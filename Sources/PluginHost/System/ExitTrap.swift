@@ -8,32 +8,40 @@ import Musl
 
 import Synchronization
 
-/// Catches two ways plugin code can end or copy the worker without a signal: a call to
-/// `exit()` the host did not make (recorded in the supervision page with its culprit, found
-/// as a crash's is), and a `fork()` whose child would go on running host code. A forked
-/// child loses the shared page at once (it gets private memory in its place), so nothing it
-/// does reaches the supervisor, and it ends as soon as it returns into host code
-/// (``endIfForkedCopy()``); the supervisor ends it at the latest when the run ends.
+/// Catches two ways other code can end or copy the process without a signal: a call to
+/// `exit()` the host did not make (handed to a recorder, with the calling thread's stack),
+/// and a `fork()` whose child would go on running host code. A forked child loses the
+/// shared memory at once (it gets private memory in its place), so nothing it does
+/// reaches the other process, and it ends as soon as it returns into host code
+/// (``endIfForkedCopy()``).
 ///
 /// `_exit()` cannot be caught in the process: the supervisor notices that the worker ended
 /// without saying it would.
 enum ExitTrap {
-    /// Installs the `exit` handler and the fork handler. Call once in the worker, before
-    /// any plugin code runs.
+    /// Called with the status `exit` was called with and the calling thread's stack
+    /// pointer, when the host did not call it. Must be async-signal-safe.
+    typealias Recorder = @convention(c) (_ status: Int32, _ stack: UInt64) -> Void
+
+    /// Installs the `exit` handler and the fork handler. Call once, before any plugin code
+    /// runs.
     ///
-    /// - Parameter status: The worker's exit status after a plugin called `exit()`.
-    static func install(recordingIn page: SupervisionPage, exitStatus status: Int32) {
-        exitPage = page
+    /// - Parameters:
+    ///   - recorder: What to call with an `exit` call the host did not make.
+    ///   - status: The exit status after such a call.
+    ///   - shared: The memory a forked child must not keep sharing.
+    static func install(recorder: Recorder, exitStatus status: Int32, detaching shared: SharedMemory) {
+        exitRecorder = recorder
         pluginExitStatus = status
+        detachedOnFork = shared
         _ = on_exit({ status, _ in exitHandler(status) }, nil)
         _ = pthread_atfork(nil, nil, {
             forkedCopy.store(true, ordering: .relaxed)
-            exitPage?.detach()
+            detachedOnFork?.detach()
         })
     }
 
-    /// Whether this process is a child that plugin code forked from the worker: it must not
-    /// run host code, which would report, write and shut down a second time.
+    /// Whether this process is a child that other code forked: it must not run host code,
+    /// which would report, write and shut down a second time.
     static var isForkedCopy: Bool { forkedCopy.load(ordering: .relaxed) }
 
     /// Ends the process at once when it is a forked copy, without flushing what its parent
@@ -42,23 +50,21 @@ enum ExitTrap {
         if isForkedCopy { _exit(0) }
     }
 
-    /// Records that the host itself is exiting with `status`, so that the `exit` handler
-    /// lets it through; plugin code that ends the process afterwards is still noticed by
-    /// the supervisor, which compares the status.
-    static func hostExits(with status: Int32) {
-        exitPage?.intendedStatus.store(status)
-        exitPage?.exiting.store(1)
+    /// Records that the host itself is exiting, so that the `exit` handler lets it through.
+    static func hostExits() {
+        hostExiting.store(true, ordering: .sequentiallyConsistent)
     }
 }
 
-nonisolated(unsafe) private var exitPage: SupervisionPage?
+nonisolated(unsafe) private var exitRecorder: ExitTrap.Recorder?
+nonisolated(unsafe) private var detachedOnFork: SharedMemory?
 nonisolated(unsafe) private var pluginExitStatus: Int32 = 70
 private let forkedCopy = Atomic(false)
+private let hostExiting = Atomic(false)
 
 private func exitHandler(_ status: Int32) {
     if ExitTrap.isForkedCopy { _exit(status) }
-    guard let page = exitPage else { return }
-    guard page.exiting.load() == 0 else {
+    guard !hostExiting.load(ordering: .sequentiallyConsistent) else {
         // The host is exiting, and this handler, installed first, runs last: the C library
         // flushes its streams next, waiting for their locks. A plugin thread that holds one
         // forever (blocked writing to a pipe nobody reads) would hold up the exit: flush
@@ -66,11 +72,7 @@ private func exitHandler(_ status: Int32) {
         if !StandardStreams.flushIfUnlocked() { _exit(status) }
         return
     }
-    var marker: UInt64 = 0
-    let stackPointer = withUnsafeMutablePointer(to: &marker) { UInt64(UInt(bitPattern: $0)) }
-    var record = FatalSignals.blame(stackFrom: stackPointer, faultingCode: nil, in: page)
-    record.status = status
-    page.exitCall = record
+    exitRecorder?(status, StackWords.currentStackPointer())
     StandardStreams.flushIfUnlocked()
     _exit(pluginExitStatus)
 }

@@ -8,52 +8,38 @@ import Musl
 
 import Synchronization
 
-/// The worker's handler for fatal signals (crashes): it records in the supervision page
-/// which plugin crashed, and how that is known, then ends the worker with a chosen status.
-/// The supervisor prints the report; the handler writes nothing and takes no lock.
+/// The handler of fatal signals (crashes): it hands the signal, the faulting instruction's
+/// address and the stack pointer to a recorder, then ends the process with a chosen status.
+/// It writes nothing and takes no lock; the recorder must not either.
 ///
-/// The culprit is, in this order: the plugin whose code holds the faulting instruction; the
-/// innermost plugin whose code is on the crashing thread's stack (a Swift runtime trap or
-/// `abort()` called from a plugin); the plugin whose code the thread was running, when it is
-/// one of the host's plugin threads. The handler runs on an alternate stack on the host's
-/// threads, so a stack overflow there is reported too.
+/// The handler runs on an alternate stack on the threads that have one
+/// (``installAlternateStack()``), so a stack overflow there is recorded too. When two
+/// threads crash at once, the second waits for the first to end the process.
 enum FatalSignals {
     /// The signals that mean the process crashed.
     static let handled: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT, SIGSYS]
 
-    /// What gave the culprit away, as recorded.
-    enum Evidence: Int32 {
-        case none = 0
-        case faultingCode = 1
-        case stack = 2
-        case runningThread = 3
-    }
-
-    /// Which kind of thread crashed or called `exit`, as recorded.
-    enum ThreadKind: Int32 {
-        case notTheHosts = 0
-        case hostCode = 1
-        case pluginCode = 2
-    }
+    /// Called in the handler with the signal, the address of the faulting instruction and
+    /// the stack pointer of the code the signal interrupted. Must be async-signal-safe.
+    typealias Recorder = @convention(c) (_ signal: Int32, _ code: UInt64, _ stack: UInt64) -> Void
 
     private static let alternateStackSize = 256 * 1024
 
-    /// Installs the handlers. Call once in the worker, before any plugin code runs.
+    /// Installs the handlers. Call once, before any code that may crash runs.
     ///
     /// - Parameters:
-    ///   - page: Where to record a crash.
-    ///   - status: The worker's exit status after a crash.
-    static func install(recordingIn page: SupervisionPage, exitStatus status: Int32) {
-        crashPage = page
+    ///   - recorder: What to call with the crash.
+    ///   - status: The exit status after a crash.
+    static func install(recorder: Recorder, exitStatus status: Int32) {
+        crashRecorder = recorder
         crashExitStatus = status
-        scanBuffer = UnsafeMutableRawPointer.allocate(byteCount: scanLimit, alignment: 8)
         installAlternateStack()
         for signal in handled { _ = sigaction(signal, &handlerAction, nil) }
     }
 
-    /// Installs the handlers again where plugin code replaced them.
+    /// Installs the handlers again where other code replaced them.
     ///
-    /// - Returns: The signals whose handler a plugin had replaced.
+    /// - Returns: The signals whose handler had been replaced.
     @discardableResult
     static func reassert() -> [Int32] {
         handled.filter { signal in
@@ -104,73 +90,11 @@ enum FatalSignals {
         case SIGSTKFLT: "SIGSTKFLT"
         case SIGPWR: "SIGPWR"
         case SIGIO: "SIGIO"
+        case SIGSTOP: "SIGSTOP"
+        case SIGCONT: "SIGCONT"
         default: "signal \(signal)"
         }
     }
-
-    /// Finds who is to blame for what the calling thread is doing now (crashing, or
-    /// calling `exit`), from its stack and its slot. Async-signal-safe.
-    ///
-    /// - Parameter stackPointer: Where to start reading the thread's stack.
-    static func blame(stackFrom stackPointer: UInt64, faultingCode: UInt64?, in page: SupervisionPage) -> SupervisionPage.Record {
-        var record = SupervisionPage.Record()
-        let slot = page.slotOfCurrentThread()
-        let running = slot.map { page.slot($0) }
-        record.thread = (running.map { $0.plugin >= 0 ? ThreadKind.pluginCode : .hostCode } ?? .notTheHosts).rawValue
-        if let faultingCode, case let owner = page.plugin(containingCode: faultingCode), owner >= 0 {
-            record.culprit = owner
-            record.evidence = Evidence.faultingCode.rawValue
-        } else if case let owner = innermostPlugin(onStackFrom: stackPointer, in: page), owner >= 0 {
-            record.culprit = owner
-            record.evidence = Evidence.stack.rawValue
-        } else if let running, running.plugin >= 0 {
-            record.culprit = running.plugin
-            record.evidence = Evidence.runningThread.rawValue
-        }
-        if let running, running.plugin == record.culprit {
-            record.phase = running.phase
-        } else if record.culprit >= 0, page.step(of: Int(record.culprit)) != nil {
-            record.phase = page.lastPhase(of: Int(record.culprit))
-        }
-        return record
-    }
-
-    /// The bytes of the stack read at most: the innermost frames, where a plugin that
-    /// called into the runtime or the C library is found.
-    private static let scanLimit = 64 * 1024
-
-    /// The plugin whose code a word on the stack, read upwards from `stackPointer`, points
-    /// into first; -1 when none does. The stack is copied with `process_vm_readv`, which
-    /// stops at the first unreadable page instead of faulting.
-    private static func innermostPlugin(onStackFrom stackPointer: UInt64, in page: SupervisionPage) -> Int32 {
-        guard let readMemory, let scanBuffer, stackPointer != 0 else { return -1 }
-        var local = iovec(iov_base: scanBuffer, iov_len: scanLimit)
-        var remote = iovec(iov_base: UnsafeMutableRawPointer(bitPattern: UInt(stackPointer)), iov_len: scanLimit)
-        let read = readMemory(getpid(), &local, 1, &remote, 1, 0)
-        guard read > 0 else { return -1 }
-        let (lower, upper) = page.codeBounds()
-        let words = scanBuffer.assumingMemoryBound(to: UInt64.self)
-        for index in 0..<(read / 8) {
-            let word = words[index]
-            guard word >= lower, word < upper else { continue }
-            let owner = page.plugin(containingCode: word)
-            if owner >= 0 { return owner }
-        }
-        return -1
-    }
-
-    private typealias ReadProcessMemory = @convention(c) (
-        pid_t, UnsafePointer<iovec>?, UInt, UnsafePointer<iovec>?, UInt, UInt
-    ) -> Int
-
-    /// `process_vm_readv`, a GNU extension the C module leaves out.
-    private static let readMemory: ReadProcessMemory? = {
-        guard let symbol = dlsym(nil, "process_vm_readv") else { return nil }
-        return unsafeBitCast(symbol, to: ReadProcessMemory.self)
-    }()
-
-    /// Where stack words are copied to be read; allocated by ``install(recordingIn:exitStatus:)``.
-    nonisolated(unsafe) fileprivate static var scanBuffer: UnsafeMutableRawPointer?
 
     nonisolated(unsafe) fileprivate static var handlerAction: sigaction = {
         var action = sigaction()
@@ -181,7 +105,7 @@ enum FatalSignals {
     }()
 }
 
-nonisolated(unsafe) private var crashPage: SupervisionPage?
+nonisolated(unsafe) private var crashRecorder: FatalSignals.Recorder?
 nonisolated(unsafe) private var crashExitStatus: Int32 = 70
 /// Set by the first crashing thread; a second one waits for it to end the process.
 private let crashing = Atomic(false)
@@ -206,12 +130,57 @@ private func fatalSignalHandler(_ signal: Int32, _ info: UnsafeMutablePointer<si
     guard crashing.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
         while true { pause() }
     }
-    if let page = crashPage {
+    if let crashRecorder {
         let (code, stack) = interruptedRegisters(context)
-        var record = FatalSignals.blame(stackFrom: stack, faultingCode: code, in: page)
-        record.signal = signal
-        record.address = code
-        page.crash = record
+        crashRecorder(signal, code, stack)
     }
     _exit(crashExitStatus)
+}
+
+/// Reads the calling thread's own stack, word by word, without faulting at its end: for the
+/// crash and exit handlers, which look for plugin code on it.
+enum StackWords {
+    /// The bytes read at most: the innermost frames, where a plugin that called into the
+    /// runtime or the C library is found.
+    private static let scanLimit = 64 * 1024
+
+    /// Allocates the buffer the stack is copied to. Call once, before any handler runs.
+    static func prepare() {
+        if scanBuffer == nil { scanBuffer = UnsafeMutableRawPointer.allocate(byteCount: scanLimit, alignment: 8) }
+    }
+
+    /// Calls `visit` with each word of the stack from `stackPointer` upwards, innermost
+    /// first, until it returns a value; returns that value. The stack is copied with
+    /// `process_vm_readv`, which stops at the first unreadable page instead of faulting.
+    /// Async-signal-safe.
+    static func first<Found>(from stackPointer: UInt64, _ visit: (UInt64) -> Found?) -> Found? {
+        guard let readMemory, let scanBuffer, stackPointer != 0 else { return nil }
+        var local = iovec(iov_base: scanBuffer, iov_len: scanLimit)
+        var remote = iovec(iov_base: UnsafeMutableRawPointer(bitPattern: UInt(stackPointer)), iov_len: scanLimit)
+        let read = readMemory(getpid(), &local, 1, &remote, 1, 0)
+        guard read > 0 else { return nil }
+        let words = scanBuffer.assumingMemoryBound(to: UInt64.self)
+        for index in 0..<(read / 8) {
+            if let found = visit(words[index]) { return found }
+        }
+        return nil
+    }
+
+    /// The address of a local variable of the caller: where its stack is now.
+    static func currentStackPointer() -> UInt64 {
+        var marker: UInt64 = 0
+        return withUnsafeMutablePointer(to: &marker) { UInt64(UInt(bitPattern: $0)) }
+    }
+
+    private typealias ReadProcessMemory = @convention(c) (
+        pid_t, UnsafePointer<iovec>?, UInt, UnsafePointer<iovec>?, UInt, UInt
+    ) -> Int
+
+    /// `process_vm_readv`, a GNU extension the C module leaves out.
+    private static let readMemory: ReadProcessMemory? = {
+        guard let symbol = dlsym(nil, "process_vm_readv") else { return nil }
+        return unsafeBitCast(symbol, to: ReadProcessMemory.self)
+    }()
+
+    nonisolated(unsafe) private static var scanBuffer: UnsafeMutableRawPointer?
 }

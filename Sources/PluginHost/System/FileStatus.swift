@@ -70,6 +70,32 @@ struct FileStatus: Equatable {
     func isSameFile(as other: FileStatus) -> Bool {
         device == other.device && inode == other.inode
     }
+
+    /// Which file this is, and which of its versions: what changes whenever the file is
+    /// replaced or written.
+    var identity: FileIdentity {
+        FileIdentity(
+            device: device, inode: inode, size: size, modificationNanoseconds: modificationNanoseconds,
+            changeNanoseconds: changeNanoseconds)
+    }
+}
+
+/// One version of one file: its device and inode, size, and modification and change times.
+/// A file replaced by `install` or `mv` has another inode; one written in place has
+/// another change time (which only the kernel sets), whatever its size and modification
+/// time say.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let modificationNanoseconds: Int64
+    let changeNanoseconds: Int64
+
+    /// Whether `other` is the same file with the same contents, whatever happened to its
+    /// names: removing or replacing a name changes a file's change time, not its contents.
+    func hasSameContents(as other: FileIdentity) -> Bool {
+        device == other.device && inode == other.inode && size == other.size && modificationNanoseconds == other.modificationNanoseconds
+    }
 }
 
 /// The absolute path of `path` with every symbolic link, `.` and `..` resolved.

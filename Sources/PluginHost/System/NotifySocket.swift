@@ -9,7 +9,8 @@ import Musl
 /// by an abstract name. Sending never blocks: a message the socket cannot take now is
 /// dropped, as `sd_notify` would drop it.
 struct NotifySocket: Sendable {
-    private let descriptor: Int32
+    /// The socket's descriptor, which a forked worker closes.
+    let descriptor: Int32
     private let address: [UInt8]
 
     /// Opens a socket for the address `NOTIFY_SOCKET` gives; `nil` when it is not one

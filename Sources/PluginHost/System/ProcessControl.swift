@@ -82,6 +82,21 @@ enum ProcessControl {
         return termination(status)
     }
 
+    /// Reaps every child that has ended, and says how each ended.
+    static func reapAll() -> [(process: Int32, termination: Termination)] {
+        var reaped: [(Int32, Termination)] = []
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(-1, &status, WNOHANG)
+            if result > 0 {
+                reaped.append((result, termination(status)))
+                continue
+            }
+            if result < 0 && errno == EINTR { continue }
+            return reaped
+        }
+    }
+
     /// Reaps every child that has ended; returns whether children are left (alive).
     static func reapEnded() -> Bool {
         var status: Int32 = 0
@@ -96,6 +111,22 @@ enum ProcessControl {
     /// The live processes (not zombies), from `/proc`, that are children of the calling
     /// process or members of process group `group`.
     static func processes(childrenOrGroup group: Int32) -> [Int32] {
+        processes { parent, processGroup in parent == getpid() || processGroup == group }
+    }
+
+    /// The live children (not zombies) of the calling process.
+    static func children() -> [Int32] {
+        processes { parent, _ in parent == getpid() }
+    }
+
+    /// The live members (not zombies) of process group `group`.
+    static func members(ofGroup group: Int32) -> [Int32] {
+        processes { _, processGroup in processGroup == group }
+    }
+
+    /// The live processes (not zombies), from `/proc`, whose parent and process group
+    /// satisfy `condition`; never the calling process.
+    private static func processes(where condition: (_ parent: Int32, _ group: Int32) -> Bool) -> [Int32] {
         let me = getpid()
         guard let entries = try? directoryEntries(at: "/proc") else { return [] }
         return entries.compactMap { name -> Int32? in
@@ -108,8 +139,28 @@ enum ProcessControl {
             let fields = String(decoding: stat[(close + 1)...], as: UTF8.self).split(separator: " ")
             guard fields.count > 2, fields[0] != "Z", let parent = Int32(fields[1]), let processGroup = Int32(fields[2])
             else { return nil }
-            return parent == me || processGroup == group ? process : nil
+            return condition(parent, processGroup) ? process : nil
         }
+    }
+
+    /// Ends, with SIGKILL, every live member of process group `group`, and when
+    /// `orphansExcept` is given, every child of the calling process but those it lists;
+    /// waits up to two seconds for them to go, reaping what ends.
+    ///
+    /// - Returns: The processes it ended.
+    static func endProcesses(inGroup group: Int32?, orphansExcept kept: Set<Int32>?) -> [Int32] {
+        let me = getpid()
+        var ended: Set<Int32> = []
+        let deadline = MonotonicClock.now + 2_000_000_000
+        while MonotonicClock.now < deadline {
+            let left = processes { parent, processGroup in processGroup == group || (kept != nil && parent == me) }
+                .filter { process in kept.map { !$0.contains(process) } ?? true }
+            guard !left.isEmpty else { break }
+            for process in left where send(SIGKILL, to: process) { ended.insert(process) }
+            sleep(nanoseconds: 2_000_000)
+            _ = reapEnded()
+        }
+        return ended.sorted()
     }
 
     /// The kernel's id of the calling thread.

@@ -14,42 +14,39 @@ enum Signals {
     static let childEnded = SIGCHLD
     static let resume = SIGCONT
     static let kill = SIGKILL
+    static let stop = SIGSTOP
     /// The signal with which the worker wakes the supervisor.
     static let wake = SIGUSR1
     /// The signal with which the supervisor asks a stuck worker's driving thread what it runs.
     static let probe = SIGSTKFLT
 }
 
-/// Asks the worker's driving thread, which runs only host code, whose code holds it up: its
-/// handler records who is to blame for what that thread does, as a crash handler would,
-/// and returns.
+/// The handler of ``Signals/probe``, with which the supervisor asks the worker's driving
+/// thread, which runs only host code, whose code holds it up: it hands the interrupted
+/// code's address and stack pointer to a recorder, and returns.
 enum ProbeSignal {
+    /// Called in the handler with the address of the interrupted instruction and the stack
+    /// pointer. Must be async-signal-safe.
+    typealias Recorder = @convention(c) (_ code: UInt64, _ stack: UInt64) -> Void
+
     /// Installs the handler in the worker.
-    static func install(recordingIn page: SupervisionPage) {
-        probePage = page
+    static func install(recorder: Recorder) {
+        probeRecorder = recorder
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = { _, _, context in
-            guard let page = probePage else { return }
             let (code, stack) = interruptedRegisters(context)
-            page.stall = FatalSignals.blame(stackFrom: stack, faultingCode: code, in: page)
+            probeRecorder?(code, stack)
         }
         action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK
         sigemptyset(&action.sa_mask)
         _ = sigaction(Signals.probe, &action, nil)
     }
 
-    /// Signals the driving thread of `worker` and waits briefly for its answer.
-    ///
-    /// - Returns: What the thread was found running, or `nil` when it did not answer.
-    static func ask(worker: Int32, page: SupervisionPage) -> SupervisionPage.Record? {
-        guard let threadKill, case let thread = page.driverThread.load(), thread > 0 else { return nil }
-        _ = threadKill(worker, thread, Signals.probe)
-        let deadline = MonotonicClock.now + 200_000_000
-        while MonotonicClock.now < deadline {
-            if let stall = page.stall { return stall }
-            ProcessControl.sleep(nanoseconds: 5_000_000)
-        }
-        return nil
+    /// Sends the probe to thread `thread` of process `process`; whether it was sent.
+    @discardableResult
+    static func send(toThread thread: Int32, of process: Int32) -> Bool {
+        guard let threadKill, thread > 0 else { return false }
+        return threadKill(process, thread, Signals.probe) == 0
     }
 
     private typealias ThreadKill = @convention(c) (pid_t, pid_t, Int32) -> Int32
@@ -61,4 +58,4 @@ enum ProbeSignal {
     }()
 }
 
-nonisolated(unsafe) private var probePage: SupervisionPage?
+nonisolated(unsafe) private var probeRecorder: ProbeSignal.Recorder?

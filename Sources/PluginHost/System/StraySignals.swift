@@ -11,25 +11,22 @@ import Musl
 /// and SIGINT, SIGTERM and SIGHUP sent to the worker itself rather than to the host.
 ///
 /// The first kind get a handler that does nothing, with `SA_RESTART`: a write to a closed
-/// pipe returns `EPIPE` instead of ending the process. SIGINT, SIGTERM and SIGHUP are
-/// passed to the supervisor through the page, which treats them as its own unless it is
-/// stopping already (systemd signals every process of the service at once). A handler,
-/// unlike `SIG_IGN`, is reset by `exec`, so programs a plugin starts get the default
-/// actions. A plugin may install its own handler for any of them.
+/// pipe returns `EPIPE` instead of ending the process. SIGINT, SIGTERM and SIGHUP are handed
+/// to a forwarder, which passes them to the supervisor. A handler, unlike `SIG_IGN`, is
+/// reset by `exec`, so programs a plugin starts get the default actions. A plugin may
+/// install its own handler for any of them.
 enum StraySignals {
     static let forwarded: [Int32] = [SIGINT, SIGTERM, SIGHUP]
     static let ignored: [Int32] = [SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2, SIGIO, SIGXFSZ]
     static var caught: [Int32] { forwarded + ignored }
 
+    /// Called in the handler with SIGINT, SIGTERM or SIGHUP. Must be async-signal-safe;
+    /// `errno` is saved around it.
+    typealias Forwarder = @convention(c) (_ signal: Int32) -> Void
+
     /// Installs the handlers. Call once in the worker, before any plugin code runs.
-    ///
-    /// - Parameters:
-    ///   - page: Where a forwarded signal is recorded.
-    ///   - supervisor: The process to wake with `wake` when one is.
-    static func install(forwardingTo page: SupervisionPage, supervisor: Int32, wake: Int32) {
-        forwardPage = page
-        forwardSupervisor = supervisor
-        forwardWake = wake
+    static func install(forwarder: Forwarder) {
+        signalForwarder = forwarder
         for signal in ignored { _ = sigaction(signal, &ignoringAction, nil) }
         for signal in forwarded { _ = sigaction(signal, &forwardingAction, nil) }
     }
@@ -53,10 +50,8 @@ enum StraySignals {
     nonisolated(unsafe) private static var forwardingAction: sigaction = {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signal in
-            guard let page = forwardPage else { return }
-            page.forward(signal)
             let saved = errno
-            kill(forwardSupervisor, forwardWake)
+            signalForwarder?(signal)
             errno = saved
         }
         action.sa_flags = SA_RESTART
@@ -73,6 +68,4 @@ enum StraySignals {
     }()
 }
 
-nonisolated(unsafe) private var forwardPage: SupervisionPage?
-nonisolated(unsafe) private var forwardSupervisor: Int32 = 0
-nonisolated(unsafe) private var forwardWake: Int32 = 0
+nonisolated(unsafe) private var signalForwarder: StraySignals.Forwarder?

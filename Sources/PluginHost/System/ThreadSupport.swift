@@ -86,3 +86,9 @@ final class Semaphore: @unchecked Sendable {
 
 /// The number of processors online.
 var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+/// Which thread the calling code runs on.
+enum ThreadIdentity {
+    /// The calling thread's `pthread_t`, as a number. Async-signal-safe.
+    static var current: UInt64 { UInt64(pthread_self()) }
+}

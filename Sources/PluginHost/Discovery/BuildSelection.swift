@@ -1,0 +1,58 @@
+/// Which builds of plugins a worker generation must not load, and the builds to load in
+/// their place.
+///
+/// A build is one version of a plugin file (``FileIdentity``). The supervisor leaves out the
+/// build of a plugin that crashed or hung while the host served, or whose upgrade failed,
+/// until its file changes; when it still holds the build that ran before (an open
+/// descriptor of the file, kept even after the file was replaced), that build is loaded
+/// instead.
+struct BuildSelection: Sendable, Equatable {
+    /// A build left out, and why: `crashed during the run phase: SIGSEGV`.
+    struct Excluded: Sendable, Equatable {
+        let name: String
+        let file: String
+        let identity: FileIdentity
+        let reason: String
+    }
+
+    /// A build that ran before, to load in place of an excluded one.
+    struct Substitute: Sendable, Equatable {
+        let name: String
+        /// The file it came from, as reports name it.
+        let file: String
+        let identity: FileIdentity
+        /// Where the host loads it from: an open descriptor of the file.
+        let path: String
+    }
+
+    var excluded: [Excluded] = []
+    var substitutes: [Substitute] = []
+
+    /// The exclusion of the build of `candidate`, if it is excluded.
+    func exclusion(of candidate: PluginCandidate) -> Excluded? {
+        guard let identity = candidate.status?.identity else { return nil }
+        return excluded.first { $0.identity == identity && $0.name == candidate.name }
+    }
+
+    /// Whether `identity` is an excluded build of `name`.
+    func excludes(_ name: String, _ identity: FileIdentity?) -> Bool {
+        guard let identity else { return false }
+        return excluded.contains { $0.identity == identity && $0.name == name }
+    }
+
+    /// The build to load in place of `name`'s excluded one, when there is one that is not
+    /// excluded itself.
+    func substitute(for name: String) -> Substitute? {
+        substitutes.first { $0.name == name && !excludes(name, $0.identity) }
+    }
+}
+
+/// A plugin a generation does not run, and why.
+struct LeftOutPlugin: Sendable, Equatable {
+    let name: String
+    let file: String
+    /// Why: `crashed during the run phase: SIGSEGV`, or `requires Ticker, which is left out`.
+    let reason: String
+
+    var label: String { "\(name) (\(file))" }
+}

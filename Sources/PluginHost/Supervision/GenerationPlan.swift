@@ -1,0 +1,40 @@
+/// What the supervisor asks of one worker generation: why it starts, which builds it must
+/// leave out or load instead, whether it waits before bootstrapping, and the sockets it
+/// hands to plugins.
+///
+/// The worker is forked from the supervisor, so the plan reaches it as a value in its
+/// memory: nothing is encoded or sent.
+struct GenerationPlan: Sendable {
+    /// Why a generation starts.
+    enum Cause: Sendable, Equatable {
+        /// The host starts.
+        case start
+        /// The generation before ended unexpectedly while serving: its culprit is left out.
+        case restart
+        /// Plugin files changed: this generation loads the new builds beside the running one,
+        /// and bootstraps once that one has stopped.
+        case upgrade
+        /// An upgrade failed after the generation before had stopped: the builds that ran
+        /// before come back.
+        case restore
+    }
+
+    /// 1 for the first generation, counting up.
+    var number = 1
+    var cause = Cause.start
+    var builds = BuildSelection()
+    /// The sockets the host listens on, by name, which plugins obtain from the chain.
+    var sockets: [String: Int32] = [:]
+    /// The plugins the generation before runs, for an upgrade, with their files: each that
+    /// is still there (its name found, or its file now unusable) must run again, or the
+    /// upgrade fails before that generation is disturbed.
+    var runningBefore: [String: String] = [:]
+
+    /// Whether the generation loads its plugins, then waits for the supervisor's word to
+    /// bootstrap them.
+    var waitsBeforeBootstrap: Bool { cause == .upgrade }
+
+    /// Whether a plugin that fails is left out while the others run, as when plugins are
+    /// added: in generations that heal a serving host.
+    var leavesFailuresOut: Bool { cause == .restart || cause == .restore }
+}

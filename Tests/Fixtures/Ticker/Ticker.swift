@@ -1,0 +1,82 @@
+import PluginABI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+#if NEXT_BUILD
+/// Which build this is, in every line it logs: the tests tell builds apart by it.
+let build = "0.2.0"
+#else
+let build = "0.1.0"
+#endif
+
+/// A service that ticks, for the tests of worker generations: restarts, upgrades and
+/// what they leave out. Its settings:
+///
+/// - `log` (path): appends `Ticker BUILD bootstrap`, `Ticker BUILD serving`, `Ticker BUILD
+///   pid N`, `Ticker BUILD stopped`, `Ticker BUILD shutdown`, `Ticker BUILD reload`.
+/// - `trigger` (path) and `crashIn` (`run`, `health` or `reload`): once the trigger file
+///   exists, it crashes (SIGSEGV in its own code) in that phase: its service checks every
+///   20 ms, its health check and reload hook when called.
+/// - `failsInNextBuild` (boolean): the next build (0.2.0) throws from its bootstrap.
+public final class TickerComponent: Bootstrapping {
+    public init(_ bootstrapped: Bootstrapped) throws {
+        let settings = bootstrapped.settings
+        let log = try settings.string("log")
+        let trigger = try settings.string("trigger")
+        let crashIn = try settings.string("crashIn") ?? "run"
+        #if NEXT_BUILD
+        if try settings.bool("failsInNextBuild") == true { throw NextBuildRefused() }
+        #endif
+        note("bootstrap", log)
+        note("pid \(getpid())", log)
+        @Sendable func crashIfTriggered(in phase: String) {
+            guard phase == crashIn, let trigger, access(trigger, F_OK) == 0 else { return }
+            note("crashing in \(phase)", log)
+            crash()
+        }
+        bootstrapped.lifecycle.run {
+            note("serving", log)
+            do {
+                while true {
+                    crashIfTriggered(in: "run")
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            } catch {
+                note("stopped", log)
+            }
+        }
+        bootstrapped.lifecycle.onHealthCheck {
+            crashIfTriggered(in: "health")
+            return .healthy
+        }
+        bootstrapped.lifecycle.onReload { _ in
+            crashIfTriggered(in: "reload")
+            note("reload", log)
+        }
+        bootstrapped.lifecycle.onShutdown { note("shutdown", log) }
+    }
+}
+
+/// Writes `Ticker BUILD EVENT` to the log.
+private func note(_ event: String, _ log: String?) {
+    guard let log else { return }
+    appendLine("Ticker \(build) \(event)", to: log)
+}
+
+/// Crashes with SIGSEGV: a write through a null pointer, in this plugin's own code.
+@inline(never)
+private func crash() {
+    let address = UnsafeMutablePointer<Int>(bitPattern: Int(getpid() & 0) + 8)
+    address?.pointee = 1
+}
+
+struct NextBuildRefused: Error, CustomStringConvertible {
+    var description: String { "build \(build) refuses to start (failsInNextBuild)" }
+}
+
+@c(plugin_host_bootstrapping)
+public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
+    PluginEntryPoint.export(TickerComponent.self)
+}

@@ -1,0 +1,296 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Worker generations: a service that heals itself when a plugin crashes or hangs while it
+/// serves (a new worker without the culprit), and upgrades for real when a plugin file
+/// changes (a new worker loads the new build beside the running one, then takes over).
+/// Every test waits for what the host says: its stderr lines, its notifications, what the
+/// plugins log.
+@Suite("Worker generations: restarts that leave the culprit out, upgrades that upgrade")
+struct GenerationTests {
+    // MARK: Restarts
+
+    @Test("a crash while serving is healed: the culprit is named and left out, the others run on with their data, READY again",
+          arguments: ["run", "health", "reload"])
+    func crashIsHealed(phase: String) throws {
+        let service = try ServiceFixture(crashIn: phase)
+        let (host, listener) = try service.start(phase == "health" ? ["--health-interval", "0.1"] : [])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running")
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving"))
+        let before = try #require(service.echo().worker)
+        #expect(service.peeledBananas == 1)
+
+        try Data().write(to: service.trigger)
+        if phase == "reload" { host.send(SIGHUP) }
+        let phaseText = ["run": "the run phase", "health": "health check", "reload": "reload"][phase]!
+        #expect(host.waitForError("plugin-host: error: plugin \(service.label("Ticker")) crashed during \(phaseText): SIGSEGV"))
+        #expect(host.waitForError("plugin-host: restarting the plugins without \(service.label("Ticker")); restart 1, at most 5 in 60 s"))
+        let ready = listener.wait(forPrefix: "READY=1")
+        #expect(ready == "READY=1\nSTATUS=4 plugins running; left out: Ticker (crashed during \(phaseText): SIGSEGV; "
+            + "left out until its file changes)")
+        // Echo answers from the new worker; the demo bootstrapped again on the same store.
+        let after = try #require(service.echo().worker)
+        #expect(after != before)
+        #expect(service.peeledBananas == 2)
+
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0, "a crash healed does not change the exit status: \(result.standardError)")
+        #expect(!HostProcesses.isAlive(after))
+    }
+
+    @Test("a plugin that crashes while it is added with --watch is left out; the service runs on")
+    func crashWhileAdded() throws {
+        let service = try ServiceFixture(ticker: false, settings: [#""Misbehaver": {"act": "segfault", "phase": "bootstrap"}"#])
+        let (host, listener) = try service.start(["--watch"])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=4 plugins running")
+        let before = try #require(service.echo().worker)
+
+        try service.directory.add(fixture: "Misbehaver", as: "Misbehaver")
+        #expect(host.waitForError("plugin-host: error: plugin \(service.label("Misbehaver")) crashed during bootstrap: SIGSEGV"))
+        #expect(host.waitForError("restarting the plugins without \(service.label("Misbehaver"))"))
+        #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Misbehaver (crashed during bootstrap: SIGSEGV") != nil)
+        let after = try #require(service.echo().worker)
+        #expect(after != before)
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("the culprit comes back when its file changes (--watch), and on SIGHUP", arguments: ["file changes", "SIGHUP"])
+    func culpritComesBack(how: String) throws {
+        let service = try ServiceFixture()
+        let (host, listener) = try service.start(how == "SIGHUP" ? [] : ["--watch"])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running")
+        try Data().write(to: service.trigger)
+        #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Ticker") != nil)
+        try FileManager.default.removeItem(at: service.trigger)
+
+        if how == "SIGHUP" {
+            host.send(SIGHUP)
+        } else {
+            try service.replace("Ticker", with: "Ticker")
+        }
+        #expect(host.waitForError("plugin-host: added plugin \(service.label("Ticker"))"))
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving"))
+        #expect(service.log.lines.filter { $0 == "Ticker 0.1.0 serving" }.count == 2)
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("past --restart-limit the host ends with the last failure's status, naming the limit")
+    func restartLimit() throws {
+        let triggerA = try Scratch.directory(named: "triggers").appending(path: "crash-a")
+        let triggerB = triggerA.deletingLastPathComponent().appending(path: "crash-b")
+        let service = try ServiceFixture(ticker: false, settings: [
+            #""TickA": {"trigger": "\#(triggerA.path)", "crashIn": "run"}"#,
+            #""TickB": {"trigger": "\#(triggerB.path)", "crashIn": "run"}"#,
+        ])
+        try service.directory.add(fixture: "Ticker", as: "TickA")
+        try service.directory.add(fixture: "Ticker", as: "TickB")
+        let (host, listener) = try service.start(["--restart-limit", "1/60"])
+        #expect(listener.wait(forPrefix: "READY=1") != nil)
+        try Data().write(to: triggerA)
+        #expect(host.waitForError("restarting the plugins without \(service.label("TickA")); restart 1, at most 1 in 60 s"))
+        #expect(listener.wait(forPrefix: "READY=1", containing: "left out: TickA") != nil)
+
+        try Data().write(to: triggerB)
+        let result = host.wait()
+        #expect(result.status == 70, "\(result.standardError)")
+        #expect(result.standardError.contains("plugin-host: error: plugin \(service.label("TickB")) crashed during the run phase: SIGSEGV"))
+        #expect(result.standardError.contains("plugin-host: not restarting: 1 restarts within 60 s already (--restart-limit 1/60 s)"))
+    }
+
+    @Test("--restart=no keeps the first failure's end: the host ends with 70")
+    func restartNo() throws {
+        let service = try ServiceFixture()
+        let (host, listener) = try service.start(["--restart=no"])
+        #expect(listener.wait(forPrefix: "READY=1") != nil)
+        try Data().write(to: service.trigger)
+        let result = host.wait()
+        #expect(result.status == 70)
+        #expect(result.standardError.contains("plugin Ticker (\(service.file("Ticker").path)) crashed during the run phase: SIGSEGV"))
+        #expect(!result.standardError.contains("restarting"))
+    }
+
+    @Test("when the culprit is what every other plugin needs, nothing is left to serve: the host ends instead of looping")
+    func nothingLeftToServe() throws {
+        let trigger = try Scratch.directory(named: "triggers").appending(path: "crash")
+        let service = try ServiceFixture(ticker: false, settings: [#""Base": {"trigger": "\#(trigger.path)", "crashIn": "run"}"#])
+        try service.directory.add(fixture: "Ticker", as: "Base")
+        try service.directory.add(fixture: "Echo", as: "Top", requires: ["Base"])
+        try FileManager.default.removeItem(at: service.file("Echo"))
+        try FileManager.default.removeItem(at: service.directory.plugins.appending(path: "libApplication.so"))
+        try FileManager.default.removeItem(at: service.directory.plugins.appending(path: "libDomain.so"))
+        try FileManager.default.removeItem(at: service.directory.plugins.appending(path: "libPersistence.so"))
+        let (host, listener) = try service.start()
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=2 plugins running")
+        try Data().write(to: trigger)
+        let result = host.wait()
+        #expect(result.status == 70)
+        #expect(result.standardError.contains(
+            "plugin-host: not restarting: without \(service.label("Base")) and the plugins that require it no plugin is left to serve"))
+    }
+
+    @Test("a batch run (no service, no --watch) still ends at the first crash")
+    func batchRunEnds() throws {
+        let trial = try PluginDirectoryFixture.demo(fixtures: ["Misbehaver"])
+        try trial.configure(#""Misbehaver": {"act": "segfault", "phase": "shutdown"}"#)
+        let result = try trial.runHost()
+        #expect(result.status == 70)
+        #expect(!result.standardError.contains("restarting"))
+    }
+
+    // MARK: Upgrades
+
+    @Test("a running plugin's file replaced by mv or install: the new build runs, as its own output says; the report says 0.2.0",
+          arguments: [ServiceFixture.Replacement.rename, .install])
+    func upgrade(by replacement: ServiceFixture.Replacement) throws {
+        let service = try ServiceFixture()
+        let (host, listener) = try service.start(["--watch"])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running")
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving"))
+        try service.replace("Ticker", with: "TickerNext", by: replacement)
+        #expect(host.waitForError("plugin-host: upgraded: Ticker 0.1.0 -> 0.2.0"))
+        #expect(service.log.wait(for: "Ticker 0.2.0 serving"))
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running")
+        // The old build drained and shut down before the new one bootstrapped.
+        let lines = service.log.lines
+        let oldShutdown = try #require(lines.firstIndex(of: "Ticker 0.1.0 shutdown"))
+        let newBootstrap = try #require(lines.firstIndex(of: "Ticker 0.2.0 bootstrap"))
+        #expect(oldShutdown < newBootstrap)
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.split(separator: "\n").contains { $0.contains("Ticker") && $0.contains("0.2.0") && $0.contains("bootstrapped") })
+    }
+
+    @Test("a file removed, then another build installed at the path whose code is loaded: the new build runs")
+    func reAddAtLoadedPath() throws {
+        let service = try ServiceFixture()
+        let (host, listener) = try service.start(["--watch"])
+        #expect(listener.wait(forPrefix: "READY=1") != nil)
+        try FileManager.default.removeItem(at: service.file("Ticker"))
+        #expect(host.waitForError("plugin-host: removed plugin \(service.label("Ticker"))"))
+        try service.replace("Ticker", with: "TickerNext", by: .install)
+        #expect(host.waitForError("plugin Ticker (\(service.file("Ticker").path)) 0.2.0 was loaded before by this worker"))
+        #expect(host.waitForError("plugin-host: upgraded: Ticker 0.2.0 (new)"))
+        #expect(service.log.wait(for: "Ticker 0.2.0 serving"))
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("a new build that fails to load: the running generation keeps serving, undisturbed, and the build is named")
+    func upgradeFailsToLoad() throws {
+        let service = try ServiceFixture()
+        let (host, listener) = try service.start(["--watch"])
+        #expect(listener.wait(forPrefix: "READY=1") != nil)
+        let before = try #require(service.echo().worker)
+        // A file that declares plugin Ticker 1.0.0 and has no entry point.
+        try service.replace("Ticker", withFile: try service.build(of: "NoEntry", manifest: #"{"name": "Ticker", "version": "1.0.0", "abi": 2}"#))
+
+        #expect(host.waitForError("plugin-host: error: the upgrade failed; the running plugins keep serving as they were; "
+            + "left out until its file changes: Ticker 1.0.0 (\(service.file("Ticker").path))"))
+        #expect(host.standardError.contains("has no entry point plugin_host_bootstrapping"))
+        #expect(service.echo().worker == before, "the generation that served before still serves")
+        #expect(service.log.lines.filter { $0 == "Ticker 0.1.0 bootstrap" }.count == 1)
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("a new build that fails to bootstrap after the old one stopped: the build that ran before comes back, though its file was replaced")
+    func upgradeFailsToBootstrap() throws {
+        let service = try ServiceFixture(tickerSettings: #""failsInNextBuild": true"#)
+        let (host, listener) = try service.start(["--watch"])
+        #expect(listener.wait(forPrefix: "READY=1") != nil)
+        try service.replace("Ticker", with: "TickerNext")
+        #expect(host.waitForError("plugin-host: error: plugin \(service.label("Ticker")) failed to bootstrap: build 0.2.0 refuses to start"))
+        #expect(host.waitForError("bringing back the builds that ran before: Ticker 0.1.0; left out until their files change: Ticker 0.2.0"))
+        #expect(listener.wait(forPrefix: "READY=1") != nil)
+        #expect(wait(until: { service.log.lines.filter { $0 == "Ticker 0.1.0 serving" }.count == 2 }), "the build that ran before runs again: \(host.standardError)")
+        #expect(service.echo().worker != nil)
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    // MARK: Sockets
+
+    @Test("a client connecting in a loop over 20 upgrades and 20 crash-restarts is never refused; no process is left",
+          arguments: ["--listen", "socket activation"])
+    func socketSurvivesGenerations(how: String) throws {
+        let service = try ServiceFixture()
+        let (host, listener): (RunningHost, NotifyListener)
+        if how == "--listen" {
+            (host, listener) = try service.start(["--watch", "--restart-limit", "100/60"])
+        } else {
+            let notify = try NotifyListener()
+            listener = notify
+            host = try RunningHost("/usr/bin/systemd-socket-activate", [
+                "-l", service.socket, "--fdname=echo", "-E", "NOTIFY_SOCKET=\(notify.address)", Repository.host.path,
+                "--dir", service.directory.plugins.path, "--config", service.directory.configuration.path, "--watch",
+                "--restart-limit", "100/60",
+            ])
+            // systemd-socket-activate starts the host at the first connection.
+            #expect(wait(until: { FileManager.default.fileExists(atPath: service.socket) }))
+            #expect(service.echo().worker != nil)
+        }
+        #expect(listener.wait(forPrefix: "READY=1") != nil)
+
+        let client = ClientLoop(socket: service.socket)
+        for round in 1...20 {
+            try service.replace("Echo", with: "Echo")
+            #expect(host.waitForError("plugin-host: upgraded:", count: round), "upgrade \(round)")
+            try Data().write(to: service.trigger)
+            #expect(host.waitForError("plugin-host: restarting the plugins without", count: round), "restart \(round)")
+            #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Ticker") != nil, "ready again \(round)")
+            try FileManager.default.removeItem(at: service.trigger)
+            try service.replace("Ticker", with: "Ticker")
+            #expect(host.waitForError("plugin-host: added plugin \(service.label("Ticker"))", count: round), "Ticker back \(round)")
+        }
+        let tally = client.finish()
+        #expect(tally.refused == 0, "refused: \(tally)")
+        #expect(tally.answered > 40, "\(tally)")
+        #expect(tally.workers.count >= 20, "answers came from the workers of many generations: \(tally)")
+
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0, "\(result.standardError)")
+        for worker in tally.workers { #expect(!HostProcesses.isAlive(worker), "worker \(worker) is left") }
+    }
+}
+
+/// Connects to a socket again and again on a thread of its own until told to finish, and
+/// counts what happened.
+private final class ClientLoop: Sendable {
+    struct Tally: CustomStringConvertible {
+        var answered = 0
+        var refused = 0
+        var unanswered = 0
+        var workers: Set<Int32> = []
+        var stopping = false
+        var description: String { "\(answered) answered, \(refused) refused, \(unanswered) unanswered, \(workers.count) workers" }
+    }
+
+    private let tally = Mutex(Tally())
+    private let done = DispatchSemaphore(value: 0)
+
+    init(socket: String) {
+        Thread.detachNewThread { [self] in
+            while !tally.withLock({ $0.stopping }) {
+                let answer = EchoClient.ask(socket, "ping")
+                tally.withLock { tally in
+                    switch answer {
+                    case .answered(let worker):
+                        tally.answered += 1
+                        tally.workers.insert(worker)
+                    case .refused: tally.refused += 1
+                    case .unanswered: tally.unanswered += 1
+                    }
+                }
+            }
+            done.signal()
+        }
+    }
+
+    func finish() -> Tally {
+        tally.withLock { $0.stopping = true }
+        done.wait()
+        return tally.withLock { $0 }
+    }
+}
