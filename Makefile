@@ -3,8 +3,8 @@
 #   make            build libPluginABI.so, plugin-host and the demo plugins
 #   make run        build, then run: build/bin/plugin-host --dir plugins/
 #   make test       build, then run every test (unit and integration)
-#   make install    install into $(DESTDIR)$(PREFIX), with an example systemd unit in
-#                   lib/systemd/system/plugin-host.service
+#   make install    install into $(DESTDIR)$(PREFIX), with example systemd units in
+#                   lib/systemd/system/plugin-host.service and .socket
 #   make plugin PLUGIN_SOURCES=DIR PLUGIN_OUT=DIR [PLUGIN_LINKS="Domain ..."]
 #                   build one plugin from DIR/*.swift and DIR/manifest.json
 #   make bench      run the benchmarks in Benchmarks/ and print their figures
@@ -209,6 +209,7 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 	$(MICRO)
 	python3 Benchmarks/startup.py
 	python3 Benchmarks/lifecycle.py
+	python3 Benchmarks/generations.py
 
 # The short run that `make test` includes.
 fuzz-smoke:
@@ -253,14 +254,16 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/doc/plugin-host
 	install -m 644 README.md $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/plugin-host/
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
-	sed 's|@PREFIX@|$(PREFIX)|g' Support/systemd/plugin-host.service.in > $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.service
-	chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.service
+	for unit in plugin-host.service plugin-host.socket; do \
+	    sed 's|@PREFIX@|$(PREFIX)|g' Support/systemd/$$unit.in > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$unit && \
+	    chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$unit || exit 1; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/plugin-host $(DESTDIR)$(PREFIX)/lib/libPluginABI.so $(DESTDIR)$(PREFIX)/lib/pkgconfig/plugin-abi.pc
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/swift/,PluginABI.swiftinterface Persistence.swiftinterface Domain.swiftinterface Application.swiftinterface)
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/plugin-host
-	rm -f $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.service
+	rm -f $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.service $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.socket
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/,$(notdir $(DEMO_PLUGINS)))
 
 clean:

@@ -21,7 +21,10 @@ timed runs). Then, per N, where the time goes: the host's phases, from the times
 runs report (the survey: from the worker's start to the first dlopen; loading; bootstrapping; the
 rest: the process start, the fork of the worker, the report, the shutdown and the exits,
 which unmap the plugins), against the floor's (loading, which it prints, and the rest of its
-wall time). The last line is `ratio host/floorL N=1000: X.XX`."""
+wall time). The last line is `ratio host/floorL N=1000: X.XX`.
+
+With BENCH_BASELINE_HOST=PATH (another build of plugin-host, such as one from an earlier
+commit), that host runs in every round too, and host / baseline is printed per N."""
 import json
 import os
 import random
@@ -42,6 +45,7 @@ BENCH = os.path.join(ROOT, "build", "bench")
 PEAKRSS = os.path.join(BENCH, "peakrss")
 ABI = os.path.join(ROOT, "build", "lib", "libPluginABI.so")
 TARGETS = {1000: 1.10, 100: 1.25}
+BASELINE = os.environ.get("BENCH_BASELINE_HOST")
 
 
 def layered_directory(template, count, seed=6):
@@ -138,6 +142,8 @@ def main():
             "late": [os.path.join(BENCH, "floor-late"), ABI] + order,
             "naive": [os.path.join(BENCH, "naive-loader"), directory],
         }
+        if BASELINE:
+            commands["baseline"] = [BASELINE, "--dir", directory]
         for command in commands.values():
             measure(command)  # warm-up
         runs = {name: [] for name in commands}
@@ -152,6 +158,10 @@ def main():
         print("  %5d  %8.1f  %8.1f  %8.1f  %8.1f  %8.1f  %8.1f  %10.2f  %11s  %10.2f  %10.2f  %9.2f  %9s" % (
             count, ms["host"], ms["json"], ms["nocache"], ms["floorL"], ms["late"], ms["naive"], ratios[count], quartiles(host_pairs),
             ms["nocache"] / ms["floorL"], ms["naive"] / ms["floorL"], ms["json"] / ms["host"], quartiles(json_pairs)))
+        if BASELINE:
+            baseline_pairs = [h / b for h, b in zip(runs["host"], runs["baseline"])]
+            print("         baseline %s: %.1f ms; host / baseline %.3f (pairs q1-q3 %s)" % (
+                BASELINE, ms["baseline"], ms["host"] / ms["baseline"], quartiles(baseline_pairs)))
         split = [phases(report, wall) for report, wall in zip(outputs["json"], runs["json"])]
         floor_loading = [float(printed) for printed in outputs["floorL"]]
         where[count] = ({name: statistics.median(run[name] for run in split) for name in split[0]},

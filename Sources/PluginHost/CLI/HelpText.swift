@@ -11,7 +11,8 @@ enum HelpText {
     static let usage = """
         Usage: plugin-host [run] [--dir DIR]... [--config FILE] [--json] [--keep-going] [--jobs N]
                            [--timeout SECONDS] [--shutdown-timeout SECONDS] [--timeline FILE.svg] [--allow-any-owner]
-                           [--watch] [--health-interval SECONDS]
+                           [--watch] [--health-interval SECONDS] [--restart on-failure|no] [--restart-limit N/SECONDS]
+                           [--listen NAME=ADDRESS]...
                plugin-host list [--dir DIR]... [--json]
                plugin-host inspect [--json] FILE
                plugin-host check [--dir DIR]...
@@ -73,6 +74,20 @@ enum HelpText {
                          ask the components that report health every SECONDS; say on
                          stderr when one turns degraded or unhealthy (default: half of
                          systemd's WatchdogSec= if set, else never; 0: never)
+          --restart on-failure|no
+                         while the host serves (a service runs, or --watch), a worker that
+                         crashes, exits or hangs is replaced by a new one without the plugin
+                         to blame and those that require it (on-failure, the default); no:
+                         the host ends instead. Changed plugin files are taken up by a new
+                         worker loaded beside the running one (an upgrade) either way
+          --restart-limit N/SECONDS
+                         at most N restarts within SECONDS (default: 5/60); one more
+                         failure ends the host with its status
+          --listen NAME=ADDRESS
+                         listen on a socket that plugins obtain by NAME, held across
+                         restarts and upgrades: unix:PATH, /PATH, @NAME, HOST:PORT,
+                         [IPV6]:PORT or :PORT; repeatable. Sockets systemd passes
+                         (LISTEN_FDS, FileDescriptorName=) are held the same way
           --allow-any-owner
                          load plugins (and a directory) owned by other users too; for
                          development trees only. Files writable by group or others are
@@ -99,7 +114,9 @@ enum HelpText {
               leaves the exit status alone
           64  the command line is wrong
           70  plugin code ended the process: a crash, exit() or _exit(), a signal,
-              in any phase; stderr names it: plugin NAME (FILE) crashed during PHASE: SIGNAL
+              in any phase; stderr names it: plugin NAME (FILE) crashed during PHASE: SIGNAL.
+              While the host serves, only past --restart-limit, when nothing is left
+              to serve, or with --restart=no
           124 plugin code did not finish loading or bootstrapping within --timeout,
               or the host was stuck behind plugin code past a deadline; stderr names it
           130, 143

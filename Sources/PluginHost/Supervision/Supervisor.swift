@@ -380,6 +380,7 @@ struct Supervisor {
         let running = Dictionary(
             serving.runningPlugins.map { serving.page.entry(of: $0) }.map { ($0.name, $0.file) }, uniquingKeysWith: { first, _ in first })
         guard let candidate = startGeneration(.upgrade, runningBefore: running) else { return }
+        configuration.systemd.notify(.reloading(monotonicMicroseconds: MonotonicClock.now / 1000))
         configuration.systemd.notify(.status("Upgrading: loading the changed plugins beside the running ones"))
         state = .upgrading(serving: serving, candidate: candidate)
     }
@@ -555,6 +556,9 @@ struct Supervisor {
     private mutating func checkDeadlines(of generation: WorkerGeneration) {
         let page = generation.page
         let now = MonotonicClock.now
+        // A worker that does not speak for the host (a new one loading beside it) is only
+        // the worker.
+        let stopped = currentGeneration === generation ? "stopped the host" : "stopped the new worker"
         for owner in page.stepOwners {
             guard let step = page.step(of: owner), step.deadline != .max, now >= step.limit else { continue }
             let allowed = TextFormat.seconds(nanoseconds: step.deadline - step.started)
@@ -564,10 +568,10 @@ struct Supervisor {
                 let label = "plugin \(page.label(of: owner))"
                 if step.policy == .endHost {
                     message = "\(label) timed out during \(step.phase): still running after \(allowed) (--timeout); "
-                        + "stopped the host without waiting for it"
+                        + "\(stopped) without waiting for it"
                 } else {
                     message = "\(label) did not finish its \(step.phase) within \(allowed), and the host was stuck behind it "
-                        + "for another \(TextFormat.seconds(nanoseconds: OverrunPolicy.grace)); stopped the host without waiting for it"
+                        + "for another \(TextFormat.seconds(nanoseconds: OverrunPolicy.grace)); \(stopped) without waiting for it"
                 }
             } else {
                 let (why, culprit) = stuckWorkerCulprit(generation)

@@ -114,9 +114,17 @@ enum ProcessControl {
         processes { parent, processGroup in parent == getpid() || processGroup == group }
     }
 
-    /// The live children (not zombies) of the calling process.
+    /// The children of the calling process, from each of its threads'
+    /// `/proc/PID/task/TID/children` (without scanning every process); with the kernels that
+    /// lack that file, from every process's `/proc/PID/stat`.
     static func children() -> [Int32] {
-        processes { parent, _ in parent == getpid() }
+        let me = getpid()
+        guard let threads = try? directoryEntries(at: "/proc/\(me)/task"), !threads.isEmpty,
+            let listed = try? threads.map({ thread throws(SystemError) in
+                try ReadOnlyFile(path: "/proc/\(me)/task/\(thread)/children").read(count: 65_536, at: 0)
+            })
+        else { return processes { parent, _ in parent == me } }
+        return listed.flatMap { bytes in String(decoding: bytes, as: UTF8.self).split(separator: " ").compactMap { Int32($0) } }
     }
 
     /// The live members (not zombies) of process group `group`.
@@ -149,12 +157,13 @@ enum ProcessControl {
     ///
     /// - Returns: The processes it ended.
     static func endProcesses(inGroup group: Int32?, orphansExcept kept: Set<Int32>?) -> [Int32] {
-        let me = getpid()
         var ended: Set<Int32> = []
         let deadline = MonotonicClock.now + 2_000_000_000
         while MonotonicClock.now < deadline {
-            let left = processes { parent, processGroup in processGroup == group || (kept != nil && parent == me) }
-                .filter { process in kept.map { !$0.contains(process) } ?? true }
+            _ = reapEnded()
+            var left = Set(kept.map { kept in children().filter { !kept.contains($0) } } ?? [])
+            // Every process is read only when the group has a member left.
+            if let group, kill(-group, 0) == 0 { left.formUnion(members(ofGroup: group)) }
             guard !left.isEmpty else { break }
             for process in left where send(SIGKILL, to: process) { ended.insert(process) }
             sleep(nanoseconds: 2_000_000)

@@ -18,7 +18,7 @@ let build = "0.1.0"
 ///   pid N`, `Ticker BUILD stopped`, `Ticker BUILD shutdown`, `Ticker BUILD reload`.
 /// - `trigger` (path) and `crashIn` (`run`, `health` or `reload`): once the trigger file
 ///   exists, it crashes (SIGSEGV in its own code) in that phase: its service checks every
-///   20 ms, its health check and reload hook when called.
+///   `pollMs` milliseconds (default 20), its health check and reload hook when called.
 /// - `failsInNextBuild` (boolean): the next build (0.2.0) throws from its bootstrap.
 public final class TickerComponent: Bootstrapping {
     public init(_ bootstrapped: Bootstrapped) throws {
@@ -26,6 +26,7 @@ public final class TickerComponent: Bootstrapping {
         let log = try settings.string("log")
         let trigger = try settings.string("trigger")
         let crashIn = try settings.string("crashIn") ?? "run"
+        let poll = try settings.integer("pollMs") ?? 20
         #if NEXT_BUILD
         if try settings.bool("failsInNextBuild") == true { throw NextBuildRefused() }
         #endif
@@ -41,7 +42,7 @@ public final class TickerComponent: Bootstrapping {
             do {
                 while true {
                     crashIfTriggered(in: "run")
-                    try await Task.sleep(for: .milliseconds(20))
+                    try await Task.sleep(for: .milliseconds(poll))
                 }
             } catch {
                 note("stopped", log)
