@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The settings of one plugin, taken from the host's configuration file.
 ///
 /// ```json
@@ -13,14 +15,24 @@
 /// The typed accessors return `nil` for a missing key and throw ``SettingsError`` when the
 /// key holds a value of another type, so that a mistake in the configuration is reported
 /// instead of silently replaced by a default.
+///
+/// The settings remember which keys the component asked for, so that the host can name a
+/// key in the file that nobody read (a misspelt one, say) and the key it was probably
+/// meant to be.
 public struct Settings: Sendable, Hashable {
     /// The plugin these settings belong to, for error messages.
     public let pluginName: String
-    /// All values, by key.
-    public let values: [String: Setting]
+    private let stored: [String: Setting]
     /// The directory that relative paths in these settings are relative to: the directory
     /// of the configuration file they come from.
     public let baseDirectory: String?
+    private let reads = KeysRead()
+
+    /// All values, by key. Reading them counts as reading every key.
+    public var values: [String: Setting] {
+        reads.readAll()
+        return stored
+    }
 
     /// Creates settings for a plugin.
     ///
@@ -28,7 +40,7 @@ public struct Settings: Sendable, Hashable {
     ///   - values: The values, by key.
     ///   - pluginName: The plugin they belong to.
     public init(_ values: [String: Setting] = [:], for pluginName: String = "") {
-        self.values = values
+        self.stored = values
         self.pluginName = pluginName
         self.baseDirectory = nil
     }
@@ -40,13 +52,42 @@ public struct Settings: Sendable, Hashable {
     ///   - pluginName: The plugin they belong to.
     ///   - baseDirectory: The directory of the configuration file, an absolute path.
     public init(_ values: [String: Setting], for pluginName: String, baseDirectory: String) {
-        self.values = values
+        self.stored = values
         self.pluginName = pluginName
         self.baseDirectory = baseDirectory
     }
 
     /// The value stored under `key`, if any.
-    public subscript(key: String) -> Setting? { values[key] }
+    public subscript(key: String) -> Setting? {
+        reads.read(key)
+        return stored[key]
+    }
+
+    public static func == (lhs: Settings, rhs: Settings) -> Bool {
+        lhs.pluginName == rhs.pluginName && lhs.stored == rhs.stored && lhs.baseDirectory == rhs.baseDirectory
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pluginName)
+        hasher.combine(stored)
+        hasher.combine(baseDirectory)
+    }
+
+    /// The values, without counting as read: for the host.
+    package var entries: [String: Setting] { stored }
+
+    /// The keys in the settings that the component has not asked for, in name order; none
+    /// once it read ``values`` whole.
+    package var keysNotRead: [String] {
+        let asked = reads.keys
+        return asked.all ? [] : stored.keys.filter { !asked.keys.contains($0) }.sorted()
+    }
+
+    /// The keys the component asked for that the settings do not hold: what a key nobody
+    /// read may have been meant to be.
+    package var keysAskedButAbsent: [String] {
+        reads.keys.keys.filter { stored[$0] == nil }.sorted()
+    }
 
     /// The string stored under `key`.
     ///
@@ -100,12 +141,22 @@ public struct Settings: Sendable, Hashable {
     private func value<Value>(
         _ key: String, expected: String, _ extract: (Setting) -> Value?
     ) throws(SettingsError) -> Value? {
-        guard let setting = values[key], setting != .null else { return nil }
+        reads.read(key)
+        guard let setting = stored[key], setting != .null else { return nil }
         guard let value = extract(setting) else {
-            throw SettingsError(pluginName: pluginName, key: key, expected: expected, found: setting.typeName)
+            throw SettingsError(pluginName: pluginName, key: key, expected: expected, found: setting.valueDescription)
         }
         return value
     }
+}
+
+/// The keys a component asked for, shared by the copies of one ``Settings``.
+private final class KeysRead: Sendable {
+    private let state = Mutex<(keys: Set<String>, all: Bool)>(([], false))
+
+    func read(_ key: String) { state.withLock { _ = $0.keys.insert(key) } }
+    func readAll() { state.withLock { $0.all = true } }
+    var keys: (keys: Set<String>, all: Bool) { state.withLock { $0 } }
 }
 
 /// A setting holds a value of another type than the plugin expects.
@@ -116,12 +167,12 @@ public struct SettingsError: Error, Hashable, CustomStringConvertible {
     public let key: String
     /// The type the plugin expects, such as `string`.
     public let expected: String
-    /// The JSON type found, such as `number`.
+    /// What the configuration holds instead, such as `the fractional number 200.5`.
     public let found: String
 
     public var description: String {
         let owner = pluginName.isEmpty ? "" : " of plugin \(pluginName)"
-        return "setting \"\(key)\"\(owner) must be a \(expected), but the configuration holds a \(found); "
+        return "setting \"\(key)\"\(owner) must be a \(expected), but the configuration holds \(found); "
             + "fix it in the file given with --config"
     }
 }

@@ -40,7 +40,7 @@ struct CommandLineTests {
         let result = try directory.runHost()
         #expect(result.status == 1)
         #expect(result.standardError.contains(
-            "plugin Persistence (\(directory.plugins.path)/libPersistence.so) failed to bootstrap: setting \"dataDirectory\" of plugin Persistence must be a string, but the configuration holds a number"))
+            "plugin Persistence (\(directory.plugins.path)/libPersistence.so) failed to bootstrap: setting \"dataDirectory\" of plugin Persistence must be a string, but the configuration holds the number 7"))
     }
 
     @Test("settings for a plugin that is not installed give a warning, not a failure")
@@ -51,6 +51,6 @@ struct CommandLineTests {
         let result = try directory.runHost()
         #expect(result.status == 0)
         #expect(result.standardError == "plugin-host: warning: configuration file \(directory.configuration.path) has settings for plugin "
-            + "Persistance, which is not in \(directory.plugins.path); check the spelling\n")
+            + "Persistance, which is not in \(directory.plugins.path); did you mean Persistence?\n")
     }
 }

@@ -73,7 +73,10 @@ struct ContainmentTests {
         // The log holds the first host's lines too: wait for the second bootstrap.
         #expect(trial.waitUntil { trial.lines.filter { $0 == "bootstrap Misbehaver" }.count == 2 }, "the plugin never bootstrapped")
         signalled.send(SIGTERM)
+        let firstSignal = clock.now
         #expect(trial.waitUntil { signalled.standardError.contains("received SIGTERM; shutting down") }, "the first SIGTERM was not heard")
+        // A second signal is deliberate once a second has passed since the first.
+        pause(until: firstSignal + .milliseconds(1100))
         let again = clock.now
         let second = signalled.stop(with: SIGTERM)
         #expect(clock.now - again < .seconds(3))
@@ -135,11 +138,14 @@ struct ContainmentTests {
         trial.expectContained(result, status: 70, line: "\(trial.culprit("Misbehaver")) was running when the process was ended by SIGSEGV during bootstrap")
     }
 
-    @Test("signals blocked by plugin code on a host thread do not hide a later crash on that thread")
-    func blockedSignalsOnHostThread() throws {
-        let trial = try Trial(["MisA": #""act": "block-signals""#, "MisB": #""act": "segfault""#], requires: ["MisB": ["MisA"]])
-        let (result, _) = try trial.run(["--jobs", "1"])
-        trial.expectContained(result, status: 70, mentions: trial.culprit("MisB"))
+    @Test("signals blocked by plugin code on a host thread are unblocked before the next plugin runs there: its crash is recorded",
+          arguments: ["bootstrap", "shutdown"], ["1", "2"])
+    func blockedSignalsOnHostThread(phase: String, jobs: String) throws {
+        let trial = try Trial(
+            ["MisA": #""act": "block-signals", "phase": "\#(phase)""#, "MisB": #""act": "segfault", "phase": "\#(phase)""#],
+            requires: phase == "bootstrap" ? ["MisB": ["MisA"]] : ["MisA": ["MisB"]])
+        let (result, _) = try trial.run(["--jobs", jobs])
+        trial.expectContained(result, status: 70, line: "\(trial.culprit("MisB")) crashed during \(phase): SIGSEGV")
         #expect(!result.standardError.contains(trial.culprit("MisA")))
     }
 
@@ -189,6 +195,31 @@ struct ContainmentTests {
         let trial = try Trial(["Misbehaver": ""])
         let (result, _) = try trial.run(environment: ["MISBEHAVER_ACT": "trap", "MISBEHAVER_PHASE": phase])
         trial.expectContained(result, status: 70, line: "\(trial.culprit("Misbehaver")) crashed during load: SIG")
+    }
+
+    @Test("a crash or exit while a plugin loads after others names it, not one loaded before it",
+          arguments: [("segfault", "constructor"), ("trap", "constructor"), ("abort", "constructor"), ("exit", "constructor"),
+                      ("segfault", "load")], ["1", "2"])
+    func crashWhileLoadingAfterOthers(act: (String, String), jobs: String) throws {
+        let trial = try Trial(["Zcrash": ""], requires: ["Zcrash": ["Application"]])
+        let (result, _) = try trial.run(["--jobs", jobs], environment: ["MISBEHAVER_ACT": act.0, "MISBEHAVER_PHASE": act.1])
+        let what = act.0 == "exit" ? "called exit(0) during load" : "crashed during load: SIG"
+        trial.expectContained(result, status: 70, line: "\(trial.culprit("Zcrash")) \(what)")
+    }
+
+    @Test("a worker stopped while its services run (a plugin stopping its own process, or SIGSTOP from outside) is named at once, and ended at --timeout",
+          arguments: ["stop-self", "SIGSTOP"])
+    func stoppedWhileServing(how: String) throws {
+        let trial = try Trial(["Misbehaver": how == "stop-self" ? #""act": "stop-self", "phase": "run", "serve": true"# : #""serve": true"#])
+        // Without restarts: what is named, and the status (a restart heals it otherwise).
+        let host = try trial.start(["--timeout", "1", "--restart=no"])
+        #expect(trial.waitUntil { trial.lines.contains("run") }, "the service never started")
+        if how == "SIGSTOP" { kill(try #require(trial.processes.first), SIGSTOP) }
+        #expect(wait(until: { host.standardError.contains("was stopped by SIGSTOP") }), "\(host.standardError)")
+        let result = host.wait()
+        #expect(result.status == 124, "\(result.standardError)")
+        #expect(result.standardError.contains("plugin-host: error: the worker process stayed stopped by SIGSTOP for 1 s (--timeout) while "))
+        if how == "stop-self" { #expect(result.standardError.contains("while plugin \(trial.label("Misbehaver")) ran")) }
     }
 
     @Test("a crash in a reload hook names the plugin and the phase")

@@ -21,13 +21,27 @@ struct SettingsTests {
         #expect(try settings.string("nothing") == nil)
     }
 
-    @Test("a value of another type is an error naming the plugin, the key and both types")
+    @Test("a value of another type is an error naming the plugin, the key, the type expected and the value found")
     func mismatch() throws {
         let error = try #require(throws: SettingsError.self) { try settings.string("retries") }
         #expect(error.key == "retries")
         #expect(error.expected == "string")
-        #expect(error.found == "number")
-        #expect(error.description.hasPrefix("setting \"retries\" of plugin Persistence must be a string, but the configuration holds a number"))
-        #expect(throws: SettingsError.self) { try settings.integer("ratio") }
+        #expect(error.found == "the number 3")
+        #expect(error.description.hasPrefix("setting \"retries\" of plugin Persistence must be a string, but the configuration holds the number 3"))
+        let fraction = try #require(throws: SettingsError.self) { try settings.integer("ratio") }
+        #expect(fraction.description.hasPrefix("setting \"ratio\" of plugin Persistence must be a whole number, but the configuration holds the fractional number 0.5"))
+        let text = try #require(throws: SettingsError.self) { try settings.bool("directory") }
+        #expect(text.found == "the string \"/var/lib\"")
+    }
+
+    @Test("the settings remember which keys the component asked for; the host names the others")
+    func keysRead() throws {
+        let fresh = Settings(["intervalMS": 200, "verbose": true], for: "Ticker")
+        _ = try fresh.integer("intervalMs")
+        _ = try fresh.bool("verbose")
+        #expect(fresh.keysNotRead == ["intervalMS"])
+        #expect(fresh.keysAskedButAbsent == ["intervalMs"])
+        _ = fresh.values
+        #expect(fresh.keysNotRead.isEmpty, "reading every value reads every key")
     }
 }

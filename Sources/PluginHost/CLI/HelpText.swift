@@ -97,7 +97,8 @@ enum HelpText {
 
         Signals: SIGINT or SIGTERM stops the host: components drain, in reverse bootstrap
         order, then services are cancelled, then each component's shutdown hook runs in
-        reverse bootstrap order; a second one ends the host at once. SIGHUP re-reads
+        reverse bootstrap order; a second one, a second or more after the first, ends the host at
+        once (the same signal again within a second is the same request). SIGHUP re-reads
         --config and reloads every component, or none if one refuses, then re-scans the
         plugin directories as --watch does.
 

@@ -21,6 +21,9 @@ struct RunOptions: Equatable {
     var search: SearchOptions
     /// The configuration file, if any.
     var configurationFile: String?
+    /// The configuration file's contents, read once when the host started, when it cannot
+    /// be read again (a pipe: `--config /dev/stdin`, `--config <(...)`).
+    var configurationSnapshot: [UInt8]?
     /// Print the report as JSON instead of text.
     var json = false
     /// Run every plugin that does not depend on a failed one, instead of stopping.

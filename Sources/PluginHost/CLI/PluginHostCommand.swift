@@ -28,8 +28,18 @@ struct PluginHostCommand {
         case .run(var options):
             let systemd = SystemdService.fromEnvironment(process: ProcessControl.current)
             if options.healthInterval == nil { options.healthInterval = systemd.watchdog.map { .nanoseconds($0 / 2) } ?? .zero }
+            // A configuration that can be read once only is read now, for every generation.
+            if let file = options.configurationFile, !Configuration.canBeReadAgain(file) {
+                do {
+                    options.configurationSnapshot = try Configuration.read(file)
+                } catch {
+                    console.write("plugin-host: error: \(error.message)\n", to: .error)
+                    return .failure
+                }
+            }
             var supervision = Supervisor.Configuration()
             supervision.stopLimit = options.shutdownTimeout
+            supervision.stoppedLimit = options.timeout
             supervision.systemd = systemd
             supervision.watching = options.watch ? PluginSearchPath(options.search).directories : []
             supervision.restart = options.restart

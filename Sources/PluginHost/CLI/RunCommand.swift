@@ -85,7 +85,8 @@ struct RunCommand {
             shutdownTimeout: options.shutdownTimeout, timeout: options.timeout,
             healthInterval: options.healthInterval.flatMap { $0 == .zero ? nil : $0 }, watch: options.watch,
             leavesFailuresOut: plan.leavesFailuresOut,
-            readConfiguration: { [self] in readConfiguration().map(\.settings) },
+            readConfiguration: { [self] in readConfiguration(again: true).map(\.settings) },
+            configurationFile: options.configurationFile,
             search: options.search, admission: admission)
     }
 
@@ -97,7 +98,7 @@ struct RunCommand {
         var chain = Bootstrapped()
         var settings: [String: Settings] = [:]
         /// What rescans start from.
-        var rescans = RescanMemory(builds: BuildSelection(), leftOut: [], problems: [])
+        var rescans = RescanMemory(builds: BuildSelection(), leftOut: [], notAdded: [])
         /// An upgrade's candidate could not run a plugin the generation before runs.
         var candidateFailed = false
     }
@@ -134,14 +135,20 @@ struct RunCommand {
         for name in configuration.settings.keys.sorted() where !found.contains(name) {
             start.report.warnings.append(
                 "configuration file \(options.configurationFile ?? "") has settings for plugin \(name.debugEscaped), "
-                    + "which is not in \(start.report.directory); check the spelling")
+                    + "which is not in \(start.report.directory); "
+                    + (Spelling.closest(to: name, among: found).map { "did you mean \($0)?" } ?? "check the spelling"))
         }
+        start.report.warnings += configuration.undeclaredKeyWarnings(
+            of: survey.scan.candidates.map { ($0.name, $0.manifest.settings) }, file: options.configurationFile ?? "")
         start.report.notes = survey.shadowingNotes
         start.report.leftOut = survey.leftOut
-        start.report.problems = survey.scan.problems
-        start.rescans = RescanMemory(builds: plan.builds, leftOut: survey.leftOut, problems: survey.scan.problems)
-        let strictness: Admission.Strictness = options.keepGoing || plan.cause != .start ? .leaveFailuresOut : .allOrNothing
-        guard start.report.problems.isEmpty || strictness == .leaveFailuresOut else {
+        // A host that watches treats a bad file at start as a later scan does: reported, not
+        // added, and the rest runs; another host refuses the directory.
+        let watching = options.watch || plan.cause != .start
+        let strictness: Admission.Strictness =
+            options.keepGoing || plan.cause != .start ? .leaveFailuresOut : watching ? .leaveBadFilesOut : .allOrNothing
+        if watching { start.report.notAdded = survey.scan.problems } else { start.report.problems = survey.scan.problems }
+        guard start.report.problems.isEmpty || strictness != .allOrNothing else {
             start.report.problems += survey.resolution.problems
             start.report.plugins = survey.resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
             start.report.duration = clock.now - epoch
@@ -165,8 +172,13 @@ struct RunCommand {
             return waitForProceed(events)
         }
         start.report.plugins = result.outcome.plugins
+        if watching { start.report.notAdded += result.refused } else { start.report.problems += result.refused }
         start.report.problems += result.problems
         start.report.duration = clock.now - epoch
+        start.report.warnings += Configuration.misspeltKeyWarnings(
+            configuration.settings, of: result.admitted.filter { $0.candidate.manifest.settings == nil }.map(\.name),
+            file: options.configurationFile ?? "", while: "while it bootstrapped")
+        start.rescans = RescanMemory(builds: plan.builds, leftOut: survey.leftOut, notAdded: start.report.notAdded)
         start.chain = result.outcome.bootstrapped
         start.admitted = result.admitted
         start.rescans.recordLoaded(result.loaded)
@@ -208,10 +220,22 @@ struct RunCommand {
         return false
     }
 
-    private func readConfiguration() -> Result<Configuration, Problem> {
+    /// The configuration: the file read now, or what was read of it when the host started
+    /// when it can be read only once.
+    ///
+    /// - Parameter again: Whether the operator asked to read it again (SIGHUP): refused for
+    ///   a file that can be read only once.
+    private func readConfiguration(again: Bool = false) -> Result<Configuration, Problem> {
         guard let file = options.configurationFile else { return .success(Configuration()) }
         do {
-            return .success(try Configuration(contentsOf: file))
+            guard let snapshot = options.configurationSnapshot else { return .success(try Configuration(contentsOf: file)) }
+            guard !again else {
+                return .failure(Problem(
+                    .configurationInvalid, file: file,
+                    "configuration file \(file) is a pipe, read once when the host started, and cannot be read again; "
+                        + "give --config a regular file to reload settings"))
+            }
+            return .success(try Configuration(path: file, bytes: snapshot))
         } catch {
             return .failure(error)
         }

@@ -88,8 +88,6 @@ final class PluginThreads: Sendable {
                 return nil
             }
             guard let work else {
-                // Going idle: undo what plugin code may have done to this thread's signal mask.
-                unblockAllSignalsOfThisThread()
                 available.wait(timeout: nil)
                 state.withLock { $0.waiting -= 1 }
                 continue
@@ -115,10 +113,15 @@ struct PluginThread: Sendable {
     fileprivate let page: SupervisionPage
 
     /// Runs `body`, which runs code of `plugin` (`nil`: the host's) in `phase`, and says so
-    /// in the thread's slot.
+    /// in the thread's slot. Afterwards the thread's signal mask is the host's again, whatever
+    /// the plugin blocked: a crash signal left blocked would end the process without a record
+    /// the next time any code crashes on this thread.
     func running<Result>(_ plugin: PluginNumber?, phase: Phase, _ body: () throws -> Result) rethrows -> Result {
         if let slot { page.setSlot(slot, plugin: plugin, phase: phase) }
-        defer { if let slot { page.setSlot(slot, plugin: nil, phase: .unknown) } }
+        defer {
+            unblockAllSignalsOfThisThread()
+            if let slot { page.setSlot(slot, plugin: nil, phase: .unknown) }
+        }
         return try body()
     }
 }
@@ -141,8 +144,9 @@ final class PluginExecutor: TaskExecutor, Sendable {
     var attribution: (plugin: PluginNumber?, phase: Phase) { target.withLock { $0 } }
 
     /// Makes the executor's jobs, and the job running now on the calling thread, run code of
-    /// `plugin` (`nil`: the host's) in `phase` from now on.
+    /// `plugin` (`nil`: the host's) in `phase` from now on, with the host's signal mask.
     func retarget(to plugin: PluginNumber?, phase: Phase) {
+        unblockAllSignalsOfThisThread()
         target.withLock { $0 = (plugin, phase) }
         let page = threads.link.page
         page.slot(of: ThreadIdentity.current).map { page.setSlot($0, plugin: plugin, phase: phase) }

@@ -15,7 +15,9 @@ struct Admission: Sendable {
     struct Result {
         /// Every plugin it considered, with what happened to it.
         var outcome: ChainRunner.Outcome
-        /// The graph problems of the plugins it considered, then the failures of the run.
+        /// The graph problems of the plugins it considered: they were not loaded.
+        var refused: [Problem] = []
+        /// The failures of those it loaded and bootstrapped.
         var problems: [Problem] = []
         /// The plugins that bootstrapped, in bootstrap order.
         var admitted: [RunningPlugin] = []
@@ -26,9 +28,13 @@ struct Admission: Sendable {
 
     /// When a graph problem stops everything, and when a failure stops the rest.
     enum Strictness {
-        /// Any graph problem refuses every plugin; the first failure stops the rest: a start
-        /// without `--keep-going`.
+        /// Any graph problem refuses every plugin; the first failure stops the rest (unless
+        /// `--keep-going`): a start.
         case allOrNothing
+        /// A plugin with a graph problem is left out with those that require it; the first
+        /// failure stops the rest (unless `--keep-going`): the start of a host that watches,
+        /// which treats a bad file as a later scan does.
+        case leaveBadFilesOut
         /// A plugin with a graph problem, or that fails, is left out with those that require
         /// it; the others run.
         case leaveFailuresOut
@@ -48,9 +54,9 @@ struct Admission: Sendable {
     ) -> Result {
         let subset = Self.subset(of: resolution, adding: adding)
         var result = Result(outcome: ChainRunner.Outcome(plugins: subset.order.map { PluginOutcome(candidate: $0, status: .notRun) }))
-        result.problems = adding.map { names in resolution.problems.filter { $0.plugin.map(names.contains) ?? false } }
+        result.refused = adding.map { names in resolution.problems.filter { $0.plugin.map(names.contains) ?? false } }
             ?? resolution.problems
-        if strictness == .allOrNothing, !result.problems.isEmpty { return result }
+        if strictness == .allOrNothing, !result.refused.isEmpty { return result }
         guard !subset.order.isEmpty else { return result }
 
         // Published with what each requires, so that the supervisor knows which plugins
@@ -76,7 +82,7 @@ struct Admission: Sendable {
         runner.keepGoing = strictness == .leaveFailuresOut || runner.keepGoing
         let outcome = runner.run(subset, onto: chain, numberedFrom: first, beforeBootstrap: beforeBootstrap)
         result.outcome = outcome
-        result.problems += outcome.problems.filter { problem in subset.failures[problem.plugin ?? ""] == nil }
+        result.problems = outcome.problems.filter { problem in subset.failures[problem.plugin ?? ""] == nil }
         result.loaded = outcome.plugins.filter { $0.componentType != nil }.map(\.candidate)
         result.admitted = outcome.plugins.enumerated().compactMap { position, plugin -> RunningPlugin? in
             guard plugin.status == .bootstrapped, let component = plugin.component else { return nil }

@@ -36,6 +36,8 @@ struct LifecycleRunner {
         var leavesFailuresOut = false
         /// Reads the configuration file again: the settings of each plugin, or a problem.
         var readConfiguration: @Sendable () -> Result<[String: Settings], Problem>
+        /// The configuration file, as messages name it.
+        var configurationFile: String?
         /// Where plugins are searched for.
         var search: SearchOptions
         /// How plugins join while the host runs.
@@ -208,6 +210,8 @@ struct LifecycleRunner {
         if !rescans.leftOut.isEmpty {
             text += "; left out: " + rescans.leftOut.map { "\($0.name) (\($0.reason))" }.joined(separator: ", ")
         }
+        let notAdded = rescans.notAddedFiles
+        if !notAdded.isEmpty { text += "; not added: " + notAdded.joined(separator: ", ") }
         return text
     }
 

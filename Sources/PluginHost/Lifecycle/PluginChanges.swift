@@ -123,9 +123,16 @@ extension LifecycleRunner {
             resolution, adding: Set(candidates.map(\.name)), running: plugins, onto: chain, settings: settings,
             strictness: .leaveFailuresOut)
         rescans.recordLoaded(result.loaded)
-        for problem in result.problems { problems += notAdded(problem, reportedBefore) }
+        for problem in result.refused + result.problems { problems += notAdded(problem, reportedBefore) }
         let added = result.admitted
         guard !added.isEmpty else { return problems }
+        for warning in Configuration(settings: settings).undeclaredKeyWarnings(
+            of: added.map { ($0.name, $0.candidate.manifest.settings) }, file: context.configurationFile ?? "")
+            + Configuration.misspeltKeyWarnings(
+                settings, of: added.filter { $0.candidate.manifest.settings == nil }.map(\.name), file: context.configurationFile ?? "",
+                while: "while it bootstrapped") {
+            say("warning: " + warning)
+        }
         join(added, chain: result.outcome.bootstrapped)
         link.enter(.running)
         services.start(added, threads: context.threads, events: context.events)

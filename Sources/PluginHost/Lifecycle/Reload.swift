@@ -26,6 +26,8 @@ extension LifecycleRunner {
             return problems
         }
 
+        sayWhatReloadLeavesAlone(read)
+        let before = settings
         settings = read
         var problems: [Problem] = []
         var reloaded: [String] = []
@@ -37,6 +39,32 @@ extension LifecycleRunner {
             }
         }
         say("reloaded \(reloaded.isEmpty ? "no plugins" : reloaded.joined(separator: ", "))")
+        let changed = plugins.filter { before[$0.name]?.entries ?? [:] != read[$0.name]?.entries ?? [:] && handlesReload($0) }
+        for warning in Configuration(settings: read).undeclaredKeyWarnings(
+            of: changed.map { ($0.name, $0.candidate.manifest.settings) }, file: context.configurationFile ?? "")
+            + Configuration.misspeltKeyWarnings(
+                read, of: changed.filter { $0.candidate.manifest.settings == nil }.map(\.name), file: context.configurationFile ?? "",
+                while: "when it reloaded its settings") {
+            say("warning: " + warning)
+        }
         return problems
+    }
+
+    private func handlesReload(_ plugin: RunningPlugin) -> Bool {
+        plugin.lifecycle.handles(ReloadCheck.self) || plugin.lifecycle.handles(Reload.self)
+    }
+
+    /// Says which plugins without reload hooks have new settings, and which: they take effect
+    /// only when the plugin starts again.
+    private func sayWhatReloadLeavesAlone(_ read: [String: Settings]) {
+        for plugin in plugins where !handlesReload(plugin) {
+            let old = settings[plugin.name]?.entries ?? [:]
+            let new = read[plugin.name]?.entries ?? [:]
+            let keys = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }.sorted()
+            guard !keys.isEmpty else { continue }
+            say("warning: plugin \(plugin.label) has no reload hook: its changed setting\(keys.count == 1 ? "" : "s") "
+                + keys.map { "\"\($0.debugEscaped)\"" }.joined(separator: ", ")
+                + " take\(keys.count == 1 ? "s" : "") effect when it starts again (a restart of the host, or an upgrade of the plugin)")
+        }
     }
 }

@@ -18,10 +18,18 @@ struct RescanMemory {
     /// The files of running plugins that changed into something unusable, reported already.
     var changesReported: Set<String> = []
 
-    init(builds: BuildSelection, leftOut: [LeftOutPlugin], problems: [Problem]) {
+    /// - Parameter notAdded: The files the generation's start did not add, reported already.
+    init(builds: BuildSelection, leftOut: [LeftOutPlugin], notAdded: [Problem]) {
         self.builds = builds
         self.leftOut = leftOut
-        notAddedReported = Set(problems.map { "\($0.file ?? $0.plugin ?? "")\n\($0.message); not added" })
+        notAddedReported = Set(notAdded.map { "\($0.file ?? $0.plugin ?? "")\n\($0.message); not added" })
+    }
+
+    /// The files not added at the last scan, as `STATUS=` names them: `libBroken.so`.
+    var notAddedFiles: [String] {
+        Set(notAddedReported.compactMap { key in
+            key.split(separator: "\n").first.flatMap { $0.split(separator: "/").last }.map(String.init)
+        }).sorted()
     }
 
     /// Remembers that the code of `plugins` was loaded in this worker.

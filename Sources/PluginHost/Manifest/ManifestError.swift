@@ -11,12 +11,15 @@ enum ManifestError: Error, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .unreadable(let error): "cannot read the file: \(error)"
-        case .notSharedObject(let error): "not a loadable ELF shared object: \(error)"
+        case .unreadable(let error): "cannot read the file: \(error); check that it exists and the host's user may read it"
+        case .notSharedObject(let error):
+            "not a loadable ELF shared object: \(error); only plugins belong in a plugin directory: remove the file, "
+                + "or replace it with the plugin built as a 64-bit shared object for this machine"
         case .missing:
             "no plugin manifest: the file has no \(ManifestReader.sectionName) section; "
                 + "add one with objcopy as docs/writing-plugins.md shows"
-        case .malformed(let reason): "malformed plugin manifest: \(reason)"
+        case .malformed(let reason):
+            "malformed plugin manifest: \(reason); fix the plugin's manifest.json and rebuild it (docs/writing-plugins.md, The manifest)"
         }
     }
 }

@@ -7,7 +7,9 @@ import PluginABI
 /// ```
 ///
 /// `optional` names plugins used when present: they are ordered first and visible when they
-/// are installed, and the plugin bootstraps without them when they are not.
+/// are installed, and the plugin bootstraps without them when they are not. `settings`, when
+/// present, lists every key the plugin reads from its settings: the host names any other key
+/// the configuration gives it, before loading anything.
 ///
 /// Keys other than these are ignored, so that later versions may add some.
 ///
@@ -25,6 +27,8 @@ final class PluginManifest: Equatable, Sendable {
     let requires: [String]
     /// The plugins bootstrapped before this one when they are installed.
     let optional: [String]
+    /// Every key the plugin reads from its settings, when it declares them.
+    let settings: [String]?
     /// The whole manifest as read, with any keys this host does not know.
     let document: Setting
 
@@ -33,13 +37,14 @@ final class PluginManifest: Equatable, Sendable {
 
     init(
         name: String, version: SemanticVersion, abi: Int, requires: [String] = [], optional: [String] = [],
-        document: Setting = .object([:])
+        settings: [String]? = nil, document: Setting = .object([:])
     ) {
         self.name = name
         self.version = version
         self.abi = abi
         self.requires = requires
         self.optional = optional
+        self.settings = settings
         self.document = document
     }
 
@@ -92,7 +97,23 @@ final class PluginManifest: Equatable, Sendable {
 
         let requires = try Self.pluginNames(fields["requires"], key: "requires", of: name, excluding: [])
         let optional = try Self.pluginNames(fields["optional"], key: "optional", of: name, excluding: requires)
-        self.init(name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional, document: document)
+        var settings: [String]?
+        switch fields["settings"] {
+        case nil, .null?: break
+        case .array(let entries)?:
+            settings = []
+            for entry in entries {
+                guard case .string(let key) = entry, !key.isEmpty else {
+                    throw .malformed("\"settings\" must list the keys of the plugin's settings as strings, found \(entry.valueDescription)")
+                }
+                guard settings?.contains(key) == false else { throw .malformed("\"settings\" lists \"\(key.debugEscaped)\" twice") }
+                settings?.append(key)
+            }
+        case let other?:
+            throw .malformed("\"settings\" must be an array of the keys of the plugin's settings, found \(other.typeName)")
+        }
+        self.init(
+            name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional, settings: settings, document: document)
     }
 
     /// The plugin names listed under `key`: absent or `null` is none.

@@ -15,6 +15,7 @@ enum JSONReport {
         .object([
             ("plugins", .array(report.plugins.map(plugin))),
             ("errors", .array(report.problems.map(error))),
+            ("notAdded", .array(report.notAdded.map(error))),
             ("warnings", .array(report.warnings.map(JSONOutput.string))),
             ("notes", .array(report.notes.map(JSONOutput.string))),
             ("generation", .number(Double(report.generation))),

@@ -5,6 +5,9 @@ struct RunReport: Sendable {
     var directory: String
     var plugins: [PluginOutcome] = []
     var problems: [Problem] = []
+    /// Files a host that watches did not add (not plugins, unsafe, a bad manifest, a graph
+    /// problem): reported, and left alone until they change; they do not fail the run.
+    var notAdded: [Problem] = []
     /// Things that do not stop the run but are probably mistakes.
     var warnings: [String] = []
     /// Things worth knowing, such as which file of several with one name is used.

@@ -48,6 +48,7 @@ enum TextReport {
 
     /// The lines printed on standard error: one per note, per warning, then per problem.
     static func errors(of report: RunReport) -> String {
-        Diagnostics.text(notes: report.notes, warnings: report.warnings, problems: report.problems)
+        let notAdded = report.notAdded.map { Problem($0.code, plugin: $0.plugin, file: $0.file, $0.message + "; not added") }
+        return Diagnostics.text(notes: report.notes, warnings: report.warnings, problems: notAdded + report.problems)
     }
 }

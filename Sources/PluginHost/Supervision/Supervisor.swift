@@ -25,6 +25,9 @@ struct Supervisor {
         /// How long a worker may go without progress while it stops (`--shutdown-timeout`);
         /// `nil` for no limit.
         var stopLimit: Duration?
+        /// How long a worker may stay stopped by a signal (SIGSTOP) before it counts as hung
+        /// (`--timeout`); `nil` for no limit.
+        var stoppedLimit: Duration?
         /// A worker's status after a crash or a plugin's `exit()`.
         var crashStatus = ExitStatus.crashed
         /// Where to send systemd's notifications, and how often its watchdog wants to hear
@@ -68,8 +71,8 @@ struct Supervisor {
         case upgradeRequested(WorkerGeneration)
         /// A worker ended, and how.
         case ended(WorkerGeneration, WorkerEnding)
-        /// SIGINT or SIGTERM.
-        case stopSignal(Int32)
+        /// SIGINT or SIGTERM, and when it arrived (``MonotonicClock`` nanoseconds).
+        case stopSignal(Int32, at: Int64)
         /// SIGHUP.
         case reloadSignal
     }
@@ -166,7 +169,19 @@ struct Supervisor {
     /// messages, whether it waits to bootstrap or asks for an upgrade, its deadlines, and
     /// whether it ended.
     private mutating func observeGenerations() {
-        let reaped = ProcessControl.reapAll()
+        var ended: [Int32: Termination] = [:]
+        for generation in live {
+            while let change = ProcessControl.change(of: generation.process) {
+                switch change {
+                case .ended(let termination): ended[generation.process] = termination
+                case .stopped(let signal): noticeStopped(generation, by: signal)
+                case .continued: noticeResumed(generation)
+                }
+                if ended[generation.process] != nil { break }
+            }
+        }
+        // Orphans adopted from other groups end too; a worker may end between the two looks.
+        for (process, termination) in ProcessControl.reapAll() { ended[process] = termination }
         for generation in live {
             let forwarded = generation.page.forwarded
             if forwarded.stops > generation.forwardedStops {
@@ -188,7 +203,7 @@ struct Supervisor {
                 generation.upgradeRequests = requests
                 events.append(.upgradeRequested(generation))
             }
-            if let (_, termination) = reaped.first(where: { $0.process == generation.process }) {
+            if let termination = ended[generation.process] {
                 takeMessages(of: generation)
                 let ending = generation.verdict ?? WorkerEnding(termination, page: generation.page)
                 generation.ending = ending
@@ -206,11 +221,16 @@ struct Supervisor {
     /// Moves the state machine on by `event`.
     private mutating func handle(_ event: Event) {
         switch (state, event) {
-        case (.stopping, .stopSignal(let signal)), (.finished, .stopSignal(let signal)):
+        case (.stopping, .stopSignal(let signal, let arrived)) where isRepeat(of: signal, at: arrived):
+            // The same signal delivered twice at once (timeout(1) signals the host, then its
+            // process group): one request.
+            break
+        case (.stopping, .stopSignal(let signal, _)), (.finished, .stopSignal(let signal, _)):
             say("plugin-host: received \(FatalSignals.name(of: signal)) again; exiting at once without finishing the shutdown\n")
             for generation in live { generation.kill() }
             state = .finished(ExitStatus(rawValue: 128 + signal))
-        case (_, .stopSignal(let signal)):
+        case (_, .stopSignal(let signal, let arrived)):
+            firstStop = (signal, arrived)
             stopHost(signal)
 
         case (.serving(let serving), .reloadSignal):
@@ -274,11 +294,24 @@ struct Supervisor {
     private var finalStatus = ExitStatus.success
     /// How many generations were started.
     private var generationsStarted = 0
+    /// The signal that stopped the host, and when it arrived.
+    private var firstStop: (signal: Int32, at: Int64)?
+
+    /// How long after a stop signal the same signal counts as the same request: a repeat
+    /// that comes later is a deliberate one, which ends the host at once.
+    static let repeatedSignalWindow: Int64 = 1_000_000_000
+
+    /// Whether `signal`, arrived at `time`, repeats the signal that stopped the host within
+    /// ``repeatedSignalWindow``.
+    private func isRepeat(of signal: Int32, at time: Int64) -> Bool {
+        guard let firstStop else { return false }
+        return firstStop.signal == signal && time - firstStop.at < Self.repeatedSignalWindow
+    }
 
     /// SIGINT or SIGTERM: every generation stops; the host ends when they have.
     private mutating func stopHost(_ signal: Int32) {
         let name = FatalSignals.name(of: signal)
-        say("plugin-host: received \(name); shutting down (send it again to exit at once)\n")
+        say("plugin-host: received \(name); shutting down (send it again after a second to exit at once)\n")
         notifyStopping("Stopping (received \(name))")
         let current = currentGeneration
         for generation in live { generation.askToStop(signal: signal) }
@@ -524,13 +557,13 @@ struct Supervisor {
         for generation in generations { sayEnded(ProcessControl.endProcesses(inGroup: generation.process, orphansExcept: nil)) }
         sayEnded(ProcessControl.endProcesses(inGroup: nil, orphansExcept: inheritedChildren.union(generations.map(\.process))))
         for socket in configuration.sockets { socket.close() }
-        output.drain(within: 1_000_000_000)
+        output.drain(givingUpAfter: 2_000_000_000)
         return status
     }
 
     private mutating func finishNow(_ status: ExitStatus) -> ExitStatus {
         state = .finished(status)
-        output.drain(within: 1_000_000_000)
+        output.drain(givingUpAfter: 2_000_000_000)
         return status
     }
 
@@ -540,7 +573,7 @@ struct Supervisor {
         switch signal {
         case Signals.interrupt, Signals.terminate:
             stops += 1
-            events.append(.stopSignal(signal))
+            events.append(.stopSignal(signal, at: MonotonicClock.now))
         case Signals.hangUp:
             events.append(.reloadSignal)
         default:
@@ -584,6 +617,21 @@ struct Supervisor {
             generation.kill()
             return
         }
+        if let (since, signal) = generation.stopped, let limit = configuration.stoppedLimit.map(MonotonicClock.nanoseconds),
+            now - since >= limit {
+            let running = page.pluginCodeRunning()
+            var seen = Set<PluginNumber>()
+            let culprits = running.map(\.plugin).filter { seen.insert($0).inserted }
+            let who = culprits.isEmpty
+                ? "no plugin code was known to run" : culprits.map { "plugin \(page.label(of: $0))" }.joined(separator: " and ") + " ran"
+            generation.verdict = WorkerEnding(
+                endedBySupervisor: .timedOut,
+                message: "the worker process stayed stopped by \(FatalSignals.name(of: signal)) for "
+                    + "\(TextFormat.seconds(nanoseconds: limit)) (--timeout) while \(who); \(stopped) without waiting for it",
+                summary: "stopped its process", culprits: culprits, phase: running.first?.phase.description ?? page.workerPhase.description)
+            generation.kill()
+            return
+        }
         guard let stopLimit = configuration.stopLimit.map(MonotonicClock.nanoseconds), generation.stopAskedAt != nil else { return }
         let progress = page.progress
         if progress != generation.lastProgress {
@@ -598,6 +646,24 @@ struct Supervisor {
                 summary: "kept the host from stopping", culprits: culprit.map { [$0] } ?? [], phase: "stop")
             generation.kill()
         }
+    }
+
+    /// A signal stopped `generation`'s worker: said at once; it counts as hung once it stays
+    /// stopped past the limit (``checkDeadlines(of:)``).
+    private mutating func noticeStopped(_ generation: WorkerGeneration, by signal: Int32) {
+        guard generation.stopped == nil else { return }
+        generation.stopped = (MonotonicClock.now, signal)
+        let running = generation.page.pluginCodeRunning().map { "plugin \(generation.page.label(of: $0.plugin)) was \($0.phase.activity)" }
+        let limit = configuration.stoppedLimit.map { "; unless it is resumed within \(TextFormat.seconds($0)) (--timeout) it counts as hung" } ?? ""
+        say("plugin-host: warning: the worker process \(generation.process) was stopped by \(FatalSignals.name(of: signal))"
+            + (running.isEmpty ? ", while no plugin code was known to run" : " while " + running.joined(separator: " and ")) + limit + "\n")
+    }
+
+    private mutating func noticeResumed(_ generation: WorkerGeneration) {
+        guard let stopped = generation.stopped else { return }
+        generation.stopped = nil
+        say("plugin-host: note: the worker process \(generation.process) was resumed after "
+            + "\(TextFormat.seconds(nanoseconds: MonotonicClock.now - stopped.since)) stopped\n")
     }
 
     /// What holds up a worker's driving thread, as far as can be told from outside, and the
@@ -625,6 +691,9 @@ struct Supervisor {
             }
             if generation.stopAskedAt != nil, let stopLimit = configuration.stopLimit.map(MonotonicClock.nanoseconds) {
                 next = min(next, generation.lastProgressAt &+ stopLimit &+ OverrunPolicy.grace)
+            }
+            if let stopped = generation.stopped, let limit = configuration.stoppedLimit.map(MonotonicClock.nanoseconds) {
+                next = min(next, stopped.since &+ limit)
             }
         }
         if pingEvery != nil { next = min(next, nextPing) }
@@ -768,13 +837,18 @@ private struct PendingOutput {
         return head.acknowledgement
     }
 
-    /// Writes what it can within `limit` nanoseconds, then gives up on the rest.
-    mutating func drain(within limit: Int64) {
-        let deadline = MonotonicClock.now + limit
-        while let descriptor, MonotonicClock.now < deadline {
-            let ready = Poll.wait(for: [Poll.Interest(descriptor: descriptor, writing: true)], timeout: deadline - MonotonicClock.now)
+    /// Writes everything, as slowly as its readers read; gives up on the rest only when
+    /// nothing could be written for `stall` nanoseconds (a reader that stopped reading).
+    mutating func drain(givingUpAfter stall: Int64) {
+        var progressAt = MonotonicClock.now
+        while let descriptor {
+            let left = progressAt + stall - MonotonicClock.now
+            guard left > 0 else { return }
+            let ready = Poll.wait(for: [Poll.Interest(descriptor: descriptor, writing: true)], timeout: left)
             guard ready.first == true else { continue }
+            let before = (pieces.count, pieces.first?.written)
             _ = writeHead()
+            if pieces.count != before.0 || pieces.first?.written != before.1 { progressAt = MonotonicClock.now }
         }
     }
 }

@@ -26,6 +26,8 @@ final class WorkerGeneration {
     var upgradeRequests: Int32 = 0
     /// Whether it was seen waiting to bootstrap (``WorkerPhase/prepared``).
     var sawPrepared = false
+    /// Since when a signal has kept it stopped (SIGSTOP), and which; `nil` while it runs.
+    var stopped: (since: Int64, signal: Int32)?
     /// Its progress counter, and when it last changed, while it stops.
     var lastProgress: Int32 = -1
     var lastProgressAt: Int64 = 0
@@ -67,6 +69,7 @@ final class WorkerGeneration {
             SignalPipe.uninstall(readEnd: signals.readEnd, signals: signals.handled)
             closeDescriptors(closing)
             DescriptorLimit.restore(soft: descriptorLimit)
+            StandardStreams.makeOutputLineBuffered()
             ProcessControl.makeProcessGroupLeader(ProcessControl.current)
             ProcessControl.endWithParent(supervisor)
             WorkerRecords.install(page: page, supervisor: supervisor, crashStatus: crashStatus)

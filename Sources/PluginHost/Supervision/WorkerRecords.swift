@@ -4,9 +4,12 @@
 /// when the worker has ended.
 ///
 /// The culprit is, in this order: the plugin whose code holds the faulting instruction; the
-/// innermost plugin whose code is on the thread's stack (a Swift runtime trap or `abort()`
-/// called from a plugin, an `exit()` call); the plugin whose code the thread was running,
-/// when it is one of the host's plugin threads.
+/// plugin whose load the thread was running (its ELF constructors and those of the
+/// libraries it brings in run inside `dlopen`, before its code is known to the page, and the
+/// loading thread's stack still holds words of the plugins loaded before it); the innermost
+/// plugin whose code is on the thread's stack (a Swift runtime trap or `abort()` called from
+/// a plugin, an `exit()` call); the plugin whose code the thread was running, when it is one
+/// of the host's plugin threads.
 enum WorkerRecords {
     /// Installs, in the worker, the handlers of crashes, of `exit` calls the host did not
     /// make, of the stray signals and of the supervisor's probe, all recording in `page`.
@@ -59,6 +62,9 @@ enum WorkerRecords {
         if let faultingCode, let owner = page.plugin(containingCode: faultingCode) {
             record.culprit = owner
             record.evidence = .faultingCode
+        } else if let running, running.phase == .load, let loading = running.plugin {
+            record.culprit = loading
+            record.evidence = .runningThread
         } else if let owner = innermostPlugin(onStackFrom: stackPointer, in: page) {
             record.culprit = owner
             record.evidence = .stack

@@ -73,6 +73,27 @@ enum ProcessControl {
         kill(-group, signal) == 0
     }
 
+    /// What happened to a child process since it was last asked.
+    enum ChildChange: Equatable {
+        case ended(Termination)
+        /// A signal stopped it (SIGSTOP, SIGTSTP, ...).
+        case stopped(Int32)
+        /// SIGCONT resumed it.
+        case continued
+    }
+
+    /// What happened to `process`, if anything: it ended (and is reaped), stopped, or was
+    /// resumed. Does not wait.
+    static func change(of process: Int32) -> ChildChange? {
+        var status: Int32 = 0
+        var result: Int32
+        repeat { result = waitpid(process, &status, WNOHANG | WUNTRACED | WCONTINUED) } while result < 0 && errno == EINTR
+        guard result == process else { return nil }
+        if status == 0xFFFF { return .continued }
+        if status & 0xFF == 0x7F { return .stopped((status >> 8) & 0xFF) }
+        return .ended(termination(status))
+    }
+
     /// How `process` ended, if it has; does not wait.
     static func reap(_ process: Int32) -> Termination? {
         var status: Int32 = 0

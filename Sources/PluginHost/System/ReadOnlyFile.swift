@@ -52,6 +52,27 @@ final class ReadOnlyFile {
         return bytes
     }
 
+    /// Reads until the end of the file, sequentially from where the descriptor stands: also a
+    /// pipe, whose size is not known ahead. At most `limit` bytes.
+    ///
+    /// - Throws: ``SystemError`` when reading fails.
+    func readToEnd(limit: Int) throws(SystemError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        while bytes.count < limit {
+            let count = Glibc.read(descriptor, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path: path)
+            }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+        }
+        return bytes
+    }
+
     /// Reads the whole file.
     func readAll() throws(SystemError) -> [UInt8] {
         let size = try status().size

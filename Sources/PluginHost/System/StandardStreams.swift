@@ -47,6 +47,14 @@ enum StandardStreams {
     nonisolated(unsafe) private static let standardOutputVariable = dlsym(nil, "stdout").map(UnsafeRawPointer.init)
     nonisolated(unsafe) private static let standardErrorVariable = dlsym(nil, "stderr").map(UnsafeRawPointer.init)
 
+    /// Makes C's standard output line-buffered: what plugins `print` reaches the reader
+    /// line by line, as it is written, even when standard output is a pipe or a file (as
+    /// under systemd), where C buffers it in blocks otherwise.
+    static func makeOutputLineBuffered() {
+        guard let stream = standardOutputVariable?.load(as: UnsafeMutablePointer<FILE>?.self) else { return }
+        setvbuf(stream, nil, _IOLBF, 0)
+    }
+
     /// Sends everything written to standard output to standard error from now on.
     ///
     /// `--json` uses it in the worker, so that whatever plugins print cannot corrupt the

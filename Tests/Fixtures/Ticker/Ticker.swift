@@ -20,6 +20,8 @@ let build = "0.1.0"
 ///   exists, it crashes (SIGSEGV in its own code) in that phase: its service checks every
 ///   `pollMs` milliseconds (default 20), its health check and reload hook when called.
 /// - `failsInNextBuild` (boolean): the next build (0.2.0) throws from its bootstrap.
+/// - `printEvery` (milliseconds): its service prints `Ticker BUILD tick N` with `print`
+///   that often.
 public final class TickerComponent: Bootstrapping {
     public init(_ bootstrapped: Bootstrapped) throws {
         let settings = bootstrapped.settings
@@ -27,6 +29,7 @@ public final class TickerComponent: Bootstrapping {
         let trigger = try settings.string("trigger")
         let crashIn = try settings.string("crashIn") ?? "run"
         let poll = try settings.integer("pollMs") ?? 20
+        let printEvery = try settings.integer("printEvery")
         #if NEXT_BUILD
         if try settings.bool("failsInNextBuild") == true { throw NextBuildRefused() }
         #endif
@@ -39,10 +42,18 @@ public final class TickerComponent: Bootstrapping {
         }
         bootstrapped.lifecycle.run {
             note("serving", log)
+            var elapsed = 0
+            var ticks = 0
             do {
                 while true {
                     crashIfTriggered(in: "run")
                     try await Task.sleep(for: .milliseconds(poll))
+                    elapsed += poll
+                    if let printEvery, elapsed >= printEvery {
+                        elapsed = 0
+                        ticks += 1
+                        print("Ticker \(build) tick \(ticks)")
+                    }
                 }
             } catch {
                 note("stopped", log)

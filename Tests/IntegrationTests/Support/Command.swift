@@ -89,3 +89,12 @@ enum HostProcesses {
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 }
+
+/// Sleeps until `instant`: to space out what a test sends the host (a second signal that must
+/// be deliberate), never to wait for what the host does.
+func pause(until instant: ContinuousClock.Instant) {
+    let left = instant - ContinuousClock.now
+    guard left > .zero else { return }
+    let (seconds, attoseconds) = left.components
+    usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+}

@@ -47,6 +47,9 @@ final class RunningHost {
     /// What it wrote on standard error so far.
     var standardError: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
 
+    /// What it wrote on standard output so far (nothing when that is a pipe nobody reads).
+    var standardOutput: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+
     /// Sends `signal`.
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)

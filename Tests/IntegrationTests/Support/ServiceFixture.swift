@@ -20,15 +20,16 @@ struct ServiceFixture {
     ///   - crashIn: Where Ticker crashes once triggered: `run`, `health` or `reload`.
     ///   - ticker: Whether Ticker is installed from the start.
     ///   - tickerSettings: More of Ticker's settings, as `"key": value` entries.
+    ///   - echoSettings: More of Echo's settings, as `"key": value` entries.
     ///   - settings: More plugins' settings, as `"Name": {...}` entries.
-    init(crashIn: String = "run", ticker: Bool = true, tickerSettings: String = "", settings: [String] = []) throws {
+    init(crashIn: String = "run", ticker: Bool = true, tickerSettings: String = "", echoSettings: String = "", settings: [String] = []) throws {
         directory = try PluginDirectoryFixture.demo(fixtures: ticker ? ["Echo", "Ticker"] : ["Echo"])
         log = EventLog(directory.root.appending(path: "events.log"))
         trigger = directory.root.appending(path: "crash-now")
         socket = "/tmp/plugin-host-echo-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         try directory.configure(([
             #""Ticker": {"log": "\#(log.file.path)", "trigger": "\#(trigger.path)", "crashIn": "\#(crashIn)"\#(tickerSettings.isEmpty ? "" : ", " + tickerSettings)}"#,
-            #""Echo": {"log": "\#(log.file.path)"}"#,
+            #""Echo": {"log": "\#(log.file.path)"\#(echoSettings.isEmpty ? "" : ", " + echoSettings)}"#,
         ] + settings).joined(separator: ", "))
     }
 
