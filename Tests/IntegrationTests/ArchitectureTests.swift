@@ -12,23 +12,50 @@ struct ArchitectureTests {
 
     private static let sources = Repository.root.appending(path: "Sources/PluginHost")
 
-    /// Every Swift file, by folder.
-    private static func files() throws -> [String: [URL]] {
+    /// Every Swift file, by the top folder of Sources/PluginHost it is in, however deep.
+    static func files() throws -> [String: [URL]] {
         var files: [String: [URL]] = [:]
         for folder in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
             let directory = sources.appending(path: folder)
-            files[folder] = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            files[folder] = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
                 .filter { $0.hasSuffix(".swift") }.map { directory.appending(path: $0) }
         }
         return files
     }
 
-    /// The text of a file without its comments and string literals' contents.
-    private static func code(of file: URL) throws -> String {
-        try String(contentsOf: file, encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
-            .joined(separator: "\n")
+    /// The text of a file without its comments and the contents of its string literals (a
+    /// `//` in a string starts no comment); line breaks are kept.
+    static func code(of file: URL) throws -> String {
+        SwiftText.code(try String(contentsOf: file, encoding: .utf8))
+    }
+
+    /// A top-level declaration, with any attributes and modifiers before it: its name.
+    static let declaration = try! NSRegularExpression(
+        pattern: #"^(?:@\w+(?:\([^)\n]*\))?\s+)*(?:(?:private|fileprivate|internal|package|public|open|final|indirect|static|nonisolated(?:\(unsafe\))?)\s+)*(?:struct|enum|class|protocol|actor|typealias|func|let|var)\s+([A-Za-z_]\w*)"#,
+        options: .anchorsMatchLines)
+
+    @Test("the checks read what they must: declarations with attributes, code after a string holding //, files in nested folders")
+    func checksSeeEverything() throws {
+        let text = """
+            @MainActor final class Watcher {}
+            nonisolated(unsafe) private var counter = 0
+            let address = "http://example.com"; let after = Watcher()
+            /* a block comment, "with a string" */ let visible = 1
+            let quoted = #"a "raw" string with // in it"#; let next = 2
+            """
+        let names = Self.declaration.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+            String(text[Range($0.range(at: 1), in: text)!])
+        }
+        #expect(names == ["Watcher", "counter", "address", "quoted"])
+        let code = SwiftText.code(text)
+        #expect(code.contains("Watcher()") && code.contains("let visible") && code.contains("let next"))
+        #expect(!code.contains("example.com") && !code.contains("block comment"))
+        // A nested folder's file counts for its top folder.
+        let nested = try Scratch.directory(named: "nested")
+        try FileManager.default.createDirectory(at: nested.appending(path: "Top/Inner"), withIntermediateDirectories: true)
+        try Data("let x = 1".utf8).write(to: nested.appending(path: "Top/Inner/Deep.swift"))
+        let found = FileManager.default.enumerator(atPath: nested.appending(path: "Top").path)?.allObjects as? [String] ?? []
+        #expect(found.contains("Inner/Deep.swift"))
     }
 
     @Test("the folders are exactly those docs/architecture.md lists")
@@ -42,9 +69,7 @@ struct ArchitectureTests {
     func dependenciesRunOneWay() throws {
         let files = try Self.files()
         // The types, functions and globals each folder declares at the top level.
-        let declaration = try NSRegularExpression(
-            pattern: #"^(?:(?:private|fileprivate|internal|package|public|final|indirect)\s+)*(?:struct|enum|class|protocol|actor|typealias|func|let|var)\s+([A-Za-z_]\w*)"#,
-            options: .anchorsMatchLines)
+        let declaration = Self.declaration
         var owner: [String: String] = [:]
         for (folder, urls) in files {
             for url in urls {
@@ -88,5 +113,63 @@ struct ArchitectureTests {
             }
         }
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
+    }
+}
+
+/// Swift source as the architecture checks read it.
+enum SwiftText {
+    /// `text` without comments (`//`, nested `/* */`) and with the contents of string
+    /// literals (`"..."`, `"""..."""`, raw `#"..."#`) blanked; line breaks are kept, so
+    /// that a line still starts where it did.
+    static func code(_ text: String) -> String {
+        let characters = Array(text)
+        var result: [Character] = []
+        var index = 0
+        var commentDepth = 0
+        func at(_ offset: Int) -> Character? { index + offset < characters.count ? characters[index + offset] : nil }
+        while index < characters.count {
+            let character = characters[index]
+            if commentDepth > 0 {
+                if character == "*", at(1) == "/" { commentDepth -= 1; index += 2; continue }
+                if character == "/", at(1) == "*" { commentDepth += 1; index += 2; continue }
+                if character == "\n" { result.append("\n") }
+                index += 1
+                continue
+            }
+            if character == "/", at(1) == "/" {
+                while index < characters.count, characters[index] != "\n" { index += 1 }
+                continue
+            }
+            if character == "/", at(1) == "*" { commentDepth = 1; index += 2; continue }
+            if character == "#" || character == "\"" {
+                // A string literal: count the #s of a raw string, then find its end.
+                var hashes = 0
+                while at(hashes) == "#" { hashes += 1 }
+                guard at(hashes) == "\"" else {
+                    result.append(character)
+                    index += 1
+                    continue
+                }
+                let multiline = at(hashes + 1) == "\"" && at(hashes + 2) == "\""
+                let quote = multiline ? 3 : 1
+                result.append(contentsOf: Array(repeating: "#", count: hashes) + Array(repeating: "\"", count: quote))
+                index += hashes + quote
+                while index < characters.count {
+                    if characters[index] == "\\" && hashes == 0 { index += 2; continue }
+                    if characters[index] == "\"" && (0..<quote).allSatisfy({ at($0) == "\"" })
+                        && (0..<hashes).allSatisfy({ at(quote + $0) == "#" }) {
+                        break
+                    }
+                    if characters[index] == "\n" { result.append("\n") }
+                    index += 1
+                }
+                result.append(contentsOf: Array(repeating: "\"", count: quote) + Array(repeating: "#", count: hashes))
+                index += quote + hashes
+                continue
+            }
+            result.append(character)
+            index += 1
+        }
+        return String(result)
     }
 }

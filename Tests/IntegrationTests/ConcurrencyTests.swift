@@ -14,12 +14,16 @@ struct ConcurrencyTests {
     private func overlaps(_ directory: PluginDirectoryFixture, jobs: Int) throws -> Bool {
         let (result, report) = try directory.runHostJSON(["--jobs", "\(jobs)"])
         #expect(result.status == 0, "\(result.standardError)")
-        let byName = Dictionary(uniqueKeysWithValues: report.plugins.map { ($0["name"] as! String, $0) })
-        return interval(byName["RecA"]!).overlaps(interval(byName["Twin"]!))
+        let byName = Dictionary(uniqueKeysWithValues: report.plugins.map { ($0["name"] as? String ?? "", $0) })
+        return try interval(try #require(byName["RecA"])).overlaps(try interval(try #require(byName["Twin"])))
     }
 
-    private func interval(_ plugin: [String: Any]) -> ClosedRange<Double> {
-        (plugin["startedMilliseconds"] as? Double ?? 0)...(plugin["finishedMilliseconds"] as? Double ?? 0)
+    /// When a plugin's bootstrap started and finished; the test fails when the report lacks
+    /// either, rather than reading a missing time as 0.
+    private func interval(_ plugin: [String: Any]) throws -> ClosedRange<Double> {
+        let started = try #require(plugin["startedMilliseconds"] as? Double, "no start time in \(plugin)")
+        let finished = try #require(plugin["finishedMilliseconds"] as? Double, "no finish time in \(plugin)")
+        return started...finished
     }
 
     @Test("blocking bootstraps of independent plugins run at once with --jobs 2, one after the other with --jobs 1")

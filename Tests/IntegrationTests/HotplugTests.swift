@@ -58,17 +58,19 @@ struct HotplugTests {
         let host = try start(directory)
         #expect(log.wait(for: "RecA serving"))
         try drop("RecC", into: directory)
-        let refused = "plugin-host: error: plugin RecC (\(file("RecC", in: directory))) requires RecB, which is not running; not added"
+        let refused = "plugin-host: error: plugin RecC (\(file("RecC", in: directory))) requires RecB, which is not installed; "
+            + "add the plugin RecB to the plugin directory or remove it from RecC's requires; not added"
         #expect(wait(until: { host.standardError.contains(refused) }))
-        try directory.write("not a plugin", to: "notes.txt")  // another change: a rescan
-        usleep(500_000)
+        // Another change, and the rescan it causes, which says nothing more of RecC.
+        try drop("Extra", into: directory)
+        #expect(wait(until: { host.standardError.contains("added plugin Extra") }))
         #expect(host.standardError.components(separatedBy: refused).count == 2)
 
         try drop("RecB", into: directory)
         #expect(log.wait(for: "RecC serving"))
         #expect(host.isRunning)
         #expect(host.stop(with: SIGTERM).status == 0)
-        #expect(Array(log.lines.suffix(3)) == ["RecC shutdown", "RecB shutdown", "RecA shutdown"])
+        #expect(Array(log.lines.suffix(4)) == ["RecC shutdown", "RecB shutdown", "Extra shutdown", "RecA shutdown"])
     }
 
     @Test("a removed file's plugin stops after the plugins that require it: drained, service stopped, shut down; the host runs on")
@@ -125,14 +127,48 @@ struct HotplugTests {
             expected = "cycle"
         }
         #expect(wait(until: { host.standardError.contains(expected) && host.standardError.contains("not added") }), "\(host.standardError)")
-        try directory.write("not a plugin", to: "notes.txt")
-        usleep(500_000)
-        #expect(host.isRunning)
+        // Another change, and the rescan it causes, which says nothing more of the bad files.
+        try drop("Listener", into: directory)
+        #expect(wait(until: { host.standardError.contains("added plugin Listener") }))
         let lines = host.standardError.split(separator: "\n").filter { $0.contains("not added") }
         #expect(Set(lines).count == lines.count, "reported more than once: \(lines)")
         let result = host.stop(with: SIGTERM)
-        #expect(Array(log.lines.suffix(2)) == ["RecB shutdown", "RecA shutdown"])
+        #expect(Array(log.lines.suffix(3)) == ["Listener shutdown", "RecB shutdown", "RecA shutdown"])
         #expect(result.status == 0, "a file not added leaves the host as it was: \(result.standardError)")
+    }
+
+    @Test("a bad file already there when a host that watches starts is reported once and not added; the rest runs; STATUS says so",
+          arguments: ["garbage", "missing requirement"])
+    func badFileAtStart(kind: String) throws {
+        let (directory, log) = try directory(["RecA"])
+        let expected: String
+        if kind == "garbage" {
+            try directory.write("not an ELF file", to: "libBroken.so")
+            expected = "\(file("Broken", in: directory)): not a loadable ELF shared object: not an ELF file; only plugins belong in a "
+                + "plugin directory: remove the file, or replace it with the plugin built as a 64-bit shared object for this machine; not added"
+        } else {
+            try drop("RecC", into: directory)
+            expected = "plugin RecC (\(file("RecC", in: directory))) requires RecB, which is not installed"
+        }
+        // Without --watch the directory is refused, as before.
+        let plain = try directory.runHost()
+        #expect(plain.status == 1)
+
+        let listener = try NotifyListener()
+        let host = try RunningHost(
+            Repository.host.path, ["--dir", directory.plugins.path, "--config", directory.configuration.path, "--watch"],
+            environment: ["NOTIFY_SOCKET": listener.address])
+        let ready = listener.wait(forPrefix: "READY=1")
+        #expect(ready?.hasPrefix("READY=1\nSTATUS=1 plugin running; not added: lib\(kind == "garbage" ? "Broken" : "RecC").so") == true, "\(ready ?? "")")
+        #expect(log.wait(for: "RecA serving"))
+        #expect(host.standardError.contains(expected), "\(host.standardError)")
+        // Another change: a rescan, which says nothing more of the file.
+        try directory.write("not a plugin", to: "notes.txt")
+        try drop("Extra", into: directory)
+        #expect(wait(until: { host.standardError.contains("added plugin Extra") }))
+        #expect(host.standardError.components(separatedBy: kind == "garbage" ? "libBroken.so: not a loadable" : "requires RecB").count == 2)
+        let result = host.stop(with: SIGTERM)
+        #expect(result.status == 0, "a bad file not added leaves the exit status alone: \(result.standardError)")
     }
 
     @Test("without --watch, SIGHUP rescans: a dropped-in plugin is added after the reload")
@@ -141,19 +177,29 @@ struct HotplugTests {
         let host = try start(directory, [])
         #expect(log.wait(for: "RecA serving"))
         try drop("RecB", into: directory)
-        usleep(500_000)
-        #expect(!log.lines.contains("RecB bootstrap"), "no rescan without --watch or SIGHUP")
         host.send(SIGHUP)
         #expect(log.wait(for: "RecB serving"))
+        // The reload comes first, then the rescan that adds RecB: nothing scanned before.
+        let lines = log.lines
+        let reload = try #require(lines.firstIndex(of: "RecA reload marker=-"))
+        let added = try #require(lines.firstIndex(of: "RecB bootstrap"))
+        #expect(reload < added, "RecB was added before the SIGHUP: \(lines)")
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
     @Test("--watch keeps a host without services running, for plugins to come")
     func watchWithoutServices() throws {
         let directory = try PluginDirectoryFixture(fixtures: ["RecA"])
-        let host = try start(directory)
-        usleep(500_000)
-        #expect(host.isRunning)
+        let log = EventLog(directory.root.appending(path: "events.log"))
+        try directory.configure(#""RecB": {"log": "\#(log.file.path)", "serve": true}"#)
+        let listener = try NotifyListener()
+        let host = try RunningHost(
+            Repository.host.path, ["--dir", directory.plugins.path, "--config", directory.configuration.path, "--watch"],
+            environment: ["NOTIFY_SOCKET": listener.address])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=1 plugin running")
+        // Still there, and watching: a plugin dropped in now joins.
+        try drop("RecB", into: directory)
+        #expect(log.wait(for: "RecB serving"))
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 }

@@ -82,9 +82,12 @@ struct WritingAPluginTests {
         try Data(#"{"plugins": {"Persistence": {"dataDirectory": "\#(work.appending(path: "data").path)"}, "Ticker": {"interval": 0.01}}}"#.utf8)
             .write(to: config)
         let listener = try NotifyListener()
-        let running = try RunningHost(host, ["--config", config.path, "--health-interval", "0.05"], environment: ["NOTIFY_SOCKET": listener.address])
-        #expect(listener.next() == "READY=1\nSTATUS=4 plugins running")
-        usleep(200_000)
+        // A watchdog of 100 ms: health checked and pinged every 50 ms; pings stop while a
+        // component is unhealthy, so five pings in a row say its checks answered healthy.
+        let running = try RunningHost(
+            host, ["--config", config.path], environment: ["NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "100000"])
+        #expect(listener.nextSkippingPings() == "READY=1\nSTATUS=4 plugins running")
+        for ping in 1...5 { #expect(listener.wait(for: "WATCHDOG=1", within: .seconds(2)), "ping \(ping)") }
         let result = running.stop(with: SIGTERM)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(!result.standardError.contains("health:"), "\(result.standardError)")

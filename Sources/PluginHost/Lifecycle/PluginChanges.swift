@@ -52,7 +52,7 @@ extension LifecycleRunner {
                 problems += notAdded(problem, reportedBefore)
             }
         }
-        if !fresh.isEmpty { problems += add(fresh, running: Set(runningNames.keys), reportedBefore) }
+        if !fresh.isEmpty { problems += add(fresh, running: Set(runningNames.keys), installed: Set(scanned.map(\.name)), reportedBefore) }
         link.enter(.running)
         return problems
     }
@@ -103,15 +103,20 @@ extension LifecycleRunner {
     }
 
     /// Loads and bootstraps `fresh` plugins into the running chain, those it can.
-    private mutating func add(_ fresh: [PluginCandidate], running: Set<String>, _ reportedBefore: Set<String>) -> [Problem] {
+    private mutating func add(
+        _ fresh: [PluginCandidate], running: Set<String>, installed: Set<String>, _ reportedBefore: Set<String>
+    ) -> [Problem] {
         var problems: [Problem] = []
         let freshNames = Set(fresh.map(\.name))
         // What a new plugin requires must run, or come with it.
         var candidates: [PluginCandidate] = []
         for candidate in fresh {
             if let missing = candidate.manifest.requires.first(where: { !running.contains($0) && !freshNames.contains($0) }) {
-                problems += notAdded(
-                    candidate.problem(.pluginNotAdded, "plugin \(candidate.label) requires \(missing), which is not running"), reportedBefore)
+                // In the words the start uses when it is not there at all.
+                let problem = installed.contains(missing)
+                    ? candidate.problem(.pluginNotAdded, "plugin \(candidate.label) requires \(missing), which is not running")
+                    : DependencyResolver.missing(missing, of: candidate)
+                problems += notAdded(problem, reportedBefore)
             } else {
                 candidates.append(candidate)
             }

@@ -33,6 +33,14 @@ struct DependencyResolver {
         }
     }
 
+    /// The problem of `plugin`, which requires `required`, which is not installed.
+    static func missing(_ required: String, of plugin: PluginCandidate) -> Problem {
+        plugin.problem(
+            .missingDependency,
+            "plugin \(plugin.label) requires \(required), which is not installed; "
+                + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires")
+    }
+
     /// Resolves the bootstrap order of `candidates`.
     ///
     /// The plugins are handled by their indices in `candidates`, which are not copied:
@@ -66,11 +74,7 @@ struct DependencyResolver {
                 if let dependency = rankByName[required] {
                     edges.append(DependencyGraph.Edge(node: rank, dependency: dependency))
                 } else {
-                    let plugin = candidates[index]
-                    resolution.record(
-                        .missingDependency, of: plugin,
-                        "plugin \(plugin.label) requires \(required), which is not installed; "
-                            + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires")
+                    resolution.record(Self.missing(required, of: candidates[index]), failing: [candidates[index].name])
                 }
             }
             for optional in candidates[index].manifest.optional {

@@ -148,7 +148,19 @@ struct Plan: Sendable {
             let byte: [UInt8] = [1]
             if write(ends[1], byte, 1) < 0 && errno == EPIPE { record("epipe") }
             close(ends[1])
-        case "alarm": alarm(1)
+        case "alarm":
+            // Nobody handles SIGALRM; once the timer has gone off (and the host survived its
+            // signal), a thread says so.
+            alarm(1)
+            let plan = self
+            startThread {
+                var timer = itimerval()
+                repeat {
+                    usleep(20_000)
+                    getitimer(__itimer_which_t(ITIMER_REAL.rawValue), &timer)
+                } while timer.it_value.tv_sec != 0 || timer.it_value.tv_usec != 0
+                plan.record("alarm went off")
+            }
         case "flood":
             let line = String(repeating: "banana ", count: 150) + "\n"
             for _ in 0..<256 { print(line, terminator: "") }
