@@ -45,13 +45,23 @@ DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/
 .PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench clean
 .DELETE_ON_ERROR:
 
+# One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
+ifeq ($(V),1)
+Q :=
+announce = @true
+else
+Q := @
+announce = @printf '  %-8s %s\n' '$(1)' '$(2)'
+endif
+
 all: $(HOST) $(DEMO_PLUGINS)
 
 # One shared PluginABI for the host and every plugin: built once, with library evolution
 # and a textual interface, and linked dynamically everywhere (see docs/writing-plugins.md).
 $(ABI): $(ABI_SOURCES)
 	@mkdir -p $(LIB) $(MODULES)
-	$(SWIFTC) $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -emit-library -enable-library-evolution \
+	$(call announce,SWIFTC,$@)
+	$(Q)$(SWIFTC) $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -emit-library -enable-library-evolution \
 	    -module-name PluginABI \
 	    -emit-module-path $(MODULES)/PluginABI.swiftmodule \
 	    -emit-module-interface-path $(MODULES)/PluginABI.swiftinterface \
@@ -60,7 +70,8 @@ $(ABI): $(ABI_SOURCES)
 
 $(HOST): $(HOST_SOURCES) $(ABI)
 	@mkdir -p $(BIN) $(BUILD)/host
-	$(SWIFTC) -emit-executable $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -module-name PluginHost \
+	$(call announce,SWIFTC,$@)
+	$(Q)$(SWIFTC) -emit-executable $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -module-name PluginHost \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -emit-module-path $(BUILD)/host/PluginHost.swiftmodule \
 	    -o $@ $(HOST_SOURCES)
@@ -75,14 +86,15 @@ define build-plugin
 	@test -f $(2)/manifest.json || { echo "$(2)/manifest.json: missing; every plugin needs a manifest" >&2; exit 1; }
 	@test -n "$(or $(6),$(wildcard $(2)/*.swift))" || { echo "$(2): no Swift sources" >&2; exit 1; }
 	@mkdir -p $(3) $(4)
-	$(SWIFTC) $(SWIFTFLAGS) $(8) -parse-as-library -emit-library -enable-library-evolution \
+	$(call announce,PLUGIN,$(3)/lib$(1).so)
+	$(Q)$(SWIFTC) $(SWIFTFLAGS) $(8) -parse-as-library -emit-library -enable-library-evolution \
 	    -module-name $(1) \
 	    -emit-module-path $(4)/$(1).swiftmodule \
 	    -emit-module-interface-path $(4)/$(1).swiftinterface \
 	    $(addprefix -I ,$(7)) -I $(MODULES) -I $(4) -L $(LIB) -L $(3) -L $(PLUGINS) -lPluginABI $(addprefix -l,$(5)) \
 	    -Xlinker -soname=lib$(1).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \
 	    -o $(3)/lib$(1).so.unpackaged $(or $(6),$(sort $(wildcard $(2)/*.swift)))
-	$(OBJCOPY) --add-section $(MANIFEST_SECTION)=$(2)/manifest.json \
+	$(Q)$(OBJCOPY) --add-section $(MANIFEST_SECTION)=$(2)/manifest.json \
 	    --set-section-flags $(MANIFEST_SECTION)=noload,readonly \
 	    $(3)/lib$(1).so.unpackaged $(3)/lib$(1).so
 	@rm -f $(3)/lib$(1).so.unpackaged
@@ -134,7 +146,8 @@ $(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* $$(FIXTURE_SOURCES_$$*) Tests/Fixtur
 	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(FIXTURE_SOURCES_$*),$(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/RecordingComponent.swift) Tests/Fixtures/FixtureLog.swift,$(FIXTURE_MODULES_$*),$(FIXTURE_FLAGS_$*))
 
 run: all
-	$(HOST) --dir $(PLUGINS)/
+	$(call announce,RUN,$(HOST) --dir $(PLUGINS)/)
+	$(Q)$(HOST) --dir $(PLUGINS)/
 
 # The demo plugins' own tests, Plugins/NAME/Tests/*.swift: each a program that bootstraps
 # the plugin's component with BootstrapHarness against stand-ins, as a plugin author's
@@ -142,7 +155,8 @@ run: all
 PLUGIN_TESTS := $(BUILD)/plugin-tests
 $(PLUGIN_TESTS)/%Tests: Plugins/%/Tests/*.swift $(DEMO_PLUGINS)
 	@mkdir -p $(PLUGIN_TESTS)
-	$(SWIFTC) -swift-version 6 -warnings-as-errors -parse-as-library -module-name $*Tests \
+	$(call announce,SWIFTC,$@)
+	$(Q)$(SWIFTC) -swift-version 6 -warnings-as-errors -parse-as-library -module-name $*Tests \
 	    -I $(MODULES) -L $(LIB) -L $(PLUGINS) -lPluginABI -lPersistence -lDomain -lApplication \
 	    -Xlinker -rpath -Xlinker $(abspath $(LIB)) -Xlinker -rpath -Xlinker $(abspath $(PLUGINS)) \
 	    -o $@ $(sort $(wildcard Plugins/$*/Tests/*.swift))

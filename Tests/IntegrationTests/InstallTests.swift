@@ -66,3 +66,25 @@ struct InstallTests {
         #expect(FileManager.default.fileExists(atPath: prefix.appending(path: "var/plugin-host/bananas.json").path))
     }
 }
+
+@Suite("make's output")
+struct MakeOutputTests {
+    @Test("make prints one line per thing built; V=1 prints the full commands")
+    func oneLinePerThing() throws {
+        for verbose in [false, true] {
+            let out = try Scratch.directory(named: "make-output")
+            let result = try Command.run("/usr/bin/env", [
+                "make", "--no-print-directory", "-C", Repository.root.path, "plugin", "PLUGIN_SOURCES=Tests/Fixtures/Marker",
+                "PLUGIN_OUT=\(out.path)",
+            ] + (verbose ? ["V=1"] : []))
+            #expect(result.status == 0, "\(result.standardError)")
+            let lines = result.standardOutput.split(separator: "\n").map(String.init)
+            if verbose {
+                #expect(lines.contains { $0.hasPrefix("swiftc ") && $0.contains("-module-name Marker") }, "\(lines)")
+                #expect(lines.contains { $0.hasPrefix("objcopy --add-section") }, "\(lines)")
+            } else {
+                #expect(lines == ["  PLUGIN   \(out.path)/libMarker.so"], "\(lines)")
+            }
+        }
+    }
+}
