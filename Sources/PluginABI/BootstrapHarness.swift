@@ -89,6 +89,17 @@ public struct BootstrapHarness: Sendable {
         lifecycles.byName.withLock { $0[name] }
     }
 
+    /// Starts the service the component bootstrapped as plugin `name` registered
+    /// (`lifecycle.run`), in a task of its own, as the host does once every plugin has
+    /// bootstrapped.
+    ///
+    /// - Returns: The running service, to stop as the host does (``RunningService/stop()``);
+    ///   `nil` when the component registered none.
+    public func startService(of name: String) -> RunningService? {
+        guard let service = lifecycle(of: name)?.service else { return nil }
+        return RunningService(task: Task { try await service() })
+    }
+
     private func bootstrapComponent(_ type: any Bootstrapping.Type, as name: String, settings: [String: Setting]) async throws -> Bootstrapped {
         let lifecycle = Lifecycle()
         let own = baseDirectory.map { Settings(settings, for: name, baseDirectory: $0) } ?? Settings(settings, for: name)
@@ -96,5 +107,31 @@ public struct BootstrapHarness: Sendable {
             type, as: PluginIdentity(name: name, requires: provided), settings: own, lifecycle: lifecycle)
         lifecycles.byName.withLock { $0[name] = lifecycle }
         return grown
+    }
+}
+
+/// A component's service that a ``BootstrapHarness`` started.
+public struct RunningService: Sendable {
+    private let task: Task<Void, any Error>
+
+    init(task: Task<Void, any Error>) { self.task = task }
+
+    /// Cancels the service's task, as the host does after the drain, and waits until it
+    /// returns.
+    ///
+    /// - Throws: What the service threw, but the `CancellationError` its cancellation may
+    ///   cause.
+    public func stop() async throws {
+        task.cancel()
+        do {
+            try await task.value
+        } catch is CancellationError {}
+    }
+
+    /// Waits until the service returns by itself.
+    ///
+    /// - Throws: What it threw.
+    public func finished() async throws {
+        try await task.value
     }
 }

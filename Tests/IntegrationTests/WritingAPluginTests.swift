@@ -32,7 +32,7 @@ struct WritingAPluginTests {
         #expect(source.contains("import Domain"))
         #expect(source.contains("try bootstrapped.component(BananaPeeling.self)"))
         let makefile = try String(contentsOf: project.appending(path: "Makefile"), encoding: .utf8)
-        #expect(makefile.contains("LINKS              := Domain\n"))
+        #expect(makefile.contains("LINKS              := Domain Persistence\n"), "what Domain requires is linked too")
 
         // 4. make; make test; make install (from the project directory, outside the repository).
         let build = try Command.run("/usr/bin/env", ["make"], in: project)
@@ -73,6 +73,10 @@ struct WritingAPluginTests {
         for registration in ["lifecycle.run {", "lifecycle.onReady {", "lifecycle.onHealthCheck {", "lifecycle.onDrain {"] {
             #expect(source.contains(registration), "\(registration)")
         }
+        // The test runs the service as the host does, through the harness: no method by hand.
+        let test = try String(contentsOf: project.appending(path: "Tests/TickerTests.swift"), encoding: .utf8)
+        #expect(test.contains("harness.startService(of: \"Ticker\")") && test.contains("try await service.stop()"))
+        #expect(!test.contains("worker.serve()"))
         let tests = try Command.run("/usr/bin/env", ["make", "test", "install"], in: project)
         #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
         #expect(tests.standardOutput.contains("TickerTests: passed"))
@@ -91,6 +95,51 @@ struct WritingAPluginTests {
         let result = running.stop(with: SIGTERM)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(!result.standardError.contains("health:"), "\(result.standardError)")
+    }
+
+    @Test("a plugin that uses what its requirement returns (a type of the requirement's own requirement) builds, tests and passes check")
+    func transitiveTypes() throws {
+        let tree = try InstallTree.shared()
+        let host = tree.prefix.appending(path: "bin/plugin-host").path
+        let work = try Scratch.directory(named: "author")
+        let created = try Command.run(host, ["new", "Ripener", "--requires", "Domain", "--optional", "Metrics", "--into", work.path])
+        #expect(created.status == 0, "\(created.standardError)")
+        let project = work.appending(path: "Ripener")
+        // Peeling.banana is a Persistence.Banana: the project must link Persistence too.
+        let source = project.appending(path: "RipenerBootstrapping.swift")
+        try Data((try String(contentsOf: source, encoding: .utf8) + """
+
+            extension RipenerBootstrapping {
+                /// The id of the banana Domain peels next.
+                public func nextBanana() throws -> Int { try domain.peelNext().banana.id }
+            }
+
+            """).utf8).write(to: source)
+        let tests = try Command.run("/usr/bin/env", ["make", "test"], in: project)
+        #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
+        // The generated test also hears Metrics, optional, join and leave.
+        #expect(tests.standardOutput.contains("RipenerTests: passed"))
+        let build = try Command.run("/usr/bin/env", ["make"], in: project)
+        #expect(build.status == 0, "\(build.standardError)")
+        let directory = try PluginDirectoryFixture.demo()
+        try directory.add(project.appending(path: "libRipener.so"))
+        let check = try Command.run(host, ["check", "--dir", directory.plugins.path])
+        #expect(check.status == 0, "the link to Persistence is declared through Domain: \(check.standardOutput)\(check.standardError)")
+    }
+
+    @Test("new --help lists new's own flags; --into creates its directory")
+    func newHelpAndInto() throws {
+        let tree = try InstallTree.shared()
+        let host = tree.prefix.appending(path: "bin/plugin-host").path
+        let help = try Command.run(host, ["new", "--help"])
+        #expect(help.status == 0)
+        for flag in ["--requires A,B", "--optional C,D", "--service", "--into DIR"] { #expect(help.standardOutput.contains(flag), "\(flag)") }
+        #expect(help.standardOutput.hasPrefix("Usage: plugin-host new NAME"))
+        let work = try Scratch.directory(named: "author")
+        let into = work.appending(path: "not/yet/there")
+        let created = try Command.run(host, ["new", "Orchard", "--into", into.path])
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(FileManager.default.fileExists(atPath: into.appending(path: "Orchard/manifest.json").path))
     }
 
     @Test("new warns when a required plugin is not installed, and refuses to overwrite a project")

@@ -26,8 +26,11 @@ struct NewPluginCommand {
             }
             return dependency
         }
-        let files = PluginTemplate(name: name, requires: requires, optional: options.optional, service: options.service, prefix: prefix).files
+        var template = PluginTemplate(name: name, requires: requires, optional: options.optional, service: options.service, prefix: prefix)
+        template.links = Self.links(of: options.requires, pluginsIn: prefix + "/lib/plugin-host/plugins")
+        let files = template.files
         do {
+            try makeDirectories(options.parent)
             try makeDirectory(directory)
             try makeDirectory(directory + "/Tests")
             for (path, contents) in files {
@@ -50,6 +53,25 @@ struct NewPluginCommand {
                 + "Test it with:  make -C \(directory) test\n"
                 + "Install it:    make -C \(directory) install   (into \(installPrefix ?? "/usr/local")/lib/plugin-host/plugins)\n", to: .output)
         return .success
+    }
+
+    /// `required` and the plugins they require, directly or not, as the manifests of the
+    /// plugins installed in `directory` say (read without loading them); a plugin not
+    /// installed there is linked as named.
+    static func links(of required: [String], pluginsIn directory: String) -> [String] {
+        var links: [String] = []
+        var queue = required
+        while !queue.isEmpty {
+            let name = queue.removeFirst()
+            guard !links.contains(name) else { continue }
+            links.append(name)
+            let file = directory + "/lib" + name + ".so"
+            guard let opened = try? ReadOnlyFile(path: file), let status = try? opened.status(),
+                let plugin = try? ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
+            else { continue }
+            queue += plugin.manifest.requires
+        }
+        return links
     }
 
     /// What the installed module interface of plugin `name` says others can use.

@@ -17,6 +17,9 @@ struct PluginTemplate {
 
     let name: String
     let requires: [Dependency]
+    /// The plugins the project links: those it requires, and theirs (whose types what they
+    /// return may be), as their installed manifests say.
+    var links: [String] = []
     let optional: [String]
     /// Whether the component runs a service that handles readiness, health and drain.
     var service = false
@@ -40,7 +43,8 @@ struct PluginTemplate {
               "version": "0.1.0",
               "abi": \(PluginABIVersion.current),
               "requires": [\(list(requires.map(\.name)))],
-              "optional": [\(list(optional))]
+              "optional": [\(list(optional))],
+              "settings": [\(list(service ? ["greeting", "interval"] : ["greeting"]))]
             }
 
             """
@@ -59,12 +63,26 @@ struct PluginTemplate {
             lookups += "        // \(dependency.name) exports no protocol of its component: look it up by its class, or by a\n"
             lookups += "        // protocol from a library both plugins link.\n"
         }
+        if !optional.isEmpty {
+            properties += "    /// The plugins this one uses when they are installed that run now.\n"
+            properties += "    private let optionalPlugins: OptionalPlugins\n"
+            lookups += "        // Optional plugins: installed, they bootstrap first and are visible here; one added or\n"
+            lookups += "        // removed while the host runs is announced (PluginAdded, PluginRemoved). Reach one through\n"
+            lookups += "        // a protocol from a library both plugins link; never link it itself.\n"
+            lookups += "        let optionalPlugins = OptionalPlugins(running: bootstrapped.plugins)\n"
+            lookups += "        self.optionalPlugins = optionalPlugins\n"
+            lookups += "        bootstrapped.lifecycle.on(PluginAdded.self) { event in\n"
+            lookups += "            // event.bootstrapped is this component's view of the chain, the plugin added included.\n"
+            lookups += "            optionalPlugins.joined(event.name)\n"
+            lookups += "        }\n"
+            lookups += "        bootstrapped.lifecycle.on(PluginRemoved.self) { event in\n"
+            lookups += "            // Stop using it now: it drains and shuts down next.\n"
+            lookups += "            optionalPlugins.left(event.name)\n"
+            lookups += "        }\n"
+        }
         for optional in optional {
-            properties += "    /// Whether \(optional), which this plugin uses when it is installed, is.\n"
-            properties += "    public let \(optional.lowercasedFirst)Installed: Bool\n"
-            lookups += "        // \(optional) is optional: installed, it bootstraps first and is visible here. Reach it\n"
-            lookups += "        // through a protocol from a library both plugins link; never link \(optional) itself.\n"
-            lookups += "        \(optional.lowercasedFirst)Installed = bootstrapped.plugins.contains(\"\(optional)\")\n"
+            properties += "    /// Whether \(optional), which this plugin uses when it is installed, runs.\n"
+            properties += "    public var \(optional.lowercasedFirst)Installed: Bool { optionalPlugins.contains(\"\(optional)\") }\n"
         }
         var registrations = "        // Register what should happen later: a service, events, a shutdown hook.\n"
         if service {
@@ -84,7 +102,7 @@ struct PluginTemplate {
                 """
         }
         return """
-            \(imports)\(service ? "import Synchronization\n" : "")
+            \(imports)\(service || !optional.isEmpty ? "import Synchronization\n" : "")
             /// The component of the \(name) plugin.
             public final class \(name)Bootstrapping: Bootstrapping {
             \(properties)    /// The greeting, from the setting `greeting`.
@@ -96,7 +114,7 @@ struct PluginTemplate {
             \(registrations)        bootstrapped.lifecycle.onShutdown {}
                 }
             }
-            \(service ? worker : "")
+            \(service ? worker : "")\(optional.isEmpty ? "" : optionalPluginsType)
 
             @c(plugin_host_bootstrapping)
             public func pluginHostBootstrapping() -> UnsafeMutableRawPointer {
@@ -104,6 +122,23 @@ struct PluginTemplate {
             }
 
             """
+    }
+
+    /// What the component knows of the optional plugins it uses.
+    private var optionalPluginsType: String {
+        """
+
+        /// The optional plugins of \(name) that run now: told when one joins or leaves.
+        final class OptionalPlugins: Sendable {
+            private let running: Mutex<Set<String>>
+
+            init(running: [String]) { self.running = Mutex(Set(running)) }
+
+            func joined(_ name: String) { running.withLock { _ = $0.insert(name) } }
+            func left(_ name: String) { running.withLock { _ = $0.remove(name) } }
+            func contains(_ name: String) -> Bool { running.withLock { $0.contains(name) } }
+        }
+        """
     }
 
     /// The service's work, with what the events ask of it.
@@ -174,13 +209,21 @@ struct PluginTemplate {
             checks += "        check(component.\(variable) as AnyObject === \(variable), \"the component finds \(dependency.name)'s stand-in\")\n"
         }
         for optional in optional {
-            checks += "        check(!component.\(optional.lowercasedFirst)Installed, \"\(optional) is not installed here\")\n"
+            let installed = "component.\(optional.lowercasedFirst)Installed"
+            checks += "        check(!\(installed), \"\(optional) is not installed here\")\n"
+            checks += "        // \(optional) joins the running host, then leaves it, as the host would announce it.\n"
+            checks += "        _ = try await harness.lifecycle(of: \"\(name)\")?.deliver(PluginAdded(name: \"\(optional)\", bootstrapped: chain))\n"
+            checks += "        check(\(installed), \"\(name) hears that \(optional) joined\")\n"
+            checks += "        _ = try await harness.lifecycle(of: \"\(name)\")?.deliver(PluginRemoved(name: \"\(optional)\"))\n"
+            checks += "        check(!\(installed), \"\(name) hears that \(optional) left\")\n"
         }
         if service {
             checks += """
-                        // Its service, and the events the host delivers to it, in the host's order.
-                        guard let lifecycle = harness.lifecycle(of: "\(name)") else { preconditionFailure("no lifecycle for \(name)") }
-                        let service = Task { await component.worker.serve() }
+                        // Its service, started as the host starts it, and the events the host delivers to it,
+                        // in the host's order.
+                        guard let lifecycle = harness.lifecycle(of: "\(name)"), let service = harness.startService(of: "\(name)") else {
+                            preconditionFailure("\(name) registered no service")
+                        }
                         _ = try await lifecycle.deliver(Readiness())
                         let health = try await lifecycle.deliver(HealthCheck())
                         check(health == .healthy, "healthy while it serves")
@@ -190,8 +233,7 @@ struct PluginTemplate {
                         let drained = component.worker.completed
                         try await Task.sleep(for: .milliseconds(50))
                         check(component.worker.completed == drained, "no new work after the drain")
-                        service.cancel()
-                        await service.value
+                        try await service.stop()
 
                 """
         }
@@ -235,9 +277,10 @@ struct PluginTemplate {
         SWIFTC             ?= swiftc
         OBJCOPY            ?= objcopy
         NAME               := \(name)
-        # The plugins this one requires, whose types it uses: linking them loads them first.
+        # The plugins this one requires, and theirs, whose types it may use (what Domain returns
+        # can be a type of Persistence): linking them loads them first, and check accepts them.
         # Never link an optional plugin: the dynamic loader would then require it.
-        LINKS              := \(requires.map(\.name).joined(separator: " "))
+        LINKS              := \((links.isEmpty ? requires.map(\.name) : links).joined(separator: " "))
 
         ABI_FLAGS := $(shell PKG_CONFIG_PATH=$(PLUGIN_HOST_PREFIX)/lib/pkgconfig pkg-config --cflags --libs plugin-abi)
         SOURCES   := $(wildcard *.swift)

@@ -21,6 +21,30 @@ enum HelpText {
 
         """
 
+    /// `plugin-host new --help`.
+    static let newHelp = """
+        Usage: plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
+
+        Writes a plugin project, NAME/ in the current directory or in DIR, that builds, tests and
+        installs against this host's install tree with no edit:
+          manifest.json              the plugin's name, version, ABI, requires, optional, settings
+          NAMEBootstrapping.swift    the component: finds what it requires, handles its events
+          Tests/NAMETests.swift      a test that bootstraps it with BootstrapHarness, no host needed
+          Makefile                   make, make test, make install
+
+        Options:
+          --requires A,B   plugins that must bootstrap first: the project links them (and what
+                           they require), and the component obtains each through the protocol
+                           it exports, which the test stands in for
+          --optional C,D   plugins used when installed: never linked; the component hears when
+                           one joins or leaves the running host (PluginAdded, PluginRemoved)
+          --service        a component that runs a service and handles readiness, health and
+                           drain; the test starts and stops the service as the host does
+          --into DIR       where to write the project; DIR is created if missing
+          --help, -h       print this help and exit
+
+        """
+
     static func help(defaultDirectory: String?) -> String {
         """
         plugin-host: compose an application out of drop-in plugins.

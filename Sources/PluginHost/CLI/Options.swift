@@ -13,6 +13,8 @@ enum Command: Equatable {
     /// Write a new plugin project.
     case new(NewPluginOptions)
     case help
+    /// The help of `plugin-host new`.
+    case newHelp
     case version
 }
 
@@ -84,7 +86,7 @@ extension Command {
     /// - Throws: ``UsageError``.
     init(parsing arguments: [String], searchPath: String? = nil, defaultDirectory: String?) throws(UsageError) {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-            self = .help
+            self = arguments.first == "new" ? .newHelp : .help
             return
         }
         if arguments.contains("--version") {

@@ -22,6 +22,9 @@ struct PluginHostCommand {
         case .help:
             console.write(HelpText.help(defaultDirectory: defaultDirectory), to: .output)
             return .success
+        case .newHelp:
+            console.write(HelpText.newHelp, to: .output)
+            return .success
         case .version:
             console.write(HelpText.versionLine, to: .output)
             return .success

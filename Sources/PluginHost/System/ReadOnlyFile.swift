@@ -87,6 +87,17 @@ func makeDirectory(_ path: String) throws(SystemError) {
     guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SystemError("create directory", path: path) }
 }
 
+/// Creates the directory at `path` and any missing parents (mode 755), as `mkdir -p` does.
+///
+/// - Throws: ``SystemError`` when one cannot be created.
+func makeDirectories(_ path: String) throws(SystemError) {
+    var prefix = path.hasPrefix("/") ? "/" : ""
+    for component in path.split(separator: "/") {
+        prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+        try makeDirectory(prefix)
+    }
+}
+
 /// Writes a file that must not exist yet (mode 644).
 ///
 /// - Throws: ``SystemError``, also when the file exists.
