@@ -200,17 +200,23 @@ $(MICRO): Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sour
 	    -o $@ Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 
 # The start-up benchmark's loaders: the honest floor (a C loader linked with the ABI), the
-# floor that loads the ABI late, and the naive Swift loop.
-BENCH_LOADERS := $(BUILD)/bench/floor $(BUILD)/bench/floor-late $(BUILD)/bench/naive-loader $(BUILD)/bench/peakrss \
+# contained floor (the same, forked from a waiting parent, lstat of every file first), and
+# the naive Swift loop; and its plugin, the project `plugin-host new Stamp` writes.
+BENCH_LOADERS := $(BUILD)/bench/floor $(BUILD)/bench/floor-contained $(BUILD)/bench/naive-loader $(BUILD)/bench/peakrss \
                  $(BUILD)/bench/libStamp.so
-$(BUILD)/bench/libStamp.so: Benchmarks/Plugin/* $(ABI)
-	$(call build-plugin,Stamp,Benchmarks/Plugin,$(BUILD)/bench,$(BUILD)/bench/modules,)
+BENCH_PLUGIN := $(BUILD)/bench/new/Stamp
+$(BENCH_PLUGIN)/manifest.json: $(HOST) $(ABI) Sources/PluginHost/Authoring/PluginTemplate.swift
+	@rm -rf $(BENCH_PLUGIN)
+	$(call announce,NEW,$(BENCH_PLUGIN))
+	$(Q)$(HOST) new Stamp --into $(BUILD)/bench/new > /dev/null
+$(BUILD)/bench/libStamp.so: $(BENCH_PLUGIN)/manifest.json
+	$(call build-plugin,Stamp,$(BENCH_PLUGIN),$(BUILD)/bench,$(BUILD)/bench/modules,)
 $(BUILD)/bench/floor: Benchmarks/floor.c $(ABI)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $< -L $(LIB) -Wl,--no-as-needed -lPluginABI -Wl,-rpath,'$$ORIGIN/../lib'
-$(BUILD)/bench/floor-late: Benchmarks/floor.c
+$(BUILD)/bench/floor-contained: Benchmarks/floor.c $(ABI)
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -DLATE_ABI -o $@ $<
+	$(CC) -O2 -DCONTAINED -o $@ $< -L $(LIB) -Wl,--no-as-needed -lPluginABI -Wl,-rpath,'$$ORIGIN/../lib'
 $(BUILD)/bench/naive-loader: Benchmarks/Naive/NaiveLoader.swift $(ABI)
 	@mkdir -p $(dir $@)
 	$(SWIFTC) -swift-version 6 -O $(PACKAGE) -parse-as-library -module-name NaiveLoader \
@@ -221,9 +227,9 @@ $(BUILD)/bench/peakrss: Benchmarks/peakrss.c
 
 bench: all $(MICRO) $(BENCH_LOADERS)
 	$(MICRO)
-	python3 Benchmarks/startup.py
 	python3 Benchmarks/lifecycle.py
 	python3 Benchmarks/generations.py
+	python3 Benchmarks/startup.py
 
 # The short run that `make test` includes.
 fuzz-smoke:

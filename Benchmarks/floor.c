@@ -5,19 +5,22 @@
  * but printing how long that took, in milliseconds, so that the benchmark can tell the
  * loading apart from starting and ending the process.
  *
- * Built twice (see startup.py):
- * - the honest floor links libPluginABI.so, so the Swift runtime is loaded at start, as in
- *   any Swift host;
- * - with -DLATE_ABI, it dlopens libPluginABI.so (the first argument) first instead: the
- *   runtime then comes in by dlopen, and glibc appends every later plugin's scope to it,
- *   which costs a C loader more than any Swift host (kept as a second line).
+ * Built twice (see startup.py), both linked with libPluginABI.so, so the Swift runtime is
+ * loaded at start, as in any Swift host:
+ * - floorL, the honest floor: dlopen and the entry points, nothing else;
+ * - with -DCONTAINED, the contained floor: the price of the host's promises paid the
+ *   cheapest way in C. It forks first, and the parent only waits for the child (as the
+ *   supervisor does); the child lstats every file (trust is never cached), then loads.
  *
  *   floor PLUGIN...
- *   floor-late LIBPLUGINABI PLUGIN...
+ *   floor-contained PLUGIN...
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static double milliseconds(void) {
     struct timespec now;
@@ -26,19 +29,24 @@ static double milliseconds(void) {
 }
 
 int main(int argc, char **argv) {
+#ifdef CONTAINED
+    pid_t child = fork();
+    if (child < 0) return 1;
+    if (child > 0) {
+        int status = 0;
+        while (waitpid(child, &status, 0) < 0) {}
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 70;
+    }
+    for (int i = 1; i < argc; i++) {
+        struct stat status;
+        if (lstat(argv[i], &status) != 0 || !S_ISREG(status.st_mode) || (status.st_mode & 022)) {
+            fprintf(stderr, "floor: %s: not a trusted file\n", argv[i]);
+            return 1;
+        }
+    }
+#endif
     double start = milliseconds();
     int first = 1;
-#ifdef LATE_ABI
-    if (argc < 2) {
-        fprintf(stderr, "usage: floor-late LIBPLUGINABI PLUGIN...\n");
-        return 64;
-    }
-    if (!dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL)) {
-        fprintf(stderr, "floor: %s\n", dlerror());
-        return 1;
-    }
-    first = 2;
-#endif
     for (int i = first; i < argc; i++) {
         void *library = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (!library) {
