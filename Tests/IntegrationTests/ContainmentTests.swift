@@ -307,6 +307,15 @@ struct ContainmentTests {
         trial.expectContained(result, status: 0, line: "plugin-host: note: ended 1 process that plugins started and left running")
     }
 
+    @Test("a plugin thread that keeps starting processes while the host exits leaves none of them running")
+    func forksWhileExiting() throws {
+        let trial = try Trial(["Misbehaver": #""act": "fork-loop", "on": "thread", "wait": 0"#])
+        for _ in 0..<3 {
+            let (result, _) = try trial.run()
+            trial.expectContained(result, status: 0, line: "that plugins started and left running")
+        }
+    }
+
     // MARK: The worker process
 
     @Test("the worker's forked thread runs nothing after the fork: it sleeps with every signal blocked")

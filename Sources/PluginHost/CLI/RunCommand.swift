@@ -34,13 +34,14 @@ struct RunCommand {
     /// Runs the whole lifecycle, prints the report and ends the worker with the run's
     /// status.
     func run() -> Never {
-        let events = HostEvents()
-        link.listen { request in
-            switch request {
-            case .stop(let signal): events.post(.stop(signal: signal))
-            case .reload: events.post(.reload)
-            case .rescan: events.post(.rescan)
-            case .proceed: events.post(.proceed)
+        let events = HostEvents { [link] events in
+            link.listen { request in
+                switch request {
+                case .stop(let signal): events.post(.stop(signal: signal))
+                case .reload: events.post(.reload)
+                case .rescan: events.post(.rescan)
+                case .proceed: events.post(.proceed)
+                }
             }
         }
         if options.json { StandardStreams.divertOutputToError() }

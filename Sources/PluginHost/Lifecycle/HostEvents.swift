@@ -18,6 +18,14 @@ final class HostEvents: Sendable {
 
     private let queue = Mutex<[Event]>([])
     private let posted = Semaphore()
+    private let source: Mutex<(@Sendable (HostEvents) -> Void)?>
+
+    /// - Parameter source: Starts what posts the supervisor's requests. It is called once,
+    ///   when an event is first awaited, so that a run that never waits for one (no service,
+    ///   no `--watch`) starts nothing for them.
+    init(source: @escaping @Sendable (HostEvents) -> Void = { _ in }) {
+        self.source = Mutex(source)
+    }
 
     func post(_ event: Event) {
         queue.withLock { $0.append(event) }
@@ -29,6 +37,7 @@ final class HostEvents: Sendable {
     ///
     /// - Returns: The event, or `nil` when the deadline passed first.
     func next(until deadline: Int64? = nil) -> Event? {
+        if let start = source.withLock({ source in defer { source = nil }; return source }) { start(self) }
         while true {
             if let event = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return event }
             guard posted.wait(until: deadline) else {

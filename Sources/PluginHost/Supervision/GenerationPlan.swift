@@ -29,6 +29,9 @@ struct GenerationPlan: Sendable {
     /// is still there (its name found, or its file now unusable) must run again, or the
     /// upgrade fails before that generation is disturbed.
     var runningBefore: [String: String] = [:]
+    /// Whether systemd listens to the host's notifications: when it does not, the worker
+    /// keeps to itself those that only systemd needs.
+    var systemdListens = false
 
     /// Whether the generation loads its plugins, then waits for the supervisor's word to
     /// bootstrap them.

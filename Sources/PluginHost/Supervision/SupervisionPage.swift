@@ -5,8 +5,8 @@
 /// It is ``SharedMemory`` mapped before the worker is forked, so no file descriptor is
 /// involved that a plugin could close or reuse. Every field is an atomic number, which a
 /// signal handler may read and write; texts are written before the count that publishes
-/// them. ``Layout`` names every field in one place and is checked for overlaps when a page
-/// is made; the rest of the host reads and writes typed values (``PluginNumber``,
+/// them. ``Layout`` names every field in one place, and a test checks that none overlaps
+/// another; the rest of the host reads and writes typed values (``PluginNumber``,
 /// ``Phase``, ``WorkerPhase``, ``WorkerRecord``), never offsets or raw codes.
 final class SupervisionPage: Sendable {
     /// The most plugins one generation can track.
@@ -190,7 +190,6 @@ final class SupervisionPage: Sendable {
     ///
     /// - Throws: ``SystemError`` when the memory cannot be mapped.
     init() throws(SystemError) {
-        precondition(Layout.overlaps.isEmpty, "the supervision page's fields overlap: \(Layout.overlaps)")
         memory = try SharedMemory(size: Layout.end)
         commands = memory.semaphore(at: Layout.commands, initialize: true)
         acknowledgements = memory.semaphore(at: Layout.acknowledgements, initialize: true)
@@ -646,16 +645,30 @@ final class SupervisionPage: Sendable {
     ///
     /// - Parameter wake: Tells the supervisor that a message is waiting.
     func hand(_ message: WorkerMessage, wake: () -> Void) {
+        let number = post(message, wake: wake)
+        while int64(Layout.outputAcknowledged).load() < number { acknowledgements.wait() }
+    }
+
+    /// Hands `message` to the supervisor once it has taken the one before, and returns
+    /// without waiting for it to act: for what needs no answer and no order with the
+    /// output of plugins. The supervisor takes a message left waiting even after the
+    /// worker has ended. One writer at a time, the caller serialises.
+    ///
+    /// - Parameter wake: Tells the supervisor that a message is waiting.
+    /// - Returns: The message's number.
+    @discardableResult
+    func post(_ message: WorkerMessage, wake: () -> Void) -> Int64 {
         let (kind, value, bytes) = message.encoded
         precondition(bytes.count <= Self.outputCapacity)
+        let number = int64(Layout.outputPosted).load() + 1
+        while int64(Layout.outputAcknowledged).load() < number - 1 { acknowledgements.wait() }
         memory.write(bytes, at: Layout.outputBytes)
         int32(Layout.outputKind).store(kind)
         int32(Layout.outputLength).store(Int32(bytes.count))
         int64(Layout.outputValue).store(value)
-        let number = int64(Layout.outputPosted).load() + 1
         int64(Layout.outputPosted).store(number)
         wake()
-        while int64(Layout.outputAcknowledged).load() < number { acknowledgements.wait() }
+        return number
     }
 
     /// The message waiting to be handled, if any: its number and a copy of it.

@@ -498,6 +498,7 @@ struct Supervisor {
         plan.builds = BuildSelection(excluded: quarantine, substitutes: builds.substitutes)
         plan.sockets = Dictionary(configuration.sockets.map { ($0.name, $0.descriptor) }, uniquingKeysWith: { first, _ in first })
         plan.runningBefore = runningBefore
+        plan.systemdListens = configuration.systemd.socket != nil
         let closing = [directories?.descriptor, configuration.systemd.socket?.descriptor].compactMap { $0 }
         do {
             let generation = try WorkerGeneration.start(

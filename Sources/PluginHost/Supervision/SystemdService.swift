@@ -47,6 +47,11 @@ enum ServiceNotification: Equatable, Sendable {
     /// The host begins to stop (`STOPPING=1`).
     case stopping(status: String)
 
+    /// Whether only systemd needs it: the supervisor itself acts on ``ready(status:)`` alone.
+    var isForSystemdOnly: Bool {
+        if case .ready = self { false } else { true }
+    }
+
     /// The datagram sent.
     var datagram: String {
         switch self {

@@ -73,7 +73,7 @@ final class WorkerGeneration {
             ProcessControl.makeProcessGroupLeader(ProcessControl.current)
             ProcessControl.endWithParent(supervisor)
             WorkerRecords.install(page: page, supervisor: supervisor, crashStatus: crashStatus)
-            let link = WorkerLink(page: page, supervisor: supervisor)
+            let link = WorkerLink(page: page, supervisor: supervisor, systemdListens: plan.systemdListens)
             startDetachedThread {
                 link.becomeDriver()
                 run(link, plan)

@@ -19,15 +19,19 @@ final class WorkerLink: Sendable {
 
     let page: SupervisionPage
     private let supervisor: Int32?
+    private let systemdListens: Bool
     private let writing = Mutex(())
 
     /// - Parameters:
     ///   - page: The page shared with the supervisor.
     ///   - supervisor: The supervisor's process id; `nil` for none (in tests), which
     ///     nobody wakes and whose output nobody writes.
-    init(page: SupervisionPage, supervisor: Int32?) {
+    ///   - systemdListens: Whether systemd hears the host's notifications; when it does
+    ///     not, those only systemd needs are not handed over.
+    init(page: SupervisionPage, supervisor: Int32?, systemdListens: Bool = false) {
         self.page = page
         self.supervisor = supervisor
+        self.systemdListens = systemdListens
     }
 
     /// Makes the calling thread the worker's driving thread: it runs only host code, the
@@ -104,10 +108,11 @@ final class WorkerLink: Sendable {
         }
     }
 
-    /// Has the supervisor tell systemd `notification`, when the host runs under systemd.
+    /// Has the supervisor act on `notification` and tell systemd, when the host runs under
+    /// systemd; does not wait for it to.
     func notify(_ notification: ServiceNotification) {
-        guard supervisor != nil else { return }
-        writing.withLock { _ in page.hand(.notification(notification), wake: wakeSupervisor) }
+        guard supervisor != nil, systemdListens || !notification.isForSystemdOnly else { return }
+        writing.withLock { _ in _ = page.post(.notification(notification), wake: wakeSupervisor) }
     }
 
     /// Records the outcome of a health check for systemd's watchdog: good until `deadline`

@@ -139,6 +139,7 @@ enum ProcessControl {
     /// `/proc/PID/task/TID/children` (without scanning every process); with the kernels that
     /// lack that file, from every process's `/proc/PID/stat`.
     static func children() -> [Int32] {
+        guard hasChildren else { return [] }
         let me = getpid()
         guard let threads = try? directoryEntries(at: "/proc/\(me)/task"), !threads.isEmpty,
             let listed = try? threads.map({ thread throws(SystemError) in
@@ -146,6 +147,14 @@ enum ProcessControl {
             })
         else { return processes { parent, _ in parent == me } }
         return listed.flatMap { bytes in String(decoding: bytes, as: UTF8.self).split(separator: " ").compactMap { Int32($0) } }
+    }
+
+    /// Whether the calling process has a child process, alive or not yet reaped (of any of
+    /// its threads): `waitid` without waiting and without reaping fails with `ECHILD` only
+    /// when there is none.
+    static var hasChildren: Bool {
+        var info = siginfo_t()
+        return waitid(P_ALL, 0, &info, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD
     }
 
     /// The live members (not zombies) of process group `group`.

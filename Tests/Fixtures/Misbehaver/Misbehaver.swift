@@ -183,6 +183,18 @@ struct Plan: Sendable {
                 while true { sleep(1000) }
             }
             record("child \(child)")
+        case "fork-loop":
+            // Starts processes for ever, each through a child that exits at once, leaving its
+            // own child (in the worker's process group) running on as an orphan.
+            while true {
+                let child = fork()
+                if child == 0 {
+                    if fork() == 0 { while true { sleep(1000) } }
+                    _exit(0)
+                }
+                var status: Int32 = 0
+                if child > 0 { _ = waitpid(child, &status, 0) }
+            }
         case "kill-self": raise(SIGKILL)
         case "stop-self": raise(SIGSTOP)
         case "term-self": kill(getpid(), SIGTERM)
