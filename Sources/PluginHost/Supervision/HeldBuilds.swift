@@ -6,7 +6,7 @@
 /// new bytes): its contents no longer match, and it is dropped. Replacing or removing the
 /// file's name does not matter: the descriptor holds the file itself.
 struct HeldBuilds {
-    private var held: [(entry: SupervisionPage.PluginEntry, file: HeldFile)] = []
+    private var held: [(entry: SupervisionPage.PluginEntry, file: ReadOnlyFile)] = []
 
     /// The builds held, as their generation published them.
     var entries: [SupervisionPage.PluginEntry] { held.map(\.entry) }
@@ -24,12 +24,12 @@ struct HeldBuilds {
     /// only when the file is still that build.
     mutating func hold(_ entries: [SupervisionPage.PluginEntry]) {
         DescriptorLimit.raise(toAtLeast: UInt64(entries.count + held.count) + 256)
-        var next: [(entry: SupervisionPage.PluginEntry, file: HeldFile)] = []
+        var next: [(entry: SupervisionPage.PluginEntry, file: ReadOnlyFile)] = []
         for entry in entries {
             guard let identity = entry.identity else { continue }
             if let kept = held.first(where: { $0.entry.name == entry.name && $0.entry.identity?.hasSameContents(as: identity) == true }) {
                 next.append(kept)
-            } else if let file = try? HeldFile(path: entry.file), (try? file.status())?.identity == identity {
+            } else if let file = try? ReadOnlyFile(path: entry.file), (try? file.status())?.identity == identity {
                 next.append((entry, file))
             }
         }

@@ -30,6 +30,11 @@ final class ReadOnlyFile {
         try FileStatus(descriptor: descriptor, path: path)
     }
 
+    /// A path that opens this very file, in this process and in every process forked from
+    /// it while the value lives, even after the file was replaced or removed (the open
+    /// descriptor keeps it): `/proc/self/fd/N`.
+    var pathInForkedProcesses: String { "/proc/self/fd/\(descriptor)" }
+
     /// Reads up to `count` bytes starting at `offset`; fewer only at the end of the file.
     ///
     /// - Throws: ``SystemError`` when reading fails.

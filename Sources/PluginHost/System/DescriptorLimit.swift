@@ -6,37 +6,6 @@ import Musl
 #error("plugin-host runs on Linux: it needs Glibc or Musl")
 #endif
 
-/// A file held open so that its contents stay reachable after the file is replaced or
-/// removed: a descriptor keeps the inode alive. Processes forked while it is held inherit
-/// it, and reach the same file through ``pathInForkedProcesses``. Closed when the value
-/// goes away.
-final class HeldFile {
-    /// The path it was opened from.
-    let path: String
-    private let descriptor: Int32
-
-    /// Opens `path` for reading, following symbolic links, without blocking on a FIFO.
-    ///
-    /// - Throws: ``SystemError`` when the file cannot be opened.
-    init(path: String) throws(SystemError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw SystemError("open", path: path) }
-        self.path = path
-        self.descriptor = descriptor
-    }
-
-    deinit { close(descriptor) }
-
-    /// The held file's status now.
-    func status() throws(SystemError) -> FileStatus {
-        try FileStatus(descriptor: descriptor, path: path)
-    }
-
-    /// A path that opens this very file, in this process and in every process forked from
-    /// it while the file is held: `/proc/self/fd/N`.
-    var pathInForkedProcesses: String { "/proc/self/fd/\(descriptor)" }
-}
-
 /// The limit on the number of open descriptors of the process (`RLIMIT_NOFILE`).
 enum DescriptorLimit {
     /// The soft limit now, and the hard limit.
