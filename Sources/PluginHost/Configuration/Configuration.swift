@@ -91,6 +91,15 @@ struct Configuration: Equatable {
         }
     }
 
+    /// Warnings for the settings of `plugins` once their components have read them `when`
+    /// (`while it bootstrapped`): keys a plugin declares none of (``undeclaredKeyWarnings``),
+    /// and for a plugin that declares no keys, keys it did not read that look misspelt
+    /// (``misspeltKeyWarnings``).
+    func keyWarnings(of plugins: [(name: String, declared: [String]?)], file: String, while when: String) -> [String] {
+        undeclaredKeyWarnings(of: plugins, file: file)
+            + Self.misspeltKeyWarnings(settings, of: plugins.filter { $0.declared == nil }.map(\.name), file: file, while: when)
+    }
+
     /// Warnings for the keys of `settings` that `plugins` (which do not declare their keys)
     /// did not read `when` (`while it bootstrapped`) and that look like a misspelling of a
     /// key they asked for and did not find: they used their defaults instead.

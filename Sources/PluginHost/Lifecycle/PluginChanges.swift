@@ -131,11 +131,9 @@ extension LifecycleRunner {
         for problem in result.refused + result.problems { problems += notAdded(problem, reportedBefore) }
         let added = result.admitted
         guard !added.isEmpty else { return problems }
-        for warning in Configuration(settings: settings).undeclaredKeyWarnings(
-            of: added.map { ($0.name, $0.candidate.manifest.settings) }, file: context.configurationFile ?? "")
-            + Configuration.misspeltKeyWarnings(
-                settings, of: added.filter { $0.candidate.manifest.settings == nil }.map(\.name), file: context.configurationFile ?? "",
-                while: "while it bootstrapped") {
+        for warning in Configuration(settings: settings).keyWarnings(
+            of: added.map { ($0.name, $0.candidate.manifest.settings) }, file: context.configurationFile ?? "",
+            while: "while it bootstrapped") {
             say("warning: " + warning)
         }
         join(added, chain: result.outcome.bootstrapped)

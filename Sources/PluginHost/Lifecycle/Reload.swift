@@ -40,11 +40,9 @@ extension LifecycleRunner {
         }
         say("reloaded \(reloaded.isEmpty ? "no plugins" : reloaded.joined(separator: ", "))")
         let changed = plugins.filter { before[$0.name]?.entries ?? [:] != read[$0.name]?.entries ?? [:] && handlesReload($0) }
-        for warning in Configuration(settings: read).undeclaredKeyWarnings(
-            of: changed.map { ($0.name, $0.candidate.manifest.settings) }, file: context.configurationFile ?? "")
-            + Configuration.misspeltKeyWarnings(
-                read, of: changed.filter { $0.candidate.manifest.settings == nil }.map(\.name), file: context.configurationFile ?? "",
-                while: "when it reloaded its settings") {
+        for warning in Configuration(settings: read).keyWarnings(
+            of: changed.map { ($0.name, $0.candidate.manifest.settings) }, file: context.configurationFile ?? "",
+            while: "when it reloaded its settings") {
             say("warning: " + warning)
         }
         return problems
