@@ -26,9 +26,7 @@ struct RestartHistory {
     ///
     /// - Returns: Whether it does: fewer than `limit` restarts in the window before `now`.
     mutating func recordRestart(at now: Int64, within policy: RestartPolicy) -> Bool {
-        let window = MonotonicClock.nanoseconds(policy.window)
-        let recent = times.filter { now - $0 < window }
-        guard recent.count < policy.limit else { return false }
+        guard recent(at: now, within: policy) < policy.limit else { return false }
         times.append(now)
         return true
     }

@@ -387,11 +387,7 @@ struct Supervisor {
             return
         }
         let reason = ending.summary
-        for culprit in culprits {
-            let entry = page.entry(of: culprit)
-            guard let identity = entry.identity else { continue }
-            quarantine.append(BuildSelection.Excluded(name: entry.name, file: entry.file, identity: identity, reason: reason))
-        }
+        leaveOut(culprits.map(page.entry(of:)), reason: reason)
         let dependents = leaving.filter { !culprits.contains($0) }.map { page.entry(of: $0).name }
         say("plugin-host: restarting the plugins"
             + (culprits.isEmpty ? " (the culprit is unknown: none is left out)" : " without \(culpritNames)")

@@ -94,15 +94,6 @@ enum ProcessControl {
         return .ended(termination(status))
     }
 
-    /// How `process` ended, if it has; does not wait.
-    static func reap(_ process: Int32) -> Termination? {
-        var status: Int32 = 0
-        var result: Int32
-        repeat { result = waitpid(process, &status, WNOHANG) } while result < 0 && errno == EINTR
-        guard result == process else { return nil }
-        return termination(status)
-    }
-
     /// Reaps every child that has ended, and says how each ended.
     static func reapAll() -> [(process: Int32, termination: Termination)] {
         var reaped: [(Int32, Termination)] = []
@@ -116,23 +107,6 @@ enum ProcessControl {
             if result < 0 && errno == EINTR { continue }
             return reaped
         }
-    }
-
-    /// Reaps every child that has ended; returns whether children are left (alive).
-    static func reapEnded() -> Bool {
-        var status: Int32 = 0
-        while true {
-            let result = waitpid(-1, &status, WNOHANG)
-            if result > 0 { continue }
-            if result < 0 && errno == EINTR { continue }
-            return result == 0
-        }
-    }
-
-    /// The live processes (not zombies), from `/proc`, that are children of the calling
-    /// process or members of process group `group`.
-    static func processes(childrenOrGroup group: Int32) -> [Int32] {
-        processes { parent, processGroup in parent == getpid() || processGroup == group }
     }
 
     /// The children of the calling process, from each of its threads'
@@ -190,14 +164,14 @@ enum ProcessControl {
         var ended: Set<Int32> = []
         let deadline = MonotonicClock.now + 2_000_000_000
         while MonotonicClock.now < deadline {
-            _ = reapEnded()
+            _ = reapAll()
             var left = Set(kept.map { kept in children().filter { !kept.contains($0) } } ?? [])
             // Every process is read only when the group has a member left.
             if let group, kill(-group, 0) == 0 { left.formUnion(members(ofGroup: group)) }
             guard !left.isEmpty else { break }
             for process in left where send(SIGKILL, to: process) { ended.insert(process) }
             sleep(nanoseconds: 2_000_000)
-            _ = reapEnded()
+            _ = reapAll()
         }
         return ended.sorted()
     }
