@@ -8,6 +8,8 @@
 #   make plugin PLUGIN_SOURCES=DIR PLUGIN_OUT=DIR [PLUGIN_LINKS="Domain ..."]
 #                   build one plugin from DIR/*.swift and DIR/manifest.json
 #   make bench      run the benchmarks in Benchmarks/ and print their figures
+#   make simulate [SEQUENCES=100000] [SEED=N]
+#                   run seeded random fault sequences against the supervisor's state machine
 #   make fuzz [FUZZ_SECONDS=600]
 #                   fuzz the manifest and ELF reader with libFuzzer and AddressSanitizer
 #
@@ -42,7 +44,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench clean
+.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate clean
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
@@ -230,6 +232,23 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 	python3 Benchmarks/lifecycle.py
 	python3 Benchmarks/generations.py
 	python3 Benchmarks/startup.py
+
+# The supervisor's state machine under seeded random fault sequences (Tests/PluginHostTests/
+# Simulation/), compiled with the host's own sources; the last line reads
+# "N sequences, M events, K invariant violations". SEQUENCES= how many, SEED= the first.
+SIMULATOR   := $(BUILD)/simulate/simulate
+SEQUENCES   ?= 100000
+SEED        ?=
+SIMULATION_SOURCES := $(sort $(wildcard Tests/PluginHostTests/Simulation/*.swift)) Tests/Simulate/main.swift
+$(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
+	@mkdir -p $(dir $@)
+	$(call announce,SWIFTC,$@)
+	$(Q)$(SWIFTC) -swift-version 6 -O -wmo $(PACKAGE) -D STANDALONE_SIMULATOR -module-name Simulate \
+	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
+	    -o $@ $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
+
+simulate: $(SIMULATOR)
+	@$(SIMULATOR) $(SEQUENCES) $(SEED)
 
 # The short run that `make test` includes.
 fuzz-smoke:

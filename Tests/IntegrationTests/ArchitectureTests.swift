@@ -6,8 +6,8 @@ import Testing
 struct ArchitectureTests {
     /// The folders of Sources/PluginHost, each allowed to use only the ones before it.
     static let layers = [
-        "System", "Shared", "JSON", "Configuration", "Manifest", "Discovery", "Ordering", "Loading", "Supervision",
-        "Containment", "Chain", "Lifecycle", "Report", "Inspection", "Authoring", "CLI",
+        "System", "Shared", "JSON", "Configuration", "Manifest", "Discovery", "Ordering", "Loading", "Link",
+        "Containment", "Chain", "Lifecycle", "Report", "Supervision", "Inspection", "Authoring", "CLI",
     ]
 
     private static let sources = Repository.root.appending(path: "Sources/PluginHost")

@@ -218,14 +218,14 @@ struct GenerationTests {
         let service = try ServiceFixture()
         let (host, listener): (RunningHost, NotifyListener)
         if how == "--listen" {
-            (host, listener) = try service.start(["--watch", "--restart-limit", "100/60"])
+            (host, listener) = try service.start(["--watch", "--restart-limit", "100/60", "--restart-max-delay", "0.5"])
         } else {
             let notify = try NotifyListener()
             listener = notify
             host = try RunningHost("/usr/bin/systemd-socket-activate", [
                 "-l", service.socket, "--fdname=echo", "-E", "NOTIFY_SOCKET=\(notify.address)", Repository.host.path,
                 "--dir", service.directory.plugins.path, "--config", service.directory.configuration.path, "--watch",
-                "--restart-limit", "100/60",
+                "--restart-limit", "100/60", "--restart-max-delay", "0.5",
             ])
             // systemd-socket-activate starts the host at the first connection.
             #expect(wait(until: { FileManager.default.fileExists(atPath: service.socket) }))

@@ -17,6 +17,6 @@ struct ProcessControlTests {
             child.waitUntilExit()
         }
         #expect(ProcessControl.hasChildren)
-        #expect(ProcessControl.children().contains(child.processIdentifier))
+        #expect(ProcessControl.children().contains(ProcessID(rawValue: child.processIdentifier)))
     }
 }

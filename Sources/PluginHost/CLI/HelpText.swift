@@ -12,7 +12,7 @@ enum HelpText {
         Usage: plugin-host [run] [--dir DIR]... [--config FILE] [--json] [--keep-going] [--jobs N]
                            [--timeout SECONDS] [--shutdown-timeout SECONDS] [--timeline FILE.svg] [--allow-any-owner]
                            [--watch] [--health-interval SECONDS] [--restart on-failure|no] [--restart-limit N/SECONDS]
-                           [--listen NAME=ADDRESS]...
+                           [--restart-delay SECONDS] [--restart-max-delay SECONDS] [--listen NAME=ADDRESS]...
                plugin-host list [--dir DIR]... [--json]
                plugin-host inspect [--json] FILE
                plugin-host check [--dir DIR]...
@@ -107,6 +107,12 @@ enum HelpText {
           --restart-limit N/SECONDS
                          at most N restarts within SECONDS (default: 5/60); one more
                          failure ends the host with its status
+          --restart-delay SECONDS
+                         the first restart is at once; the second in a row waits SECONDS
+                         (default: 0.1), each one more twice as long as the one before
+          --restart-max-delay SECONDS
+                         the longest wait between restarts (default: 10); a worker that
+                         served this long counts as steady: the next restart is at once
           --listen NAME=ADDRESS
                          listen on a socket that plugins obtain by NAME, held across
                          restarts and upgrades: unix:PATH, /PATH, @NAME, HOST:PORT,

@@ -18,51 +18,6 @@ enum Command: Equatable {
     case version
 }
 
-/// The options of a run.
-struct RunOptions: Equatable {
-    var search: SearchOptions
-    /// The configuration file, if any.
-    var configurationFile: String?
-    /// The configuration file's contents, read once when the host started, when it cannot
-    /// be read again (a pipe: `--config /dev/stdin`, `--config <(...)`).
-    var configurationSnapshot: [UInt8]?
-    /// Print the report as JSON instead of text.
-    var json = false
-    /// Run every plugin that does not depend on a failed one, instead of stopping.
-    var keepGoing = false
-    /// How long one plugin may take to load or to bootstrap; `nil` for no limit.
-    var timeout: Duration? = RunOptions.defaultTimeout
-    /// How many threads run plugin code.
-    var jobs = RunOptions.defaultJobs
-    /// How long one shutdown hook may take; `nil` for no limit.
-    var shutdownTimeout: Duration? = RunOptions.defaultShutdownTimeout
-    /// Where to write an SVG timeline of the run.
-    var timeline: String?
-    /// Rescan the plugin directories whenever a `*.so` file in them changes.
-    var watch = false
-    /// How often to ask the components for their health while the services run: `nil` for
-    /// the default (half of systemd's watchdog interval when it has one, else never),
-    /// `.zero` for never.
-    var healthInterval: Duration?
-    /// When to start a new worker generation after one fails while serving, and how often.
-    var restart = RestartPolicy()
-    /// The sockets to listen on for plugins, besides those systemd passes.
-    var listen: [ListenAddress] = []
-
-    /// The default of `--timeout`.
-    static let defaultTimeout: Duration? = .seconds(30)
-    /// The default of `--shutdown-timeout`.
-    static let defaultShutdownTimeout: Duration? = .seconds(10)
-    /// The default of `--jobs`: the number of processors online.
-    static var defaultJobs: Int { processorCount }
-}
-
-/// A socket to listen on: `--listen NAME=ADDRESS`.
-struct ListenAddress: Equatable {
-    let name: String
-    let address: String
-}
-
 /// The command line is not one `plugin-host` understands.
 struct UsageError: Error, Equatable, CustomStringConvertible {
     let message: String
@@ -110,7 +65,8 @@ extension Command {
         let accepted: Set<String> = switch subcommand {
         case "run":
             ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
-             "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--listen"]
+             "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay",
+             "--listen"]
         case "list": ["--dir", "--allow-any-owner", "--json"]
         case "check", "graph": ["--dir", "--allow-any-owner"]
         case "inspect": ["--json"]
@@ -124,7 +80,7 @@ extension Command {
             guard accepted.contains(name) else {
                 let known = Set(["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs",
                                  "--shutdown-timeout", "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit",
-                                 "--listen", "--requires", "--optional", "--service", "--into"])
+                                 "--restart-delay", "--restart-max-delay", "--listen", "--requires", "--optional", "--service", "--into"])
                 throw UsageError(message: known.contains(name)
                     ? "\(name) does not apply to 'plugin-host \(subcommand)'" : "unknown option '\(name.debugEscaped)'")
             }
@@ -160,6 +116,10 @@ extension Command {
                 }
                 run.restart.limit = limit
                 run.restart.window = window
+            case "--restart-delay":
+                run.restart.delay = try Self.seconds(try parser.value(for: name), for: name, zero: "no wait") ?? .zero
+            case "--restart-max-delay":
+                run.restart.maximumDelay = try Self.seconds(try parser.value(for: name), for: name, zero: "no wait") ?? .zero
             case "--listen":
                 let text = try parser.value(for: name)
                 guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else {

@@ -30,7 +30,7 @@ struct PluginHostCommand {
             return .success
         case .run(var options):
             let systemd = SystemdService.fromEnvironment(process: ProcessControl.current)
-            if options.healthInterval == nil { options.healthInterval = systemd.watchdog.map { .nanoseconds($0 / 2) } ?? .zero }
+            if options.healthInterval == nil { options.healthInterval = systemd.watchdog.map { $0 / 2 } ?? .zero }
             // A configuration that can be read once only is read now, for every generation.
             if let file = options.configurationFile, !Configuration.canBeReadAgain(file) {
                 do {
@@ -41,12 +41,12 @@ struct PluginHostCommand {
                 }
             }
             var supervision = Supervisor.Configuration()
-            supervision.stopLimit = options.shutdownTimeout
-            supervision.stoppedLimit = options.timeout
+            supervision.machine.stopLimit = options.shutdownTimeout
+            supervision.machine.suspensionLimit = options.timeout
             supervision.systemd = systemd
             supervision.watching = options.watch ? PluginSearchPath(options.search).directories : []
-            supervision.restart = options.restart
-            supervision.sockets = NamedSocket.fromSystemd(process: ProcessControl.current)
+            supervision.machine.restart = options.restart
+            supervision.sockets = NamedSocket.fromSystemd(process: ProcessControl.current.rawValue)
             for listen in options.listen {
                 guard !supervision.sockets.contains(where: { $0.name == listen.name }) else {
                     console.write("plugin-host: error: --listen \(listen.name)=...: systemd passes a socket of that name already\n", to: .error)
@@ -60,7 +60,7 @@ struct PluginHostCommand {
                     return .failure
                 }
             }
-            Supervisor.start(supervision) { [options] link, plan in RunCommand(options: options, link: link, plan: plan).run() }
+            Supervisor.start(supervision) { [options] link, plan in WorkerMain(options: options, link: link, plan: plan).run() }
         case .list(let options, let json):
             return ListCommand(options: options, json: json).run()
         case .inspect(let file, let json):

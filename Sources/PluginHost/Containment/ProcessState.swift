@@ -31,7 +31,7 @@ enum ProcessState {
         return warnings
     }
 
-    private static func names(_ signals: [Int32]) -> String {
-        signals.map(FatalSignals.name(of:)).joined(separator: ", ")
+    private static func names(_ signals: [Signal]) -> String {
+        signals.map(\.name).joined(separator: ", ")
     }
 }

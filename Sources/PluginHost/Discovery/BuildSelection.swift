@@ -6,6 +6,11 @@
 /// until its file changes; when it still holds the build that ran before (an open
 /// descriptor of the file, kept even after the file was replaced), that build is loaded
 /// instead.
+///
+/// Builds are compared by their contents (``FileIdentity/hasSameContents(as:)``): a file's
+/// change time moves when a name of it is replaced or removed, so the copy held open for a
+/// rollback is the same build as the file it was opened from, and a build left out is left
+/// out in both.
 struct BuildSelection: Sendable, Equatable {
     /// A build left out, and why: `crashed during the run phase: SIGSEGV`.
     struct Excluded: Sendable, Equatable {
@@ -21,8 +26,9 @@ struct BuildSelection: Sendable, Equatable {
         /// The file it came from, as reports name it.
         let file: String
         let identity: FileIdentity
-        /// Where the host loads it from: an open descriptor of the file.
-        let path: String
+        /// Where the host loads it from: an open descriptor of the file, as the supervisor
+        /// that holds it fills in; empty until then.
+        var path: String = ""
     }
 
     var excluded: [Excluded] = []
@@ -31,19 +37,19 @@ struct BuildSelection: Sendable, Equatable {
     /// The exclusion of the build of `candidate`, if it is excluded.
     func exclusion(of candidate: PluginCandidate) -> Excluded? {
         guard let identity = candidate.status?.identity else { return nil }
-        return excluded.first { $0.identity == identity && $0.name == candidate.name }
+        return excluded.first { $0.name == candidate.name && $0.identity.hasSameContents(as: identity) }
     }
 
     /// Whether `identity` is an excluded build of `name`.
     func excludes(_ name: String, _ identity: FileIdentity?) -> Bool {
         guard let identity else { return false }
-        return excluded.contains { $0.identity == identity && $0.name == name }
+        return excluded.contains { $0.name == name && $0.identity.hasSameContents(as: identity) }
     }
 
     /// The build to load in place of `name`'s excluded one, when there is one that is not
     /// excluded itself.
     func substitute(for name: String) -> Substitute? {
-        substitutes.first { $0.name == name && !excludes(name, $0.identity) }
+        substitutes.first { $0.name == name && !$0.path.isEmpty && !excludes(name, $0.identity) }
     }
 }
 

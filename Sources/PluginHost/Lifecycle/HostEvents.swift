@@ -5,7 +5,7 @@ import Synchronization
 final class HostEvents: Sendable {
     enum Event: Sendable, Equatable {
         /// SIGINT or SIGTERM: stop.
-        case stop(signal: Int32)
+        case stop(signal: Signal)
         /// SIGHUP: reload the configuration, then rescan the plugin directories.
         case reload
         /// A plugin directory changed (`--watch`): rescan it.

@@ -163,13 +163,9 @@ extension LifecycleRunner {
     /// Removes `gone` and the plugins that require them, dependents first.
     mutating func remove(_ gone: [RunningPlugin]) -> [Problem] {
         guard !gone.isEmpty else { return [] }
-        var leaving = Set(gone.map(\.name))
-        for plugin in plugins where !leaving.contains(plugin.name) {
-            if let required = plugin.candidate.manifest.requires.first(where: leaving.contains) {
-                leaving.insert(plugin.name)
-                say("plugin \(plugin.label) stops too: it requires \(required), which is leaving")
-            }
-        }
+        let dependents = Dependents.leaving(with: Set(gone.map(\.name)), among: plugins, name: \.name, requires: \.candidate.manifest.requires)
+        for (plugin, required) in dependents { say("plugin \(plugin.label) stops too: it requires \(required), which is leaving") }
+        let leaving = Set(gone.map(\.name) + dependents.map(\.plugin.name))
         let removed = plugins.filter { leaving.contains($0.name) }
         let staying = plugins.filter { !leaving.contains($0.name) }
         var problems: [Problem] = []

@@ -46,18 +46,13 @@ struct PluginSurvey {
             }
         }
         // What requires a plugin left out is left out too, transitively.
-        var gone = Set(leftOut.map(\.name)).subtracting(selected.candidates.map(\.name))
-        var changed = true
-        while changed {
-            changed = false
-            for candidate in selected.candidates where !gone.contains(candidate.name) {
-                guard let missing = candidate.manifest.requires.first(where: gone.contains) else { continue }
-                gone.insert(candidate.name)
-                leftOut.append(LeftOutPlugin(name: candidate.name, file: candidate.file, reason: "requires \(missing), which is left out"))
-                changed = true
-            }
+        let gone = Set(leftOut.map(\.name)).subtracting(selected.candidates.map(\.name))
+        let dependents = Dependents.leaving(with: gone, among: selected.candidates, name: \.name, requires: \.manifest.requires)
+        for (candidate, missing) in dependents {
+            leftOut.append(LeftOutPlugin(name: candidate.name, file: candidate.file, reason: "requires \(missing), which is left out"))
         }
-        selected.candidates.removeAll { gone.contains($0.name) }
+        let leaving = gone.union(dependents.map(\.plugin.name))
+        selected.candidates.removeAll { leaving.contains($0.name) }
         return (selected, leftOut)
     }
 

@@ -4,7 +4,7 @@
 ///
 /// The worker is forked from the supervisor, so the plan reaches it as a value in its
 /// memory: nothing is encoded or sent.
-struct GenerationPlan: Sendable {
+struct GenerationPlan: Equatable, Sendable {
     /// Why a generation starts.
     enum Cause: Sendable, Equatable {
         /// The host starts.

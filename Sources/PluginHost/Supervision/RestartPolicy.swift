@@ -1,39 +1,73 @@
 /// Whether the supervisor starts a new worker generation when the serving one ends
-/// unexpectedly, and how often it may: at most ``limit`` restarts within any ``window``,
-/// as systemd's `StartLimitBurst=` within `StartLimitIntervalSec=`, or an OTP supervisor's
-/// intensity within its period. One restart more ends the host with the failure's status.
+/// unexpectedly, how often it may, and how long it waits first.
+///
+/// - The **limit**: at most ``limit`` restarts within any ``window``, as systemd's
+///   `StartLimitBurst=` within `StartLimitIntervalSec=`, or an OTP supervisor's intensity
+///   within its period. One restart more ends the host with the failure's status.
+/// - The **backoff**: the first restart after a generation served steadily is immediate;
+///   each one more in a row waits twice as long as the one before, from ``delay`` up to
+///   ``maximumDelay`` (as systemd's `RestartSec=`, `RestartSteps=` and
+///   `RestartMaxDelaySec=`), so that a crash loop never starts generations back to back.
+///   A generation that serves for ``maximumDelay`` counts as steady: the next restart is
+///   immediate again.
 struct RestartPolicy: Equatable, Sendable {
     /// Restart at all (`--restart=on-failure`, the default), or end at the first failure
     /// (`--restart=no`).
     var enabled = true
-    /// The most restarts within ``window``.
+    /// The most restarts within ``window`` (`--restart-limit`).
     var limit = 5
     /// The span ``limit`` counts over.
     var window: Duration = .seconds(60)
+    /// The wait before the second restart in a row (`--restart-delay`).
+    var delay: Duration = .milliseconds(100)
+    /// The longest wait between restarts, and how long a generation must serve to count as
+    /// steady (`--restart-max-delay`).
+    var maximumDelay: Duration = .seconds(10)
 
     /// `5 in 60 s`, as the operator reads it.
     var description: String { "\(limit) in \(TextFormat.seconds(window))" }
+
+    /// How long to wait before the `count`th restart in a row (1 for the first).
+    func wait(beforeRestartInARow count: Int) -> Duration {
+        guard count > 1 else { return .zero }
+        var wait = delay
+        var restart = 2
+        while restart < count, wait < maximumDelay {
+            wait *= 2
+            restart += 1
+        }
+        return min(wait, maximumDelay)
+    }
 }
 
 /// When the supervisor restarted, to hold the restarts to a ``RestartPolicy``.
-struct RestartHistory {
-    private var times: [Int64] = []
-
+struct RestartHistory: Equatable, Sendable {
+    /// When the restarts within the last window happened.
+    private(set) var times: [MonotonicInstant] = []
+    /// Restarts since the last generation that served steadily.
+    private(set) var inARow = 0
     /// Restarts so far.
-    var count: Int { times.count }
+    private(set) var count = 0
 
     /// Records a restart at `now` if `policy` allows one more.
     ///
     /// - Returns: Whether it does: fewer than `limit` restarts in the window before `now`.
-    mutating func recordRestart(at now: Int64, within policy: RestartPolicy) -> Bool {
-        guard recent(at: now, within: policy) < policy.limit else { return false }
+    mutating func recordRestart(at now: MonotonicInstant, within policy: RestartPolicy) -> Bool {
+        times.removeAll { now - $0 >= policy.window }
+        guard times.count < policy.limit else { return false }
         times.append(now)
+        inARow += 1
+        count += 1
         return true
     }
 
     /// How many restarts fall in the window before `now`.
-    func recent(at now: Int64, within policy: RestartPolicy) -> Int {
-        let window = MonotonicClock.nanoseconds(policy.window)
-        return times.filter { now - $0 < window }.count
+    func recent(at now: MonotonicInstant, within policy: RestartPolicy) -> Int {
+        times.filter { now - $0 < policy.window }.count
+    }
+
+    /// A generation served steadily: the next restart is the first in a row again.
+    mutating func servedSteadily() {
+        inARow = 0
     }
 }

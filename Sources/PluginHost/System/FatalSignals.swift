@@ -41,7 +41,7 @@ enum FatalSignals {
     ///
     /// - Returns: The signals whose handler had been replaced.
     @discardableResult
-    static func reassert() -> [Int32] {
+    static func reassert() -> [Signal] {
         handled.filter { signal in
             var current = sigaction()
             _ = sigaction(signal, nil, &current)
@@ -51,7 +51,7 @@ enum FatalSignals {
             }
             _ = sigaction(signal, &handlerAction, nil)
             return true
-        }
+        }.map(Signal.init(rawValue:))
     }
 
     /// Gives the calling thread an alternate signal stack, so that the handler runs even
@@ -62,38 +62,6 @@ enum FatalSignals {
         stack.ss_size = alternateStackSize
         stack.ss_flags = 0
         _ = sigaltstack(&stack, nil)
-    }
-
-    /// The name of a signal, such as `SIGSEGV`.
-    static func name(of signal: Int32) -> String {
-        switch signal {
-        case SIGSEGV: "SIGSEGV"
-        case SIGBUS: "SIGBUS"
-        case SIGILL: "SIGILL"
-        case SIGTRAP: "SIGTRAP"
-        case SIGFPE: "SIGFPE"
-        case SIGABRT: "SIGABRT"
-        case SIGSYS: "SIGSYS"
-        case SIGKILL: "SIGKILL"
-        case SIGTERM: "SIGTERM"
-        case SIGINT: "SIGINT"
-        case SIGHUP: "SIGHUP"
-        case SIGPIPE: "SIGPIPE"
-        case SIGALRM: "SIGALRM"
-        case SIGUSR1: "SIGUSR1"
-        case SIGUSR2: "SIGUSR2"
-        case SIGQUIT: "SIGQUIT"
-        case SIGXCPU: "SIGXCPU"
-        case SIGXFSZ: "SIGXFSZ"
-        case SIGVTALRM: "SIGVTALRM"
-        case SIGPROF: "SIGPROF"
-        case SIGSTKFLT: "SIGSTKFLT"
-        case SIGPWR: "SIGPWR"
-        case SIGIO: "SIGIO"
-        case SIGSTOP: "SIGSTOP"
-        case SIGCONT: "SIGCONT"
-        default: "signal \(signal)"
-        }
     }
 
     nonisolated(unsafe) fileprivate static var handlerAction: sigaction = {

@@ -6,29 +6,69 @@ import Musl
 #error("plugin-host runs on Linux: it needs Glibc or Musl")
 #endif
 
-/// Nanoseconds of `CLOCK_MONOTONIC`: the clock that the supervisor and the worker both read,
+/// An instant of `CLOCK_MONOTONIC`: the clock that the supervisor and the worker both read,
 /// so that a deadline one of them posts means the same instant to the other.
-enum MonotonicClock {
-    /// Now, in nanoseconds since an unspecified start.
-    static var now: Int64 {
+///
+/// Shared memory holds an instant as its nanoseconds since the clock's start; everything
+/// above that reads instants and `Duration`s.
+struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// Nanoseconds since the clock's unspecified start.
+    let nanoseconds: Int64
+
+    init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+
+    /// Now.
+    static var now: MonotonicInstant {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+        return MonotonicInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 
-    /// `duration` in nanoseconds, saturating at `Int64.max`.
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
+    /// An instant later than any other: no deadline.
+    static let distantFuture = MonotonicInstant(nanoseconds: .max)
+
+    /// The instant `duration` after `instant`, saturating at ``distantFuture``.
+    static func + (instant: MonotonicInstant, duration: Duration) -> MonotonicInstant {
+        let (sum, overflow) = instant.nanoseconds.addingReportingOverflow(duration.nanoseconds)
+        return overflow ? (duration < .zero ? MonotonicInstant(nanoseconds: .min) : .distantFuture) : MonotonicInstant(nanoseconds: sum)
+    }
+
+    /// The time from `earlier` to `later`.
+    static func - (later: MonotonicInstant, earlier: MonotonicInstant) -> Duration {
+        let (difference, overflow) = later.nanoseconds.subtractingReportingOverflow(earlier.nanoseconds)
+        return overflow ? (later > earlier ? .nanoseconds(Int64.max) : .nanoseconds(Int64.min)) : .nanoseconds(difference)
+    }
+
+    static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+
+    var description: String { "\(nanoseconds) ns" }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating at `Int64.max` (and `Int64.min`).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? 0 : .max }
+        guard !overflow else { return seconds < 0 ? .min : .max }
         let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return carry ? .max : max(0, total)
+        return carry ? (seconds < 0 ? .min : .max) : total
+    }
+}
+
+/// Nanoseconds of `CLOCK_MONOTONIC`, for the few places that store them as plain numbers:
+/// fields of shared memory, written in signal handlers.
+enum MonotonicClock {
+    /// Now, in nanoseconds since an unspecified start.
+    static var now: Int64 { MonotonicInstant.now.nanoseconds }
+
+    /// `duration` in nanoseconds, saturating at `Int64.max`; never negative.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        max(0, duration.nanoseconds)
     }
 
     /// The instant `duration` from now; `Int64.max` for no limit.
     static func deadline(after duration: Duration?) -> Int64 {
         guard let duration else { return .max }
-        let (sum, overflow) = now.addingReportingOverflow(nanoseconds(duration))
-        return overflow ? .max : sum
+        return (MonotonicInstant.now + duration).nanoseconds
     }
 }

@@ -14,7 +14,7 @@ enum SignalPipe {
     ///
     /// - Returns: The read end, to poll and then read with ``received(on:)``.
     /// - Throws: ``SystemError`` when the pipe cannot be made.
-    static func install(for signals: [Int32]) throws(SystemError) -> Int32 {
+    static func install(for signals: [Signal]) throws(SystemError) -> FileDescriptor {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw SystemError("create the signal pipe") }
         for end in ends {
@@ -31,32 +31,31 @@ enum SignalPipe {
         }
         action.sa_flags = SA_RESTART
         sigfillset(&action.sa_mask)
-        for signal in signals { _ = sigaction(signal, &action, nil) }
+        for signal in signals { _ = sigaction(signal.rawValue, &action, nil) }
         var ignore = sigaction()
         ignore.__sigaction_handler.sa_handler = SIG_IGN
         _ = sigaction(SIGPIPE, &ignore, nil)
-        return ends[0]
+        return FileDescriptor(rawValue: ends[0])
     }
 
     /// The signals that arrived since the last call, in order of arrival.
-    static func received(on readEnd: Int32) -> [Int32] {
-        var signals: [Int32] = []
+    static func received(on readEnd: FileDescriptor) -> [Signal] {
+        var signals: [Signal] = []
         var buffer = [UInt8](repeating: 0, count: 64)
         while true {
-            let count = read(readEnd, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
+            let count = SystemCall.retryingOnInterrupt { read(readEnd.rawValue, &buffer, buffer.count) }
             guard count > 0 else { return signals }
-            signals += buffer[..<count].map { Int32($0) }
+            signals += buffer[..<count].map { Signal(rawValue: Int32($0)) }
         }
     }
 
     /// Closes both ends and restores the default action of `signals`: for a forked child
     /// that must not inherit the parent's handling.
-    static func uninstall(readEnd: Int32, signals: [Int32]) {
+    static func uninstall(readEnd: FileDescriptor, signals: [Signal]) {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = SIG_DFL
-        for signal in signals + [SIGPIPE] { _ = sigaction(signal, &action, nil) }
-        close(readEnd)
+        for signal in signals.map(\.rawValue) + [SIGPIPE] { _ = sigaction(signal, &action, nil) }
+        readEnd.close()
         close(signalPipeWriteEnd)
     }
 }
@@ -68,19 +67,19 @@ nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 enum Poll {
     /// What to wait for on one descriptor.
     struct Interest {
-        let descriptor: Int32
+        let descriptor: FileDescriptor
         /// Wait until it can be written to, rather than read from.
         let writing: Bool
     }
 
-    /// Waits until one of `interests` is ready, or `timeout` nanoseconds pass (`nil`:
-    /// without limit), or a signal arrives.
+    /// Waits until one of `interests` is ready, or `timeout` passes (`nil`: without limit),
+    /// or a signal arrives.
     ///
     /// - Returns: For each interest, whether it is ready (or in error, so that the caller's
     ///   next read or write reports it).
-    static func wait(for interests: [Interest], timeout: Int64?) -> [Bool] {
-        var descriptors = interests.map { pollfd(fd: $0.descriptor, events: Int16($0.writing ? POLLOUT : POLLIN), revents: 0) }
-        let milliseconds: Int32 = timeout.map { Int32(clamping: ($0 + 999_999) / 1_000_000) } ?? -1
+    static func wait(for interests: [Interest], timeout: Duration?) -> [Bool] {
+        var descriptors = interests.map { pollfd(fd: $0.descriptor.rawValue, events: Int16($0.writing ? POLLOUT : POLLIN), revents: 0) }
+        let milliseconds: Int32 = timeout.map { Int32(clamping: (max(0, $0.nanoseconds) + 999_999) / 1_000_000) } ?? -1
         let result = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
         guard result > 0 else { return interests.map { _ in false } }
         return descriptors.map { $0.revents != 0 }
@@ -94,15 +93,11 @@ enum DescriptorWriter {
     ///
     /// - Returns: How many bytes were written; `nil` when the descriptor is broken (closed
     ///   reader, bad descriptor), so that the rest should be dropped.
-    static func writeSome(_ bytes: [UInt8], from offset: Int, to descriptor: Int32) -> Int? {
+    static func writeSome(_ bytes: [UInt8], from offset: Int, to descriptor: FileDescriptor) -> Int? {
         let count = min(bytes.count - offset, Int(PIPE_BUF))
         guard count > 0 else { return 0 }
-        while true {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, count) }
-            if written >= 0 { return written }
-            if errno == EINTR { continue }
-            if errno == EAGAIN { return 0 }
-            return nil
-        }
+        let written = SystemCall.retryingOnInterrupt { bytes.withUnsafeBytes { write(descriptor.rawValue, $0.baseAddress! + offset, count) } }
+        if written >= 0 { return written }
+        return errno == EAGAIN ? 0 : nil
     }
 }

@@ -36,7 +36,7 @@ enum StraySignals {
     ///
     /// - Returns: Those signals.
     @discardableResult
-    static func reassert() -> [Int32] {
+    static func reassert() -> [Signal] {
         caught.filter { signal in
             var current = sigaction()
             _ = sigaction(signal, nil, &current)
@@ -44,7 +44,7 @@ enum StraySignals {
             var action = forwarded.contains(signal) ? forwardingAction : ignoringAction
             _ = sigaction(signal, &action, nil)
             return true
-        }
+        }.map(Signal.init(rawValue:))
     }
 
     nonisolated(unsafe) private static var forwardingAction: sigaction = {

@@ -6,22 +6,7 @@ import Musl
 #error("plugin-host runs on Linux: it needs Glibc or Musl")
 #endif
 
-/// The signals the host handles, by what they mean to it.
-enum Signals {
-    static let interrupt = SIGINT
-    static let terminate = SIGTERM
-    static let hangUp = SIGHUP
-    static let childEnded = SIGCHLD
-    static let resume = SIGCONT
-    static let kill = SIGKILL
-    static let stop = SIGSTOP
-    /// The signal with which the worker wakes the supervisor.
-    static let wake = SIGUSR1
-    /// The signal with which the supervisor asks a stuck worker's driving thread what it runs.
-    static let probe = SIGSTKFLT
-}
-
-/// The handler of ``Signals/probe``, with which the supervisor asks the worker's driving
+/// The handler of ``Signal/probe``, with which the supervisor asks the worker's driving
 /// thread, which runs only host code, whose code holds it up: it hands the interrupted
 /// code's address and stack pointer to a recorder, and returns.
 enum ProbeSignal {
@@ -39,14 +24,14 @@ enum ProbeSignal {
         }
         action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK
         sigemptyset(&action.sa_mask)
-        _ = sigaction(Signals.probe, &action, nil)
+        _ = sigaction(Signal.probe.rawValue, &action, nil)
     }
 
     /// Sends the probe to thread `thread` of process `process`; whether it was sent.
     @discardableResult
-    static func send(toThread thread: Int32, of process: Int32) -> Bool {
+    static func send(toThread thread: Int32, of process: ProcessID) -> Bool {
         guard let threadKill, thread > 0 else { return false }
-        return threadKill(process, thread, Signals.probe) == 0
+        return threadKill(process.rawValue, thread, Signal.probe.rawValue) == 0
     }
 
     private typealias ThreadKill = @convention(c) (pid_t, pid_t, Int32) -> Int32

@@ -17,7 +17,7 @@ enum WorkerRecords {
     /// - Parameters:
     ///   - supervisor: The process to wake when SIGINT, SIGTERM or SIGHUP reach the worker.
     ///   - crashStatus: The worker's status after a crash or a plugin's `exit()`.
-    static func install(page: SupervisionPage, supervisor: Int32, crashStatus: ExitStatus) {
+    static func install(page: SupervisionPage, supervisor: ProcessID, crashStatus: ExitStatus) {
         recordingPage = page
         supervisorToWake = supervisor
         StackWords.prepare()
@@ -40,8 +40,8 @@ enum WorkerRecords {
             exitStatus: crashStatus.rawValue, detaching: page.sharedMemory)
         StraySignals.install(forwarder: { signal in
             guard let page = recordingPage else { return }
-            page.forward(signal, isReload: signal == Signals.hangUp)
-            ProcessControl.send(Signals.wake, to: supervisorToWake)
+            page.forward(signal, isReload: signal == Signal.hangUp.rawValue)
+            ProcessControl.send(.wake, to: supervisorToWake)
         })
         ProbeSignal.install(recorder: { code, stack in
             guard let page = recordingPage else { return }
@@ -94,7 +94,7 @@ enum WorkerRecords {
     /// answer.
     ///
     /// - Returns: What the thread was found running, or `nil` when it did not answer.
-    static func askStall(of worker: Int32, page: SupervisionPage) -> WorkerRecord? {
+    static func askStall(of worker: ProcessID, page: SupervisionPage) -> WorkerRecord? {
         guard ProbeSignal.send(toThread: page.driverThread.load(), of: worker) else { return nil }
         let deadline = MonotonicClock.now + 200_000_000
         while MonotonicClock.now < deadline {
@@ -107,4 +107,4 @@ enum WorkerRecords {
 
 /// The page the handlers record in: set once, before any handler is installed.
 nonisolated(unsafe) private var recordingPage: SupervisionPage?
-nonisolated(unsafe) private var supervisorToWake: Int32 = 0
+nonisolated(unsafe) private var supervisorToWake = ProcessID(rawValue: 0)

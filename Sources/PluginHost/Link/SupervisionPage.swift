@@ -514,6 +514,11 @@ final class SupervisionPage: Sendable {
         uint64(offset + Layout.Plugin.codeUpper).store(range.upperBound)
     }
 
+    /// Whether `plugin`'s code was mapped (it was loaded).
+    func hasCode(_ plugin: PluginNumber) -> Bool {
+        plugin.index < pluginCount && uint64(pluginOffset(plugin) + Layout.Plugin.codeUpper).load() != 0
+    }
+
     /// The plugin whose executable code contains `address`, if any. Async-signal-safe.
     func plugin(containingCode address: UInt64) -> PluginNumber? {
         let count = pluginCount

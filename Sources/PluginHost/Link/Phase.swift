@@ -92,7 +92,7 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
 enum OverrunPolicy: Int32, Sendable {
     /// How long the worker may take, beyond a deadline it handles itself, before the
     /// supervisor decides it is stuck.
-    static let grace: Int64 = 1_000_000_000
+    static let grace: Duration = .seconds(1)
 
     /// The supervisor ends the worker at the deadline: loads and bootstraps, whose
     /// overrun leaves the process in a state nobody can trust.
@@ -105,6 +105,6 @@ enum OverrunPolicy: Int32, Sendable {
 extension OverrunPolicy {
     /// When the supervisor acts on a step with this policy and `deadline`.
     func limit(forDeadline deadline: Int64) -> Int64 {
-        self == .endHost ? deadline : deadline &+ Self.grace
+        self == .endHost ? deadline : deadline &+ Self.grace.nanoseconds
     }
 }

@@ -8,7 +8,7 @@ final class WorkerLink: Sendable {
     /// What the supervisor asks of the worker.
     enum Request: Sendable, Equatable {
         /// SIGINT or SIGTERM reached the host: stop.
-        case stop(signal: Int32)
+        case stop(signal: Signal)
         /// SIGHUP reached the host: reload.
         case reload
         /// A `*.so` file in a plugin directory changed (`--watch`): rescan.
@@ -18,7 +18,7 @@ final class WorkerLink: Sendable {
     }
 
     let page: SupervisionPage
-    private let supervisor: Int32?
+    private let supervisor: ProcessID?
     private let systemdListens: Bool
     private let writing = Mutex(())
 
@@ -28,7 +28,7 @@ final class WorkerLink: Sendable {
     ///     nobody wakes and whose output nobody writes.
     ///   - systemdListens: Whether systemd hears the host's notifications; when it does
     ///     not, those only systemd needs are not handed over.
-    init(page: SupervisionPage, supervisor: Int32?, systemdListens: Bool = false) {
+    init(page: SupervisionPage, supervisor: ProcessID?, systemdListens: Bool = false) {
         self.page = page
         self.supervisor = supervisor
         self.systemdListens = systemdListens
@@ -151,7 +151,7 @@ final class WorkerLink: Sendable {
             var proceeds: Int32 = 0
             while true {
                 if page.count(.stop) > stops {
-                    if stops == 0 { handler(.stop(signal: page.stopSignal)) }
+                    if stops == 0 { handler(.stop(signal: Signal(rawValue: page.stopSignal))) }
                     stops = page.count(.stop)
                 }
                 while page.count(.reload) > reloads {
@@ -185,6 +185,6 @@ final class WorkerLink: Sendable {
 
     /// Wakes the supervisor: something in the page needs its attention now.
     func wakeSupervisor() {
-        if let supervisor { ProcessControl.send(Signals.wake, to: supervisor) }
+        if let supervisor { ProcessControl.send(.wake, to: supervisor) }
     }
 }

@@ -7,7 +7,7 @@ import PluginABI
 /// The driving thread only drives and waits: plugin code runs on plugin threads, the host's
 /// text goes through the supervisor, and every path the operator gave is made absolute
 /// before any plugin code can change the working directory.
-struct RunCommand {
+struct WorkerMain {
     let options: RunOptions
     let link: WorkerLink
     let plan: GenerationPlan

@@ -1,0 +1,74 @@
+/// One worker generation, as the supervisor's state machine knows it: why it started, where
+/// its life stands, and what it last published.
+struct Generation: Equatable, Sendable {
+    /// 1 for the first generation, counting up.
+    let number: Int
+    let cause: GenerationPlan.Cause
+    let startedAt: MonotonicInstant
+    var life: Life
+    /// Its plugins, as it last published them.
+    var plugins: [PublishedPlugin] = []
+    /// When it last said it was ready.
+    var readyAt: MonotonicInstant?
+    /// Its last health check: good until an instant, or bad (`nil`); `nil` also before the
+    /// first one, which counts as good.
+    var health: Health = .unknown
+    /// Since when a signal keeps its worker stopped (SIGSTOP), and which.
+    var suspension: Suspension?
+    /// The plugin whose failure (an error, not a crash) made its worker give up, once it ended.
+    var failedPlugin: PluginNumber?
+    /// What its worker as a whole was doing when it ended.
+    var endedIn: WorkerPhase = .startUp
+
+    /// Where a generation's life stands. A generation moves down the list, never up, except
+    /// that a serving generation is asked to stop.
+    enum Life: Equatable, Sendable {
+        /// Its worker surveys, loads and bootstraps the plugins.
+        case starting
+        /// An upgrade's new generation: its plugins are loaded, and it waits for the word to
+        /// bootstrap them, once the generation before has stopped.
+        case prepared
+        /// Told to bootstrap the plugins it had loaded.
+        case proceeding
+        /// It said every component is ready.
+        case serving
+        /// Asked to stop (drain, stop the services, shut down, exit), by this deadline.
+        case stopping(deadline: MonotonicInstant?)
+        /// Ended by the supervisor, at this instant and why, while it spoke for the host or not;
+        /// its worker is yet to be reaped.
+        case killed(KillReason, at: MonotonicInstant, spokeForHost: Bool)
+        /// Its worker was reaped.
+        case ended(WorkerEnding)
+    }
+
+    /// A generation's last health check.
+    enum Health: Equatable, Sendable {
+        case unknown
+        case good(until: MonotonicInstant)
+        case bad
+    }
+
+    /// Whether its worker has not been reaped.
+    var isLive: Bool {
+        if case .ended = life { false } else { true }
+    }
+
+    /// Whether its worker lives and the supervisor has not ended it.
+    var isAlive: Bool {
+        switch life {
+        case .starting, .prepared, .proceeding, .serving, .stopping: true
+        case .killed, .ended: false
+        }
+    }
+
+    /// How it ended, once it has.
+    var ending: WorkerEnding? {
+        if case .ended(let ending) = life { ending } else { nil }
+    }
+
+    /// A signal that keeps the worker stopped.
+    struct Suspension: Equatable, Sendable {
+        var since: MonotonicInstant
+        var signal: Signal
+    }
+}

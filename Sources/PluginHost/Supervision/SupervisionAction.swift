@@ -1,0 +1,64 @@
+/// What the supervisor's state machine asks its driver to do: the only way its decisions
+/// reach processes, files, systemd and the operator.
+enum SupervisionAction: Equatable, Sendable {
+    /// Fork a worker generation with this plan. When the system refuses, the driver says so
+    /// with ``SupervisionEvent/couldNotStart(generation:reason:)``.
+    case start(GenerationPlan)
+    /// Pass a request to a generation's worker.
+    case ask(generation: Int, WorkerLink.Request)
+    /// End a generation's worker and its process group at once (SIGKILL). With `probing`,
+    /// first ask its driving thread what holds it up, for the judgement of its end.
+    case kill(generation: Int, probing: Bool)
+    /// End every process the generation started that is left: its process group, and the
+    /// processes it left orphaned (those that called `setsid` or changed their group too).
+    case endProcesses(generation: Int)
+    /// Write a line of the supervisor's own on standard error.
+    case say(String)
+    /// Tell systemd, when the host runs under it.
+    case notify(ServiceNotification)
+    /// Tell systemd's watchdog the host is alive.
+    case pingWatchdog
+    /// Keep these builds open, and let go of the others: the builds an upgrade that fails
+    /// after the generation before stopped can bring back.
+    case hold([PublishedPlugin])
+    /// End the host: end what is left, write what is waiting, remove the sockets' files, and
+    /// exit with this status.
+    case exit(ExitStatus, EndReason)
+}
+
+/// Why the host ended: every way it can end, each with the statuses it ends with.
+enum EndReason: Equatable, Sendable, CaseIterable {
+    /// A run without services or `--watch` finished, or the worker ended as the host meant
+    /// (every service ended): the worker's status.
+    case finished
+    /// The first generation failed before it was ready: its status (1, 70, 124).
+    case failedBeforeReady
+    /// A generation failed while serving and `--restart=no` or a batch run forbids a restart,
+    /// or it failed while stopping by itself: its status.
+    case notRestartable
+    /// The restart limit was reached: the last failure's status (70, 124, or 1 for a failed
+    /// upgrade).
+    case restartLimit
+    /// Without the plugins blamed and those that require them, nothing would serve: the
+    /// failure's status.
+    case nothingLeftToServe
+    /// SIGINT or SIGTERM, and every generation stopped: the serving generation's status
+    /// (0; 1 when a hook failed; 124 when the host had to stop it at the deadline).
+    case stopped
+    /// The same stop signal again after a moment: at once, 128 + the signal.
+    case stoppedAtOnce
+    /// The system refused a worker process: 1 at start, 70 later.
+    case cannotStartWorker
+
+    /// The statuses the host may end with for this reason.
+    var statuses: Set<Int32> {
+        switch self {
+        case .finished: [0, 1]
+        case .failedBeforeReady: [1, 70, 124]
+        case .notRestartable, .restartLimit, .nothingLeftToServe: [1, 70, 124]
+        case .stopped: [0, 1, 70, 124]
+        case .stoppedAtOnce: [128 + 2, 128 + 15]
+        case .cannotStartWorker: [1, 70]
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// Everything the supervisor reacts to, as its driver turns what it saw into facts: signals,
+/// what each worker generation said or did, and time passing. Generations are named by
+/// their number; the driver alone knows their processes and pages.
+enum SupervisionEvent: Equatable, Sendable {
+    /// A signal reached the supervisor, or a worker, which passed it on.
+    case signal(Signal, from: SignalSource)
+    /// A `*.so` file in a watched plugin directory changed (`--watch`).
+    case directoryChanged
+    /// Time passed: every deadline up to now is due.
+    case tick
+    /// The worker of a generation could not be started (the system refused a process).
+    case couldNotStart(generation: Int, reason: String)
+    /// A generation says every component is ready; what it runs now.
+    case ready(generation: Int, status: String, plugins: [PublishedPlugin])
+    /// An upgrade's new generation has loaded its plugins and waits to bootstrap them.
+    case prepared(generation: Int)
+    /// A serving generation saw plugin files change that it cannot take up itself.
+    case upgradeRequested(generation: Int, plugins: [PublishedPlugin])
+    /// A generation tells systemd something other than that it is ready.
+    case notification(generation: Int, ServiceNotification)
+    /// A generation's last health check: good until an instant, or bad (`nil`).
+    case health(generation: Int, goodUntil: MonotonicInstant?)
+    /// A step of a generation ran past its limit.
+    case overran(generation: Int, Overrun)
+    /// A signal stopped a generation's worker (SIGSTOP, SIGTSTP), while `running` ran.
+    case suspended(generation: Int, process: ProcessID, by: Signal, running: [String])
+    /// A stopped worker was resumed.
+    case resumed(generation: Int, process: ProcessID)
+    /// A generation's worker ended, and what is known of how.
+    case ended(generation: Int, EndingEvidence)
+}
+
+/// Where a signal was received.
+enum SignalSource: Equatable, Sendable {
+    /// By the supervisor itself.
+    case supervisor
+    /// By a worker, which passed it on: a signal to the whole service reaches both.
+    case worker(generation: Int)
+}

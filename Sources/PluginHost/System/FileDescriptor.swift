@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("plugin-host runs on Linux: it needs Glibc or Musl")
+#endif
+
+/// An open file, socket or pipe, by its descriptor number.
+struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
+    let rawValue: Int32
+
+    init(rawValue: Int32) { self.rawValue = rawValue }
+
+    static let standardOutput = FileDescriptor(rawValue: 1)
+    static let standardError = FileDescriptor(rawValue: 2)
+
+    /// Closes it; nothing may use it afterwards.
+    func close() {
+        _ = Glibc.close(rawValue)
+    }
+
+    var description: String { String(rawValue) }
+}

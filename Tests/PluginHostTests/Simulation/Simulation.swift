@@ -1,0 +1,123 @@
+#if !STANDALONE_SIMULATOR
+@testable import PluginHost
+#endif
+
+/// Seeded simulation of supervision: random sequences of faults against the real
+/// ``SupervisionMachine``, with the invariants of ``SimulatedWorld`` checked after every
+/// step, as TigerBeetle's VOPR and FoundationDB's simulator test theirs. A seed gives one
+/// sequence and one set-up, exactly; a failure is shrunk to the shortest sequence that still
+/// fails, and printed with its seed.
+enum Simulation {
+    /// What one run found.
+    struct Outcome {
+        let seed: UInt64
+        let operations: [FaultOperation]
+        let violations: [String]
+        let events: Int
+        let trace: [String]
+        /// How the host ended: the reason and status, as `stopped 0`.
+        let ending: String
+    }
+
+    /// The set-up of the run of `seed`: restart limits, delays and deadlines vary.
+    static func setup(seed: UInt64) -> SimulatedWorld.Setup {
+        var random = SplitMix64(seed: seed ^ 0x5EED_5E7)
+        var setup = SimulatedWorld.Setup()
+        setup.machine.restart.limit = Int.random(in: 1...8, using: &random)
+        setup.machine.restart.window = .seconds(Int.random(in: 5...60, using: &random))
+        setup.machine.restart.delay = .milliseconds([0, 50, 100, 250].randomElement(using: &random)!)
+        setup.machine.restart.maximumDelay = .seconds(Int.random(in: 1...10, using: &random))
+        setup.machine.restart.enabled = Int.random(in: 0..<10, using: &random) != 0
+        setup.machine.stopLimit = [.seconds(1), .seconds(3), .seconds(10)].randomElement(using: &random)!
+        setup.machine.suspensionLimit = [nil, .seconds(2), .seconds(30)].randomElement(using: &random)!
+        setup.machine.watching = Bool.random(using: &random)
+        setup.machine.watchdog = Bool.random(using: &random) ? .seconds(4) : nil
+        setup.loadTimeout = .seconds([2, 30].randomElement(using: &random)!)
+        return setup
+    }
+
+    /// The random sequence of `seed`.
+    static func operations(seed: UInt64, count: Int = 40) -> [FaultOperation] {
+        var random = SplitMix64(seed: seed)
+        return (0..<count).map { _ in randomOperation(using: &random) }
+    }
+
+    private static func randomOperation(using random: inout SplitMix64) -> FaultOperation {
+        let target = FaultOperation.Target.allCases.randomElement(using: &random)!
+        let plugin = Int.random(in: 0..<SimulatedWorld.plugins.count, using: &random)
+        // Most new builds are good; the rest fail in every way a build can.
+        let build: FaultOperation.Build = Int.random(in: 0..<3, using: &random) == 0
+            ? FaultOperation.Build.allCases.randomElement(using: &random)! : .good
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<22: return .advance(milliseconds: [1, 5, 20, 100, 250, 1_000, 5_000].randomElement(using: &random)!)
+        case 22..<32: return .advanceToNextDeadline
+        case 32..<40: return .kill(target, FaultOperation.Death.allCases.randomElement(using: &random)!)
+        case 40..<48: return .replace(plugin: plugin, with: build)
+        case 48..<53: return .rewriteInPlace(plugin: plugin, with: build)
+        case 53..<56: return .remove(plugin: plugin)
+        case 56..<61: return .signal(.hangUp, viaWorker: Bool.random(using: &random))
+        case 61..<64: return .signal([.terminate, .interrupt].randomElement(using: &random)!, viaWorker: Bool.random(using: &random))
+        case 64..<68: return .hang(target)
+        case 68..<71: return .suspend(target)
+        case 71..<74: return .resume(target)
+        case 74..<79: return .health(target, good: Bool.random(using: &random))
+        case 79..<87: return .daemonize(target)
+        case 87..<89: return .refuseNextFork
+        default: return .advance(milliseconds: Int.random(in: 1...40_000, using: &random))
+        }
+    }
+
+    /// Runs `operations` on the set-up of `seed`, then stops the host and checks it ends in
+    /// time (or, with `settling`, first lets it run without faults and checks it serves).
+    static func run(seed: UInt64, operations: [FaultOperation], tracing: Bool = false) -> Outcome {
+        var world = SimulatedWorld(setup: setup(seed: seed), seed: seed, tracing: tracing)
+        for operation in operations {
+            world.apply(operation)
+            if !world.violations.isEmpty { break }
+        }
+        if world.violations.isEmpty { world.settleWithoutFaults() }
+        if world.violations.isEmpty { world.stopAndSettle() }
+        let ending = world.exit.map { "\($0.reason) \($0.status.rawValue)" } ?? "none"
+        return Outcome(seed: seed, operations: operations, violations: world.violations, events: world.eventCount, trace: world.trace, ending: ending)
+    }
+
+    /// Runs the random sequence of `seed`; a failure comes back shrunk.
+    static func run(seed: UInt64) -> Outcome {
+        let outcome = run(seed: seed, operations: operations(seed: seed))
+        guard !outcome.violations.isEmpty else { return outcome }
+        return shrink(outcome)
+    }
+
+    /// The shortest sub-sequence of a failing run found that still fails (delta debugging:
+    /// drop chunks, halving their size, while the failure stays).
+    static func shrink(_ failing: Outcome) -> Outcome {
+        var operations = failing.operations
+        var chunk = max(1, operations.count / 2)
+        while chunk >= 1 {
+            var start = 0
+            var removedAny = false
+            while start < operations.count {
+                var candidate = operations
+                candidate.removeSubrange(start..<min(operations.count, start + chunk))
+                if !run(seed: failing.seed, operations: candidate).violations.isEmpty {
+                    operations = candidate
+                    removedAny = true
+                } else {
+                    start += chunk
+                }
+            }
+            if !removedAny { chunk /= 2 }
+        }
+        return run(seed: failing.seed, operations: operations, tracing: true)
+    }
+
+    /// A failure as a person reads it, and as a test replays it.
+    static func report(_ outcome: Outcome) -> String {
+        var lines = ["seed \(outcome.seed): \(outcome.violations.first ?? "")"]
+        lines.append("shrunk to \(outcome.operations.count) operations; replay with: make simulate SEED=\(outcome.seed) SEQUENCES=1, or in a test:")
+        lines.append("Simulation.run(seed: \(outcome.seed), operations: [\(outcome.operations.map(\.description).joined(separator: ", "))])")
+        lines.append("trace:")
+        lines += outcome.trace.suffix(80)
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,200 @@
+import Testing
+
+@testable import PluginHost
+
+/// The supervisor's state machine, driven by the simulator: seeded random fault sequences
+/// with the invariants checked after every step, and the sequences that once went wrong,
+/// by name. `make simulate` runs as many random sequences as asked.
+@Suite("Supervision, simulated: every fault sequence leaves the service up or ends it for a stated reason")
+struct SupervisionSimulationTests {
+    /// Plugins of the simulated directory, by name.
+    private static let persistence = 0, domain = 1, echo = 2, ticker = 3
+
+    @Test("300 random sequences of faults break no invariant")
+    func randomSequences() {
+        for seed in UInt64(1)...300 {
+            let outcome = Simulation.run(seed: seed)
+            #expect(outcome.violations.isEmpty, "\(Simulation.report(outcome))")
+            if !outcome.violations.isEmpty { return }
+        }
+    }
+
+    @Test("a crash during a rollback leaves the brought-back build out too; the host serves on without it")
+    func crashDuringRollback() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.environmentBreaks(plugin: Self.echo, build: .crashesInBootstrap))
+        world.apply(.replace(plugin: Self.echo, with: .throwsInBootstrap))
+        world.apply(.advance(milliseconds: 2_000))
+        world.apply(.advance(milliseconds: 2_000))
+        #expect(world.violations == [])
+        guard case .serving(let number) = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+        #expect(world.machine.quarantine.filter { $0.name == "Echo" }.count == 2, "both builds of Echo are left out")
+        #expect(!Self.runs("Echo", in: number, world), "the service runs without Echo")
+        #expect(Self.runs("Ticker", in: number, world))
+        #expect(world.machine.restarts.count == 2, "the rollback and one restart: no loop")
+    }
+
+    @Test("after a rollback that worked, a crash of the brought-back build leaves it out; the service runs on")
+    func crashAfterRollback() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.replace(plugin: Self.echo, with: .throwsInBootstrap))
+        world.apply(.advance(milliseconds: 2_000))
+        guard case .serving(let restored) = world.machine.state, Self.runs("Echo", in: restored, world) else {
+            Issue.record("the build before did not come back: \(world.machine.state)")
+            return
+        }
+        world.apply(.crash(.current, inPlugin: Self.echo))
+        world.apply(.advance(milliseconds: 2_000))
+        #expect(world.violations == [])
+        guard case .serving(let number) = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+        #expect(!Self.runs("Echo", in: number, world))
+        #expect(Self.runs("Ticker", in: number, world))
+    }
+
+    @Test("a plugin file written in place blames no plugin: the next generation loads the file as it is now")
+    func fileWrittenInPlace() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.rewriteInPlace(plugin: Self.persistence, with: .good))
+        world.apply(.advance(milliseconds: 2_000))
+        #expect(world.violations == [])
+        guard case .serving(let number) = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+        #expect(world.machine.quarantine.isEmpty, "nothing is left out: \(world.machine.quarantine.map(\.name))")
+        for name in ["Persistence", "Domain", "Echo", "Ticker"] { #expect(Self.runs(name, in: number, world), "\(name) runs") }
+    }
+
+    @Test("a worker killed from outside while its services wait blames nobody: the same plugins restart")
+    func killedFromOutside() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.kill(.current, .killedWhileIdle))
+        world.apply(.advance(milliseconds: 1_000))
+        #expect(world.violations == [])
+        guard case .serving(let number) = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+        #expect(world.machine.quarantine.isEmpty)
+        #expect(Self.runs("Echo", in: number, world) && Self.runs("Ticker", in: number, world))
+        #expect(world.machine.restarts.count == 1, "counted against the limit")
+    }
+
+    @Test("SIGTERM while a new generation loads ends the host at once, not at the load's deadline")
+    func stopWhileLoading() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.replace(plugin: Self.echo, with: .hangsInLoad))
+        world.apply(.advance(milliseconds: 500))
+        guard case .upgrading = world.machine.state else {
+            Issue.record("no upgrade under way: \(world.machine.state)")
+            return
+        }
+        let stoppedAt = world.now
+        world.apply(.signal(.terminate, viaWorker: false))
+        world.apply(.advance(milliseconds: 500))
+        #expect(world.violations == [])
+        #expect(world.exit?.status == .success)
+        #expect(world.exit?.reason == .stopped)
+        #expect(world.exit.map { $0.at - stoppedAt < .milliseconds(100) } == true, "\(String(describing: world.exit))")
+    }
+
+    @Test("a process an old generation daemonized ends when that generation ends, across upgrades")
+    func daemonsEndWithTheirGeneration() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        for _ in 1...3 {
+            world.apply(.daemonize(.current))
+            world.apply(.replace(plugin: Self.ticker, with: .good))
+            world.apply(.advance(milliseconds: 2_000))
+        }
+        #expect(world.violations == [])
+        guard case .serving = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+    }
+
+    @Test("a crash loop backs off: the first restart is at once, each one more in a row waits twice as long")
+    func crashLoopBacksOff() {
+        var world = SimulatedWorld(setup: Self.setup(watching: true, limit: 10), seed: 7)
+        world.apply(.advance(milliseconds: 100))
+        var waits: [Duration] = []
+        for _ in 1...4 {
+            world.apply(.kill(.current, .killedWhileIdle))
+            world.apply(.advance(milliseconds: 1))
+            if case .backingOff(let until, _) = world.machine.state {
+                waits.append(until - world.now)
+            } else {
+                waits.append(.zero)
+            }
+            world.apply(.advance(milliseconds: 1_000))
+        }
+        #expect(world.violations == [])
+        #expect(waits == [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400)])
+        #expect(world.machine.restarts.count == 4)
+    }
+
+    @Test("SIGTERM while a restart waits ends the host at once")
+    func stopWhileBackingOff() {
+        var world = SimulatedWorld(setup: Self.setup(watching: true, limit: 10), seed: 8)
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.kill(.current, .killedWhileIdle))
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.kill(.current, .killedWhileIdle))
+        world.apply(.advance(milliseconds: 5))
+        guard case .backingOff = world.machine.state else {
+            Issue.record("not backing off: \(world.machine.state)")
+            return
+        }
+        world.apply(.signal(.terminate, viaWorker: false))
+        #expect(world.exit?.status == .success)
+        #expect(world.exit?.reason == .stopped)
+        #expect(world.violations == [])
+    }
+
+    @Test("the machine is total: every event in every state is handled, even about generations it never started")
+    func unknownGenerations() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        var machine = world.machine
+        let now = world.now
+        let events: [SupervisionEvent] = [
+            .ready(generation: 99, status: "x", plugins: []), .prepared(generation: 99), .upgradeRequested(generation: 99, plugins: []),
+            .notification(generation: 99, .status("x")), .health(generation: 99, goodUntil: nil),
+            .overran(generation: 99, Overrun(owner: nil, phase: .load, policy: .endHost, allowed: .seconds(1))),
+            .suspended(generation: 99, process: ProcessID(rawValue: 1), by: .stop, running: []),
+            .resumed(generation: 99, process: ProcessID(rawValue: 1)),
+            .ended(generation: 99, EndingEvidence(termination: .exited(0))), .couldNotStart(generation: 99, reason: "x"),
+        ]
+        for event in events { #expect(machine.handle(event, at: now).isEmpty, "\(event)") }
+    }
+
+    // MARK: Helpers
+
+    static func setup(watching: Bool, limit: Int = 5) -> SimulatedWorld.Setup {
+        var setup = SimulatedWorld.Setup()
+        setup.machine.watching = watching
+        setup.machine.restart.limit = limit
+        return setup
+    }
+
+    static func watchingWorld() -> SimulatedWorld {
+        SimulatedWorld(setup: setup(watching: true), seed: 1)
+    }
+
+    /// Whether the worker of generation `number` runs the plugin `name`.
+    static func runs(_ name: String, in number: Int, _ world: SimulatedWorld) -> Bool {
+        world.machine.generations[number]?.plugins.contains { $0.name == name && $0.isRunning } == true
+    }
+}
