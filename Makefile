@@ -10,6 +10,7 @@
 #   make bench      run the benchmarks in Benchmarks/ and print their figures
 #   make simulate [SEQUENCES=100000] [SEED=N]
 #                   run seeded random fault sequences against the supervisor's state machine
+#   make diagram    redraw the supervisor's state diagram in docs/architecture.md
 #   make fuzz [FUZZ_SECONDS=600]
 #                   fuzz the manifest and ELF reader with libFuzzer and AddressSanitizer
 #
@@ -44,7 +45,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate clean
+.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate diagram clean
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
@@ -249,6 +250,12 @@ $(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHo
 
 simulate: $(SIMULATOR)
 	@$(SIMULATOR) $(SEQUENCES) $(SEED)
+
+# The state diagram of docs/architecture.md, drawn from the transitions the simulator visits
+# (a test checks that the document holds what the machine draws).
+diagram: $(SIMULATOR)
+	@$(SIMULATOR) --diagram > $(BUILD)/simulate/diagram.md
+	@python3 Tests/Simulate/replace-diagram.py docs/architecture.md $(BUILD)/simulate/diagram.md
 
 # The short run that `make test` includes.
 fuzz-smoke:

@@ -252,6 +252,13 @@ struct GenerationTests {
         let result = host.stop(with: SIGTERM)
         #expect(result.status == 0, "\(result.standardError)")
         for worker in tally.workers { #expect(!HostProcesses.isAlive(worker), "worker \(worker) is left") }
+        if how == "--listen" {
+            #expect(!FileManager.default.fileExists(atPath: service.socket), "the host removes the socket file it created")
+        } else {
+            // The file is systemd-socket-activate's, which leaves it (systemd's own socket units
+            // remove theirs, RemoveOnStop=): the test that started it removes it.
+            try FileManager.default.removeItem(atPath: service.socket)
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import PluginHost
@@ -10,13 +11,27 @@ struct SupervisionSimulationTests {
     /// Plugins of the simulated directory, by name.
     private static let persistence = 0, domain = 1, echo = 2, ticker = 3
 
-    @Test("300 random sequences of faults break no invariant")
+    @Test("a thousand random sequences of faults break no invariant")
     func randomSequences() {
-        for seed in UInt64(1)...300 {
+        for seed in UInt64(10_001)...11_000 {
             let outcome = Simulation.run(seed: seed)
             #expect(outcome.violations.isEmpty, "\(Simulation.report(outcome))")
             if !outcome.violations.isEmpty { return }
         }
+    }
+
+    @Test("the state diagram of docs/architecture.md is the one the machine's runs draw (make diagram redraws it)")
+    func stateDiagramIsTheMachines() throws {
+        var transitions: Set<Transition> = []
+        for seed in Simulation.diagramSeeds {
+            let outcome = Simulation.run(seed: seed)
+            #expect(outcome.violations.isEmpty, "\(Simulation.report(outcome))")
+            transitions.formUnion(outcome.transitions)
+        }
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "docs/architecture.md")
+        let text = try String(contentsOf: document, encoding: .utf8)
+        #expect(text.contains(Simulation.stateDiagram(of: transitions)), "run make diagram: the drawing is not the machine's")
     }
 
     @Test("a crash during a rollback leaves the brought-back build out too; the host serves on without it")

@@ -3,8 +3,15 @@
 // violations`. A violation is printed with its seed and the shrunk sequence that replays it.
 //
 // Usage: simulate [SEQUENCES [SEED]]   (SEED: the first sequence's; the default is random)
+//        simulate --diagram            (the state diagram of docs/architecture.md)
 
-let arguments = CommandLine.arguments.dropFirst()
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--diagram" {
+    let seeds = Simulation.diagramSeeds
+    let outcomes = concurrentMap(seeds, minimumPerThread: 1) { seed in Simulation.run(seed: seed) }
+    print(Simulation.stateDiagram(of: outcomes.reduce(into: Set<Transition>()) { $0.formUnion($1.transitions) }))
+    ProcessControl.exit(outcomes.allSatisfy(\.violations.isEmpty) ? 0 : 1)
+}
 let sequences = arguments.first.flatMap { Int($0) } ?? 10_000
 let firstSeed = arguments.dropFirst().first.flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
 let batch = 512
@@ -14,7 +21,8 @@ let started = MonotonicInstant.now
 var events = 0
 var failures: [Simulation.Outcome] = []
 var ran = 0
-var reasons: [String: Int] = [:]
+var endings: [String: Int] = [:]
+var transitions: Set<Transition> = []
 while ran < sequences, failures.isEmpty {
     let count = min(batch * processorCount, sequences - ran)
     let seeds = (0..<count).map { firstSeed &+ UInt64(ran + $0) }
@@ -22,7 +30,8 @@ while ran < sequences, failures.isEmpty {
     for outcome in outcomes {
         events += outcome.events
         if !outcome.violations.isEmpty { failures.append(outcome) }
-        reasons[outcome.ending, default: 0] += 1
+        endings[outcome.ending, default: 0] += 1
+        transitions.formUnion(outcome.transitions)
     }
     ran += count
 }
@@ -31,7 +40,8 @@ for failure in failures.prefix(3) {
     print(Simulation.report(failure))
     print("")
 }
-print("ends: " + reasons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-print("time: \(TextFormat.seconds(elapsed)) (\(ran > 0 ? elapsed / ran : .zero) a sequence)")
+print("ends (reason status: sequences): " + endings.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
+print("state changes seen: \(transitions.count)")
+print("time: \(TextFormat.seconds(elapsed)), \(ran > 0 ? TextFormat.milliseconds(elapsed / ran) : "-") a sequence")
 print("\(ran) sequences, \(events) events, \(failures.count) invariant violations")
-if !failures.isEmpty { ProcessControl.exitImmediately(1) }
+if !failures.isEmpty { ProcessControl.exit(1) }

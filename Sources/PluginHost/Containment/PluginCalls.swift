@@ -31,12 +31,13 @@ enum PluginCallOutcome: Sendable, Equatable {
 struct PluginCalls {
     let threads: PluginThreads
 
-    /// Performs `calls` in order, each within `timeout` (`nil`: without limit).
+    /// Performs `calls` in order, each within `timeout` (`nil`: without limit), and none
+    /// past `deadline` (`nil`: none), when the calls together have only so long.
     ///
     /// - Returns: The outcome of each call, in order.
-    func perform(_ calls: [PluginCall], within timeout: Duration?) -> [PluginCallOutcome] {
+    func perform(_ calls: [PluginCall], within timeout: Duration?, until deadline: MonotonicInstant? = nil) -> [PluginCallOutcome] {
         guard !calls.isEmpty else { return [] }
-        let run = SequenceRun(calls: calls, threads: threads, timeout: timeout.map(MonotonicClock.nanoseconds))
+        let run = SequenceRun(calls: calls, threads: threads, timeout: timeout.map(MonotonicClock.nanoseconds), until: deadline?.nanoseconds)
         return run.perform()
     }
 }
@@ -54,13 +55,16 @@ private final class SequenceRun: Sendable {
     private let calls: [PluginCall]
     private let threads: PluginThreads
     private let timeout: Int64?
+    /// No call may run past it (``MonotonicClock`` nanoseconds).
+    private let until: Int64?
     private let state: Mutex<State>
     private let progress = Semaphore()
 
-    init(calls: [PluginCall], threads: PluginThreads, timeout: Int64?) {
+    init(calls: [PluginCall], threads: PluginThreads, timeout: Int64?, until: Int64?) {
         self.calls = calls
         self.threads = threads
         self.timeout = timeout
+        self.until = until
         state = Mutex(State(outcomes: Array(repeating: nil, count: calls.count), started: Array(repeating: nil, count: calls.count)))
     }
 
@@ -73,7 +77,7 @@ private final class SequenceRun: Sendable {
                 index += 1
                 continue
             }
-            let deadline = started.flatMap { started in timeout.map { started &+ $0 } }
+            let deadline = started.flatMap { self.deadline(ofCallStartedAt: $0) }
             guard !progress.wait(until: deadline), let deadline, MonotonicClock.now >= deadline else { continue }
             let overran = state.withLock { state -> Int? in
                 guard state.outcomes[index] == nil else { return nil }
@@ -90,6 +94,14 @@ private final class SequenceRun: Sendable {
         return state.withLock { $0.outcomes.map { $0 ?? .overran } }
     }
 
+    /// When a call that started at `started` must end: its timeout, or the deadline of the
+    /// calls together, whichever comes first; `nil` for neither.
+    private func deadline(ofCallStartedAt started: Int64) -> Int64? {
+        let own = timeout.map { started &+ $0 }
+        guard let until else { return own }
+        return min(own ?? .max, until)
+    }
+
     /// Starts a task that performs the calls from `first` on, as long as its generation is
     /// current.
     private func start(from first: Int, generation: Int) {
@@ -97,13 +109,15 @@ private final class SequenceRun: Sendable {
         Task(executorPreference: executor) { [self] in
             for index in first..<calls.count {
                 let call = calls[index]
-                let begun = state.withLock { state -> Bool in
-                    guard state.generation == generation else { return false }
-                    state.started[index] = MonotonicClock.now
-                    return true
+                let begun = state.withLock { state -> Int64? in
+                    guard state.generation == generation else { return nil }
+                    let now = MonotonicClock.now
+                    state.started[index] = now
+                    return now
                 }
-                guard begun else { return }
-                threads.link.begin(call.phase, of: call.plugin, within: timeout.map { .nanoseconds($0) }, policy: .skip)
+                guard let begun else { return }
+                let limit = deadline(ofCallStartedAt: begun).map { Duration.nanoseconds(max(0, $0 - begun)) }
+                threads.link.begin(call.phase, of: call.plugin, within: limit, policy: .skip)
                 progress.signal()
                 executor.retarget(to: call.plugin, phase: call.phase)
                 let outcome: PluginCallOutcome

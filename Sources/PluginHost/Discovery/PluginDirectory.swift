@@ -1,9 +1,20 @@
 /// Finds the plugins in a directory and reads their manifests, without loading any.
 struct PluginDirectory {
-    /// The directory as the operator named it.
+    /// The directory as the operator named it, as reports name it.
     let path: String
     /// Which files and directories to trust.
     var trust = FileTrust()
+    /// The directory as the host opens it: absolute, taken when the host started, so that
+    /// plugin code that changes the working directory does not move it.
+    let location: String
+
+    /// - Parameter base: The working directory a relative `path` is taken from; `nil` for
+    ///   the current one.
+    init(path: String, trust: FileTrust = FileTrust(), base: String? = nil) {
+        self.path = path
+        self.trust = trust
+        location = path.hasPrefix("/") || base == nil ? path : base! + "/" + path
+    }
 
     /// What a scan found: plugins whose manifests could be read, and problems with the
     /// other `.so` files (or with the directory itself).
@@ -20,13 +31,13 @@ struct PluginDirectory {
         let names: [String]
         let resolvedDirectory: String
         do {
-            let status = try FileStatus(path: path)
+            let status = try FileStatus(path: location)
             if let problem = trust.problem(withDirectory: path, status: status) {
                 scan.problems.append(Problem(.unsafeFile, file: path, "refusing plugin directory \(path): \(problem)"))
                 return scan
             }
-            resolvedDirectory = try resolvedPath(path)
-            names = try directoryEntries(at: path)
+            resolvedDirectory = try resolvedPath(location)
+            names = try directoryEntries(at: location)
         } catch {
             scan.problems.append(Problem(
                 .directoryUnreadable, file: path,
@@ -58,7 +69,7 @@ struct PluginDirectory {
         _ name: String, inResolvedDirectory resolvedDirectory: String, cache: ManifestCache
     ) -> Result<(PluginCandidate, ManifestCache.Entry?), Problem> {
         let file = file(named: name)
-        if !cache.entries.isEmpty, let status = try? FileStatus(linkAt: file), status.kind == .regular,
+        if !cache.entries.isEmpty, let status = try? FileStatus(linkAt: resolvedDirectory + "/" + name), status.kind == .regular,
             let entry = cache.entry(name, status), let manifest = try? PluginManifest(json: entry.stored) {
             if let problem = trust.problem(withFile: file, status: status) {
                 return .failure(Problem(.unsafeFile, file: file, "refusing plugin file \(file): \(problem)"))
@@ -83,12 +94,12 @@ struct PluginDirectory {
         let status: FileStatus
         do {
             do {
-                opened = try ReadOnlyFile(path: file, followingLinks: false)
+                opened = try ReadOnlyFile(path: resolvedDirectory + "/" + name, followingLinks: false)
             } catch where error.isSymbolicLink {
-                if let problem = trust.problem(withLink: file, inResolvedDirectory: resolvedDirectory) {
+                if let problem = trust.problem(withLink: resolvedDirectory + "/" + name, inResolvedDirectory: resolvedDirectory) {
                     return .failure(Problem(.unsafeFile, file: file, "refusing plugin file \(file): \(problem)"))
                 }
-                opened = try ReadOnlyFile(path: file)
+                opened = try ReadOnlyFile(path: resolvedDirectory + "/" + name)
             }
             status = try opened.status()
         } catch {

@@ -7,10 +7,13 @@
 struct PluginSearchPath {
     var directories: [String]
     var trust = FileTrust()
+    /// The working directory relative directories are taken from.
+    var base: String?
 
     init(_ options: SearchOptions) {
         directories = options.directories
         trust = FileTrust(allowAnyOwner: options.allowAnyOwner)
+        base = options.base
     }
 
     /// Reads the manifests of every directory, without loading anything.
@@ -20,9 +23,10 @@ struct PluginSearchPath {
         var seenDirectories = Set<String>()
         for directory in directories {
             // The same directory named twice (as given, or resolved) is searched once.
-            let key = (try? resolvedPath(directory)) ?? directory
+            let plugins = PluginDirectory(path: directory, trust: trust, base: base)
+            let key = (try? resolvedPath(plugins.location)) ?? directory
             guard seenDirectories.insert(key).inserted else { continue }
-            let scan = PluginDirectory(path: directory, trust: trust).scan()
+            let scan = plugins.scan()
             combined.problems += scan.problems
             var addedHere: [String: Int] = [:]
             for candidate in scan.candidates {
@@ -49,4 +53,7 @@ struct SearchOptions: Equatable {
     var directories: [String]
     /// Load plugins owned by users other than the current one and root.
     var allowAnyOwner = false
+    /// The working directory relative directories are taken from, as it was when the host
+    /// started; `nil` for the current one.
+    var base: String?
 }

@@ -14,11 +14,12 @@ struct EventDelivery {
     }
 
     /// Delivers the event `make` gives for each plugin to those of `plugins` that handle
-    /// it, in the event's order, each within `timeout`.
+    /// it, in the event's order, each within `timeout`, and none past `deadline`.
     ///
     /// - Returns: The plugins that handle it, in that order, with how each call ended.
     func deliver<Event: LifecycleEvent>(
-        _ event: Event.Type, to plugins: [RunningPlugin], phase: Phase, within timeout: Duration?, _ make: (RunningPlugin) -> Event
+        _ event: Event.Type, to plugins: [RunningPlugin], phase: Phase, within timeout: Duration?, until deadline: MonotonicInstant? = nil,
+        _ make: (RunningPlugin) -> Event
     ) -> [Delivered<Event.Answer>] {
         let handling = plugins.filter { $0.lifecycle.handles(Event.self) }
         let ordered = Event.order == .dependenciesFirst ? handling : handling.reversed()
@@ -29,7 +30,7 @@ struct EventDelivery {
                 if let answer = try await plugin.lifecycle.deliver(event) { answers.set(position, answer) }
             }
         }
-        let outcomes = PluginCalls(threads: threads).perform(calls, within: timeout)
+        let outcomes = PluginCalls(threads: threads).perform(calls, within: timeout, until: deadline)
         return ordered.indices.map { position in
             Delivered(
                 plugin: ordered[position], outcome: outcomes[position],
@@ -41,9 +42,9 @@ struct EventDelivery {
     /// that did not finish, as `hook` words them.
     func call<Event: LifecycleEvent>(
         _ hook: Hook, _ event: Event.Type, to plugins: [RunningPlugin], phase: Phase, within timeout: Duration?,
-        _ make: (RunningPlugin) -> Event
+        until deadline: MonotonicInstant? = nil, _ make: (RunningPlugin) -> Event
     ) -> [Problem] {
-        deliver(event, to: plugins, phase: phase, within: timeout, make).compactMap { delivered in
+        deliver(event, to: plugins, phase: phase, within: timeout, until: deadline, make).compactMap { delivered in
             hook.problem(of: delivered.plugin, delivered.outcome, limit: timeout)
         }
     }

@@ -56,6 +56,11 @@ struct LifecycleRunner {
     var unwell: [(plugin: RunningPlugin, health: Health)] = []
     /// What rescans remember from one to the next.
     var rescans: RescanMemory
+    /// When the host was asked to stop, the instant its hooks must be over by: each drain,
+    /// service stop and shutdown hook gets `--shutdown-timeout`, and all of them together
+    /// that and half the grace, so that the worker names what it skipped and exits before the
+    /// supervisor ends it, `--shutdown-timeout` and the grace after it asked.
+    private(set) var stopDeadline: MonotonicInstant?
 
     var link: WorkerLink { context.threads.link }
     var delivery: EventDelivery { EventDelivery(threads: context.threads) }
@@ -80,7 +85,10 @@ struct LifecycleRunner {
     ///
     /// - Returns: The problems of the run, also reported on stderr as they happened.
     mutating func run() -> [Problem] {
-        guard !link.stopRequested else { return stop(after: []) }
+        guard !link.stopRequested else {
+            beginStop()
+            return stop(after: [])
+        }
         link.enter(.running)
         services.start(plugins, threads: context.threads, events: context.events)
         var problems: [Problem] = []
@@ -118,6 +126,7 @@ struct LifecycleRunner {
                     stopping = true
                 }
             case .stop:
+                beginStop()
                 stopping = true
             case .proceed:
                 break
@@ -142,6 +151,12 @@ struct LifecycleRunner {
 
     // MARK: Stopping
 
+    /// The host was asked to stop: from now on its hooks have ``stopDeadline``.
+    mutating func beginStop() {
+        guard stopDeadline == nil, let limit = context.shutdownTimeout else { return }
+        stopDeadline = .now + limit + OverrunPolicy.grace / 2
+    }
+
     /// Stops in two steps: every component that handles ``Drain`` stops taking new work, in
     /// reverse bootstrap order; then the services are cancelled and waited for.
     ///
@@ -156,15 +171,15 @@ struct LifecycleRunner {
     ///
     /// - Returns: The drains that failed or overran (and were skipped), also on stderr.
     func drain(_ plugins: [RunningPlugin]) -> [Problem] {
-        delivery.call(.drain, Drain.self, to: plugins, phase: .drain, within: context.shutdownTimeout) { _ in Drain() }.map(report)
+        delivery.call(.drain, Drain.self, to: plugins, phase: .drain, within: context.shutdownTimeout, until: stopDeadline) { _ in Drain() }
+            .map(report)
     }
 
     /// Cancels the services of `plugins` and waits up to the shutdown timeout for them to
     /// return; names those that did not.
     mutating func stopServices(of plugins: [RunningPlugin]) -> [Problem] {
-        services.stop(plugins, threads: context.threads, events: context.events, within: context.shutdownTimeout).compactMap { plugin in
-            Hook.serviceStop.problem(of: plugin, .overran, limit: context.shutdownTimeout).map(report)
-        }
+        services.stop(plugins, threads: context.threads, events: context.events, within: context.shutdownTimeout, until: stopDeadline)
+            .compactMap { plugin in Hook.serviceStop.problem(of: plugin, .overran, limit: context.shutdownTimeout).map(report) }
     }
 
     /// Delivers ``Shutdown`` to every running component that handles it, in reverse
@@ -177,7 +192,9 @@ struct LifecycleRunner {
     }
 
     func shutDown(_ plugins: [RunningPlugin]) -> [Problem] {
-        delivery.call(.shutdown, Shutdown.self, to: plugins, phase: .shutdown, within: context.shutdownTimeout) { _ in Shutdown() }
+        delivery.call(.shutdown, Shutdown.self, to: plugins, phase: .shutdown, within: context.shutdownTimeout, until: stopDeadline) { _ in
+            Shutdown()
+        }
             .map(report)
     }
 

@@ -34,17 +34,20 @@ struct ServiceTasks {
         tasks[plugin] = nil
     }
 
-    /// Cancels the services of `plugins` and waits up to `timeout` for them to return; the
-    /// events that arrive meanwhile are posted again afterwards.
+    /// Cancels the services of `plugins` and waits up to `timeout` (and not past `until`)
+    /// for them to return; the events that arrive meanwhile are posted again afterwards.
     ///
     /// - Returns: The plugins whose service did not return in time (left behind).
-    mutating func stop(_ plugins: [RunningPlugin], threads: PluginThreads, events: HostEvents, within timeout: Duration?) -> [RunningPlugin] {
+    mutating func stop(
+        _ plugins: [RunningPlugin], threads: PluginThreads, events: HostEvents, within timeout: Duration?, until: MonotonicInstant? = nil
+    ) -> [RunningPlugin] {
         let stopping = plugins.filter(isRunning)
         guard !stopping.isEmpty else { return [] }
         let link = threads.link
-        let deadline = MonotonicClock.deadline(after: timeout)
+        let deadline = min(MonotonicClock.deadline(after: timeout), until?.nanoseconds ?? .max)
+        let limit = deadline == .max ? nil : Duration.nanoseconds(max(0, deadline - MonotonicClock.now))
         for plugin in stopping {
-            link.begin(.stop, of: plugin.number, within: timeout, policy: .skip)
+            link.begin(.stop, of: plugin.number, within: limit, policy: .skip)
             // Cancelling runs the task's cancellation handlers, plugin code, on the
             // cancelling thread: a plugin thread, not this one.
             if let task = tasks[plugin.number] {
@@ -56,7 +59,7 @@ struct ServiceTasks {
         }
         var left = Set(stopping.map(\.number))
         var others: [HostEvents.Event] = []
-        while !left.isEmpty, let event = events.next(until: deadline) {
+        while !left.isEmpty, let event = events.next(until: deadline == .max ? nil : deadline) {
             if case .serviceEnded(let number, _) = event, left.remove(number) != nil {
                 link.end(stepOf: number)
                 tasks[number] = nil

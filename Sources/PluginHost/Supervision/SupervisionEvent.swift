@@ -30,6 +30,27 @@ enum SupervisionEvent: Equatable, Sendable {
     case ended(generation: Int, EndingEvidence)
 }
 
+extension SupervisionEvent {
+    /// What kind of event it is, in a few words: `worker ended`, `SIGTERM`.
+    var kind: String {
+        switch self {
+        case .signal(let signal, _): signal.asksToStop ? "SIGINT/SIGTERM" : signal.name
+        case .directoryChanged: "directory changed"
+        case .tick: "deadline"
+        case .couldNotStart: "fork refused"
+        case .ready: "ready"
+        case .prepared: "prepared"
+        case .upgradeRequested: "files changed"
+        case .notification: "notification"
+        case .health: "health"
+        case .overran: "step overran"
+        case .suspended: "stopped by a signal"
+        case .resumed: "resumed"
+        case .ended: "worker ended"
+        }
+    }
+}
+
 /// Where a signal was received.
 enum SignalSource: Equatable, Sendable {
     /// By the supervisor itself.

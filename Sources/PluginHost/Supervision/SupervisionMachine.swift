@@ -64,6 +64,21 @@ struct SupervisionMachine: Sendable {
         /// The host stops: every generation was asked to; the exit status is `current`'s.
         case stopping(current: Int?)
         case finished(ExitStatus, EndReason)
+
+        /// `serving`, `backing off`: the state as operators read it.
+        var name: String {
+            switch self {
+            case .starting: "starting"
+            case .serving: "serving"
+            case .recovering: "recovering"
+            case .backingOff: "backing off"
+            case .upgrading: "upgrading"
+            case .handingOver: "handing over"
+            case .takingOver: "taking over"
+            case .stopping: "stopping"
+            case .finished: "finished"
+            }
+        }
     }
 
     let configuration: Configuration

@@ -22,6 +22,7 @@ struct WorkerMain {
         func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : start + "/" + path }
         options.configurationFile = options.configurationFile.map(absolute)
         options.timeline = options.timeline.map(absolute)
+        options.search.base = start
         self.options = options
         self.link = link
         self.plan = plan
@@ -75,7 +76,9 @@ struct WorkerMain {
         RetainedUntilExit.keep(report, lifecycle.plugins, lifecycle.chain)
         // The atexit handlers are bounded like a shutdown hook, though never below a second:
         // exit has the C library's own work to do too.
-        let exitLimit = options.shutdownTimeout.map { max($0, .seconds(1)) }
+        // After a stop request, what is left of the stop's time, and the rest of the grace.
+        let exitLimit = lifecycle.stopDeadline.map { max($0 + OverrunPolicy.grace / 2 - .now, .milliseconds(100)) }
+            ?? options.shutdownTimeout.map { max($0, .seconds(1)) }
         let succeeded = report.succeeded && problems.isEmpty && !started.candidateFailed
         link.exit(succeeded ? .success : .failure, within: exitLimit)
     }

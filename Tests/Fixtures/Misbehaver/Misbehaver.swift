@@ -21,7 +21,8 @@ import Glibc
 /// - `serve` (boolean): its service runs until cancelled, keeping the host in its run
 ///   phase; otherwise it returns at once.
 /// - `log` (`MISBEHAVER_LOG`): a file where it appends `pid N`, `child N` (a process it
-///   forked), `epipe`, `run` when its service starts, and the phases it went through.
+///   forked), `daemon N` (a process it daemonized), `act ACT` before it acts, `epipe`, `run`
+///   when its service starts, and the phases it went through.
 ///
 /// Outside its phase it behaves: its hooks do nothing. It is a service whose `run` returns
 /// at once, unless `serve` is set.
@@ -111,6 +112,7 @@ struct Plan: Sendable {
 
     /// The act itself.
     func perform() {
+        record("act \(act) pid \(getpid())")
         switch act {
         case "exit": exit(0)
         case "_exit": _exit(0)
@@ -195,6 +197,29 @@ struct Plan: Sendable {
                 var status: Int32 = 0
                 if child > 0 { _ = waitpid(child, &status, 0) }
             }
+        case "daemonize":
+            // As a daemon does: a child that leaves the session and forks again, so that
+            // what runs on has neither its parent nor its process group.
+            var ends: [Int32] = [0, 0]
+            _ = pipe(&ends)
+            let child = fork()
+            if child == 0 {
+                _ = setsid()
+                let daemon = fork()
+                if daemon == 0 {
+                    while true { sleep(1000) }
+                }
+                var pid = daemon
+                _ = write(ends[1], &pid, MemoryLayout<Int32>.size)
+                _exit(0)
+            }
+            var daemon: Int32 = 0
+            _ = read(ends[0], &daemon, MemoryLayout<Int32>.size)
+            close(ends[0])
+            close(ends[1])
+            var status: Int32 = 0
+            _ = waitpid(child, &status, 0)
+            record("daemon \(daemon)")
         case "kill-self": raise(SIGKILL)
         case "stop-self": raise(SIGSTOP)
         case "term-self": kill(getpid(), SIGTERM)

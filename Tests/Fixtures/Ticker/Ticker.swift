@@ -16,9 +16,10 @@ let build = "0.1.0"
 ///
 /// - `log` (path): appends `Ticker BUILD bootstrap`, `Ticker BUILD serving`, `Ticker BUILD
 ///   pid N`, `Ticker BUILD stopped`, `Ticker BUILD shutdown`, `Ticker BUILD reload`.
-/// - `trigger` (path) and `crashIn` (`run`, `health` or `reload`): once the trigger file
-///   exists, it crashes (SIGSEGV in its own code) in that phase: its service checks every
-///   `pollMs` milliseconds (default 20), its health check and reload hook when called.
+/// - `trigger` (path) and `crashIn` (`bootstrap`, `run`, `health` or `reload`): once the
+///   trigger file exists, it crashes (SIGSEGV in its own code) in that phase: its bootstrap
+///   checks when it runs, its service every `pollMs` milliseconds (default 20), its health
+///   check and reload hook when called.
 /// - `failsInNextBuild` (boolean): the next build (0.2.0) throws from its bootstrap.
 /// - `printEvery` (milliseconds): its service prints `Ticker BUILD tick N` with `print`
 ///   that often.
@@ -40,6 +41,7 @@ public final class TickerComponent: Bootstrapping {
             note("crashing in \(phase)", log)
             crash()
         }
+        crashIfTriggered(in: "bootstrap")
         bootstrapped.lifecycle.run {
             note("serving", log)
             var elapsed = 0

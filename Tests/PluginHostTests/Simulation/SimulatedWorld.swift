@@ -103,6 +103,8 @@ struct SimulatedWorld {
     private(set) var eventCount = 0
     /// Every event and action, when asked for, to print a failing run.
     private(set) var trace: [String] = []
+    /// The changes of the host's state seen: from, the kind of event, to.
+    private(set) var transitions: Set<Transition> = []
     private let tracing: Bool
 
     // What the invariants remember.
@@ -232,7 +234,8 @@ struct SimulatedWorld {
     /// The next instant a worker does something by itself.
     private var nextWorldEvent: MonotonicInstant? {
         workers.values.flatMap { worker in
-            [worker.hung || worker.suspended ? nil : worker.milestoneAt, worker.endsAt, worker.overrunAt]
+            // A worker that ended only has its end to be seen; one stopped only its deadline.
+            worker.ending != nil ? [worker.endsAt] : [worker.hung || worker.suspended ? nil : worker.milestoneAt, worker.overrunAt]
         }.compactMap { $0 }.min()
     }
 
@@ -242,7 +245,9 @@ struct SimulatedWorld {
         while exit == nil {
             guardCount += 1
             if guardCount > 10_000 {
-                violate("time does not move on: events keep falling due at \(now)")
+                violate("time does not move on: events keep falling due at \(now) (the machine's next deadline: "
+                    + "\(machine.nextDeadline.map(\.description) ?? "none"), the workers': \(nextWorldEvent.map(\.description) ?? "none"); "
+                    + "state \(machine.state))")
                 return
             }
             let next = [machine.nextDeadline, nextWorldEvent].compactMap { $0 }.filter { $0 <= target }.min()
@@ -635,7 +640,9 @@ struct SimulatedWorld {
         if tracing { trace.append("  event \(describe(event))") }
         if case .signal(let signal, _) = event, signal.asksToStop, firstStopAt == nil { firstStopAt = now }
         let restartsBefore = machine.restarts.count
+        let stateBefore = machine.state.name
         let actions = machine.handle(event, at: now)
+        if machine.state.name != stateBefore { transitions.insert(Transition(from: stateBefore, event: event.kind, to: machine.state.name)) }
         if case .ended(let number, _) = event, machine.restarts.count > restartsBefore {
             // A restart was decided: how many in a row, as the world saw the generations serve.
             if let readyAt = readyTimes[number], now - readyAt >= setup.machine.restart.maximumDelay { restartsInARow = 0 }
@@ -801,6 +808,17 @@ struct SimulatedWorld {
         case .say(let line): "say(\(line))"
         default: "\(action)"
         }
+    }
+}
+
+/// A change of the supervisor's state: from, on what kind of event, to.
+struct Transition: Hashable, Comparable, Sendable {
+    let from: String
+    let event: String
+    let to: String
+
+    static func < (lhs: Transition, rhs: Transition) -> Bool {
+        (lhs.from, lhs.to, lhs.event) < (rhs.from, rhs.to, rhs.event)
     }
 }
 

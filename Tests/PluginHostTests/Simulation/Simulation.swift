@@ -17,6 +17,8 @@ enum Simulation {
         let trace: [String]
         /// How the host ended: the reason and status, as `stopped 0`.
         let ending: String
+        /// The changes of state the run went through.
+        let transitions: Set<Transition>
     }
 
     /// The set-up of the run of `seed`: restart limits, delays and deadlines vary.
@@ -36,10 +38,12 @@ enum Simulation {
         return setup
     }
 
-    /// The random sequence of `seed`.
-    static func operations(seed: UInt64, count: Int = 40) -> [FaultOperation] {
+    /// The random sequence of `seed`. Most begin once the first generation serves, so that
+    /// the faults reach every state rather than the start.
+    static func operations(seed: UInt64, count: Int = 50) -> [FaultOperation] {
         var random = SplitMix64(seed: seed)
-        return (0..<count).map { _ in randomOperation(using: &random) }
+        let opening: [FaultOperation] = Int.random(in: 0..<5, using: &random) == 0 ? [] : [.advance(milliseconds: 100)]
+        return opening + (0..<count).map { _ in randomOperation(using: &random) }
     }
 
     private static func randomOperation(using random: inout SplitMix64) -> FaultOperation {
@@ -51,7 +55,8 @@ enum Simulation {
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<22: return .advance(milliseconds: [1, 5, 20, 100, 250, 1_000, 5_000].randomElement(using: &random)!)
         case 22..<32: return .advanceToNextDeadline
-        case 32..<40: return .kill(target, FaultOperation.Death.allCases.randomElement(using: &random)!)
+        case 32..<37: return .kill(target, FaultOperation.Death.allCases.randomElement(using: &random)!)
+        case 37..<40: return .crash(target, inPlugin: plugin)
         case 40..<48: return .replace(plugin: plugin, with: build)
         case 48..<53: return .rewriteInPlace(plugin: plugin, with: build)
         case 53..<56: return .remove(plugin: plugin)
@@ -61,8 +66,9 @@ enum Simulation {
         case 68..<71: return .suspend(target)
         case 71..<74: return .resume(target)
         case 74..<79: return .health(target, good: Bool.random(using: &random))
-        case 79..<87: return .daemonize(target)
-        case 87..<89: return .refuseNextFork
+        case 79..<86: return .daemonize(target)
+        case 86..<88: return .environmentBreaks(plugin: plugin, build: build)
+        case 88: return .refuseNextFork
         default: return .advance(milliseconds: Int.random(in: 1...40_000, using: &random))
         }
     }
@@ -78,7 +84,9 @@ enum Simulation {
         if world.violations.isEmpty { world.settleWithoutFaults() }
         if world.violations.isEmpty { world.stopAndSettle() }
         let ending = world.exit.map { "\($0.reason) \($0.status.rawValue)" } ?? "none"
-        return Outcome(seed: seed, operations: operations, violations: world.violations, events: world.eventCount, trace: world.trace, ending: ending)
+        return Outcome(
+            seed: seed, operations: operations, violations: world.violations, events: world.eventCount, trace: world.trace, ending: ending,
+            transitions: world.transitions)
     }
 
     /// Runs the random sequence of `seed`; a failure comes back shrunk.
@@ -111,13 +119,45 @@ enum Simulation {
         return run(seed: failing.seed, operations: operations, tracing: true)
     }
 
+    /// The seeds whose runs draw the state diagram of docs/architecture.md: the first three
+    /// thousand, and two found by longer runs that reach rare changes (a restore past the
+    /// restart limit while handing over; a stop while backing off with a worker still to be
+    /// reaped).
+    static let diagramSeeds = Array(UInt64(1)...3_000) + [5_790, 50_387]
+
+    /// The states of the supervisor and the events between them, as the runs of `seeds`
+    /// visit them, as a Mermaid state diagram: drawn from the machine, so that it cannot
+    /// drift from it.
+    static func stateDiagram(of transitions: Set<Transition>) -> String {
+        var edges: [String: [String]] = [:]
+        var order: [String] = []
+        for transition in transitions.sorted() {
+            let key = "\(transition.from.replacingSpaces) --> \(transition.to.replacingSpaces)"
+            if edges[key] == nil { order.append(key) }
+            edges[key, default: []].append(transition.event)
+        }
+        let lines = ["```mermaid", "stateDiagram-v2", "    [*] --> starting"]
+            + order.map { "    \($0): \(edges[$0]!.joined(separator: ", "))" } + ["    finished --> [*]", "```"]
+        return lines.joined(separator: "\n")
+    }
+
     /// A failure as a person reads it, and as a test replays it.
     static func report(_ outcome: Outcome) -> String {
         var lines = ["seed \(outcome.seed): \(outcome.violations.first ?? "")"]
         lines.append("shrunk to \(outcome.operations.count) operations; replay with: make simulate SEED=\(outcome.seed) SEQUENCES=1, or in a test:")
         lines.append("Simulation.run(seed: \(outcome.seed), operations: [\(outcome.operations.map(\.description).joined(separator: ", "))])")
         lines.append("trace:")
-        lines += outcome.trace.suffix(80)
+        // A line repeated is shown once, with its count.
+        var collapsed: [(line: String, count: Int)] = []
+        for line in outcome.trace {
+            if collapsed.last?.line == line { collapsed[collapsed.count - 1].count += 1 } else { collapsed.append((line, 1)) }
+        }
+        lines += collapsed.suffix(120).map { $0.count == 1 ? $0.line : "\($0.line) (x\($0.count))" }
         return lines.joined(separator: "\n")
     }
+}
+
+private extension String {
+    /// `backing_off`: a name Mermaid takes as a state's.
+    var replacingSpaces: String { split(separator: " ").joined(separator: "_") }
 }
