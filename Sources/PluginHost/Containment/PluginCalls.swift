@@ -37,7 +37,7 @@ struct PluginCalls {
     /// - Returns: The outcome of each call, in order.
     func perform(_ calls: [PluginCall], within timeout: Duration?, until deadline: MonotonicInstant? = nil) -> [PluginCallOutcome] {
         guard !calls.isEmpty else { return [] }
-        let run = SequenceRun(calls: calls, threads: threads, timeout: timeout.map(MonotonicClock.nanoseconds), until: deadline?.nanoseconds)
+        let run = SequenceRun(calls: calls, threads: threads, timeout: timeout, until: deadline)
         return run.perform()
     }
 }
@@ -47,20 +47,20 @@ private final class SequenceRun: Sendable {
     private struct State {
         var outcomes: [PluginCallOutcome?]
         /// When each call began.
-        var started: [Int64?]
+        var started: [MonotonicInstant?]
         /// Bumped each time a call is left behind; a task of an older generation stops.
         var generation = 0
     }
 
     private let calls: [PluginCall]
     private let threads: PluginThreads
-    private let timeout: Int64?
-    /// No call may run past it (``MonotonicClock`` nanoseconds).
-    private let until: Int64?
+    private let timeout: Duration?
+    /// No call may run past it.
+    private let until: MonotonicInstant?
     private let state: Mutex<State>
     private let progress = Semaphore()
 
-    init(calls: [PluginCall], threads: PluginThreads, timeout: Int64?, until: Int64?) {
+    init(calls: [PluginCall], threads: PluginThreads, timeout: Duration?, until: MonotonicInstant?) {
         self.calls = calls
         self.threads = threads
         self.timeout = timeout
@@ -78,7 +78,7 @@ private final class SequenceRun: Sendable {
                 continue
             }
             let deadline = started.flatMap { self.deadline(ofCallStartedAt: $0) }
-            guard !progress.wait(until: deadline), let deadline, MonotonicClock.now >= deadline else { continue }
+            guard !progress.wait(until: deadline), let deadline, MonotonicInstant.now >= deadline else { continue }
             let overran = state.withLock { state -> Int? in
                 guard state.outcomes[index] == nil else { return nil }
                 state.outcomes[index] = .overran
@@ -96,10 +96,10 @@ private final class SequenceRun: Sendable {
 
     /// When a call that started at `started` must end: its timeout, or the deadline of the
     /// calls together, whichever comes first; `nil` for neither.
-    private func deadline(ofCallStartedAt started: Int64) -> Int64? {
-        let own = timeout.map { started &+ $0 }
+    private func deadline(ofCallStartedAt started: MonotonicInstant) -> MonotonicInstant? {
+        let own = timeout.map { started + $0 }
         guard let until else { return own }
-        return min(own ?? .max, until)
+        return min(own ?? .distantFuture, until)
     }
 
     /// Starts a task that performs the calls from `first` on, as long as its generation is
@@ -109,14 +109,14 @@ private final class SequenceRun: Sendable {
         Task(executorPreference: executor) { [self] in
             for index in first..<calls.count {
                 let call = calls[index]
-                let begun = state.withLock { state -> Int64? in
+                let begun = state.withLock { state -> MonotonicInstant? in
                     guard state.generation == generation else { return nil }
-                    let now = MonotonicClock.now
+                    let now = MonotonicInstant.now
                     state.started[index] = now
                     return now
                 }
                 guard let begun else { return }
-                let limit = deadline(ofCallStartedAt: begun).map { Duration.nanoseconds(max(0, $0 - begun)) }
+                let limit = deadline(ofCallStartedAt: begun).map { max(.zero, $0 - begun) }
                 threads.link.begin(call.phase, of: call.plugin, within: limit, policy: .skip)
                 progress.signal()
                 executor.retarget(to: call.plugin, phase: call.phase)

@@ -19,7 +19,7 @@ extension LifecycleRunner {
         let now = answers.filter { $0.health != .healthy }
         let overall = HealthCheck.reduce(answers.map(\.health))
         if let interval = context.healthInterval {
-            link.reportHealth(goodUntil: overall.severity >= 2 ? nil : MonotonicClock.now + 2 * MonotonicClock.nanoseconds(interval))
+            link.reportHealth(goodUntil: overall.severity >= 2 ? nil : .now + interval * 2)
         }
         let changed = now.map { "\($0.plugin.name) \($0.health)" } != unwell.map { "\($0.plugin.name) \($0.health)" }
         unwell = now

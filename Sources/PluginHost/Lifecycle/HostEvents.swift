@@ -32,11 +32,10 @@ final class HostEvents: Sendable {
         posted.signal()
     }
 
-    /// The next event, waiting for one until `deadline` (``MonotonicClock`` nanoseconds;
-    /// `nil`: without limit).
+    /// The next event, waiting for one until `deadline` (`nil`: without limit).
     ///
     /// - Returns: The event, or `nil` when the deadline passed first.
-    func next(until deadline: Int64? = nil) -> Event? {
+    func next(until deadline: MonotonicInstant? = nil) -> Event? {
         if let start = source.withLock({ source in defer { source = nil }; return source }) { start(self) }
         while true {
             if let event = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return event }

@@ -89,26 +89,21 @@ struct LifecycleRunner {
             beginStop()
             return stop(after: [])
         }
-        link.enter(.running)
-        services.start(plugins, threads: context.threads, events: context.events)
-        var problems: [Problem] = []
-        let unready = awaitReadiness(of: plugins, consequence: context.leavesFailuresOut ? "removing it" : "stopping")
-        problems += unready.map(\.problem)
-        if context.leavesFailuresOut { problems += remove(unready.map(\.plugin)) }
+        var (problems, unready) = bringUp(plugins, removingUnready: context.leavesFailuresOut)
         var stopping = !unready.isEmpty && !context.leavesFailuresOut
         if !stopping { link.notify(.ready(status: status())) }
-        let interval = context.healthInterval.map(MonotonicClock.nanoseconds)
-        var nextCheck = interval.map { MonotonicClock.now + $0 }
-        if let interval { link.reportHealth(goodUntil: MonotonicClock.now + 2 * interval) }
+        let interval = context.healthInterval
+        var nextCheck = interval.map { MonotonicInstant.now + $0 }
+        if let interval { link.reportHealth(goodUntil: .now + interval * 2) }
         while !stopping, !services.isEmpty || context.watch {
             guard let event = context.events.next(until: nextCheck) else {
                 checkHealth()
-                nextCheck = interval.map { MonotonicClock.now + $0 }
+                nextCheck = interval.map { MonotonicInstant.now + $0 }
                 continue
             }
             switch event {
             case .reload:
-                link.notify(.reloading(monotonicMicroseconds: MonotonicClock.now / 1000))
+                link.notify(.reloading(at: .now))
                 // A reload or rescan that fails changes nothing; what went wrong is on
                 // stderr, and the exit status is the stop's. Plugins left out come back.
                 _ = reload()
@@ -133,6 +128,21 @@ struct LifecycleRunner {
             }
         }
         return stop(after: problems)
+    }
+
+    /// The last step of admission, for the plugins of a start and for plugins added while
+    /// the host runs alike: starts the services of `plugins`, which just joined, and waits
+    /// until each is ready; one that is not is removed with the plugins that require it when
+    /// `removingUnready` (otherwise the host stops).
+    ///
+    /// - Returns: The problems, also reported on stderr, and the plugins that did not get ready.
+    mutating func bringUp(_ plugins: [RunningPlugin], removingUnready: Bool) -> (problems: [Problem], unready: [RunningPlugin]) {
+        link.enter(.running)
+        services.start(plugins, threads: context.threads, events: context.events)
+        let unready = awaitReadiness(of: plugins, consequence: removingUnready ? "removing it" : "stopping")
+        var problems = unready.map(\.problem)
+        if removingUnready { problems += remove(unready.map(\.plugin)) }
+        return (problems, unready.map(\.plugin))
     }
 
     /// Delivers ``Readiness`` to `plugins`, in bootstrap order: the host is ready when

@@ -137,12 +137,9 @@ extension LifecycleRunner {
             say("warning: " + warning)
         }
         join(added, chain: result.outcome.bootstrapped)
-        link.enter(.running)
-        services.start(added, threads: context.threads, events: context.events)
-        let unready = awaitReadiness(of: added, consequence: "removing it")
-        problems += unready.map(\.problem)
-        if !unready.isEmpty { problems += remove(unready.map(\.plugin)) }
-        for plugin in added where !unready.contains(where: { $0.plugin.number == plugin.number }) {
+        let (readiness, unready) = bringUp(added, removingUnready: true)
+        problems += readiness
+        for plugin in added where !unready.contains(where: { $0.number == plugin.number }) {
             say("added plugin \(plugin.label)")
             link.notify(.status("Added plugin \(plugin.name); \(status())"))
         }

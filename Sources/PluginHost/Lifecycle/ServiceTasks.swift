@@ -44,8 +44,8 @@ struct ServiceTasks {
         let stopping = plugins.filter(isRunning)
         guard !stopping.isEmpty else { return [] }
         let link = threads.link
-        let deadline = min(MonotonicClock.deadline(after: timeout), until?.nanoseconds ?? .max)
-        let limit = deadline == .max ? nil : Duration.nanoseconds(max(0, deadline - MonotonicClock.now))
+        let deadline = min(timeout.map { MonotonicInstant.now + $0 } ?? .distantFuture, until ?? .distantFuture)
+        let limit = deadline == .distantFuture ? nil : max(.zero, deadline - .now)
         for plugin in stopping {
             link.begin(.stop, of: plugin.number, within: limit, policy: .skip)
             // Cancelling runs the task's cancellation handlers, plugin code, on the
@@ -59,7 +59,7 @@ struct ServiceTasks {
         }
         var left = Set(stopping.map(\.number))
         var others: [HostEvents.Event] = []
-        while !left.isEmpty, let event = events.next(until: deadline == .max ? nil : deadline) {
+        while !left.isEmpty, let event = events.next(until: deadline) {
             if case .serviceEnded(let number, _) = event, left.remove(number) != nil {
                 link.end(stepOf: number)
                 tasks[number] = nil

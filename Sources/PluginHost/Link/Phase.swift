@@ -1,5 +1,5 @@
 /// What a plugin's code is doing in a step, as the supervision page records it.
-enum Phase: Int32, Sendable, CustomStringConvertible {
+enum Phase: Int32, Sendable, CustomStringConvertible, PageCode {
     case unknown = 0
     /// `dlopen`, its initializers and the entry point.
     case load = 1
@@ -18,6 +18,8 @@ enum Phase: Int32, Sendable, CustomStringConvertible {
     case drain = 10
     /// Telling a component that a plugin it uses optionally came or goes.
     case change = 11
+
+    static let fallback = Phase.unknown
 
     var description: String {
         switch self {
@@ -58,7 +60,7 @@ extension Phase {
 }
 
 /// What the worker as a whole is doing, as the supervision page records it.
-enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
+enum WorkerPhase: Int32, Sendable, CustomStringConvertible, PageCode {
     case startUp = 0
     case survey = 1
     case loading = 2
@@ -71,6 +73,8 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
     /// Loaded its plugins, and waits for the generation before to stop before it
     /// bootstraps them.
     case prepared = 9
+
+    static let fallback = WorkerPhase.startUp
 
     var description: String {
         switch self {
@@ -89,7 +93,7 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible {
 }
 
 /// What happens when a step overruns its deadline.
-enum OverrunPolicy: Int32, Sendable {
+enum OverrunPolicy: Int32, Sendable, PageCode {
     /// How long the worker may take, beyond a deadline it handles itself, before the
     /// supervisor decides it is stuck.
     static let grace: Duration = .seconds(1)
@@ -100,11 +104,13 @@ enum OverrunPolicy: Int32, Sendable {
     /// The worker names the step and goes on without it; the supervisor ends the worker
     /// only when it does not go on within a grace period (it is stuck itself).
     case skip = 2
+
+    static let fallback = OverrunPolicy.endHost
 }
 
 extension OverrunPolicy {
     /// When the supervisor acts on a step with this policy and `deadline`.
-    func limit(forDeadline deadline: Int64) -> Int64 {
-        self == .endHost ? deadline : deadline &+ Self.grace.nanoseconds
+    func limit(forDeadline deadline: MonotonicInstant) -> MonotonicInstant {
+        self == .endHost ? deadline : deadline + Self.grace
     }
 }

@@ -3,8 +3,13 @@ enum ServiceNotification: Equatable, Sendable {
     /// Every component is ready; `STATUS=` says what runs.
     case ready(status: String)
     /// The host begins to reload, or to replace its worker (`RELOADING=1`), at this
-    /// ``MonotonicClock`` time; `READY=1` follows when it is done.
+    /// instant of `CLOCK_MONOTONIC`, in microseconds; `READY=1` follows when it is done.
     case reloading(monotonicMicroseconds: Int64)
+
+    /// `RELOADING=1` at `instant`.
+    static func reloading(at instant: MonotonicInstant) -> ServiceNotification {
+        .reloading(monotonicMicroseconds: instant.nanoseconds / 1000)
+    }
     /// What the host is doing now.
     case status(String)
     /// The host begins to stop (`STOPPING=1`).

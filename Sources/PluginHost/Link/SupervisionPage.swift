@@ -3,11 +3,11 @@
 /// printed or told to systemd, and the supervisor's requests.
 ///
 /// It is ``SharedMemory`` mapped before the worker is forked, so no file descriptor is
-/// involved that a plugin could close or reuse. Every field is an atomic number, which a
+/// involved that a plugin could close or reuse. Every field is an atomic word, which a
 /// signal handler may read and write; texts are written before the count that publishes
-/// them. ``Layout`` names every field in one place, and a test checks that none overlaps
-/// another; the rest of the host reads and writes typed values (``PluginNumber``,
-/// ``Phase``, ``WorkerPhase``, ``WorkerRecord``), never offsets or raw codes.
+/// them. ``Layout`` declares every field once, with its type; the rest of the host reads and
+/// writes typed values (``PluginNumber``, ``Phase``, ``WorkerPhase``, ``WorkerRecord``,
+/// ``MonotonicInstant``), never offsets or raw codes.
 final class SupervisionPage: Sendable {
     /// The most plugins one generation can track.
     static let pluginCapacity = 65_536
@@ -20,165 +20,115 @@ final class SupervisionPage: Sendable {
     /// The most bytes handed to the supervisor at once to print.
     static let outputCapacity = 1 << 20
 
-    /// Where each field lies. Records of several fields (a step, a crash record, a plugin
-    /// entry) have their own offsets, relative to the record.
+    /// Where each field lies, declared once: each follows the one before it, at the
+    /// alignment of its type, so that none overlaps another. Records of several fields (a
+    /// step, a record of how the worker ended, a thread's slot, a plugin's entry) declare
+    /// their fields relative to the record.
     enum Layout {
-        struct Field {
-            let name: String
-            let offset: Int
-            let size: Int
+        /// The page's own fields.
+        enum Header {
+            static let magic = PageField<UInt64>(at: 0)
+            static let workerPhase = PageField<WorkerPhase>(after: magic)
+            static let intendedStatus = PageField<Int32>(after: workerPhase)
+            static let exiting = PageField<Bool>(after: intendedStatus)
+            /// Counts every step the worker begins or ends.
+            static let progress = PageField<Int32>(after: exiting)
+            static let supervisorWakesAt = PageField<MonotonicInstant>(after: progress)
+            static let supervisorProcess = PageField<Int32>(after: supervisorWakesAt)
+            static let driverThread = PageField<Int32>(after: supervisorProcess)
+            static let pluginCount = PageField<Int32>(after: driverThread)
+            static let textUsed = PageField<Int32>(after: pluginCount)
+            static let requirementsUsed = PageField<Int32>(after: textUsed)
+            static let slotsClaimed = PageField<Int32>(after: requirementsUsed)
+            static let stopCount = PageField<Int32>(after: slotsClaimed)
+            static let stopSignal = PageField<Int32>(after: stopCount)
+            static let reloadCount = PageField<Int32>(after: stopSignal)
+            static let rescanCount = PageField<Int32>(after: reloadCount)
+            static let proceedCount = PageField<Int32>(after: rescanCount)
+            static let upgradeRequests = PageField<Int32>(after: proceedCount)
+            static let forwardedStops = PageField<Int32>(after: upgradeRequests)
+            static let forwardedReloads = PageField<Int32>(after: forwardedStops)
+            static let forwardedStopSignal = PageField<Int32>(after: forwardedReloads)
+            static let failedPlugin = PageField<PluginNumber?>(after: forwardedStopSignal)
+            /// Until when the last health check counts as good; 0 after a bad one.
+            static let healthyUntil = PageField<MonotonicInstant>(after: failedPlugin)
+            static let outputPosted = PageField<Int64>(after: healthyUntil)
+            static let outputAcknowledged = PageField<Int64>(after: outputPosted)
+            static let outputKind = PageField<WorkerMessage.Kind>(after: outputAcknowledged)
+            static let outputLength = PageField<Int32>(after: outputKind)
+            static let outputValue = PageField<Int64>(after: outputLength)
+            static let crash = PageRegion(after: outputValue, size: Record.size)
+            static let exitCall = PageRegion(after: crash, size: Record.size)
+            static let stall = PageRegion(after: exitCall, size: Record.size)
+            static let hostStep = PageRegion(after: stall, size: Step.size)
+            static let commands = PageRegion(after: hostStep, size: SharedMemory.semaphoreSize, alignment: SharedMemory.semaphoreAlignment)
+            static let acknowledgements = PageRegion(
+                after: commands, size: SharedMemory.semaphoreSize, alignment: SharedMemory.semaphoreAlignment)
+            static let size = acknowledgements.end
         }
-
-        static let magic = 0
-        static let workerPhase = 8
-        static let intendedStatus = 12
-        static let exiting = 16
-        static let progress = 20
-        static let supervisorWakesAt = 24
-        static let supervisorProcess = 32
-        static let driverThread = 36
-        static let pluginCount = 40
-        static let textUsed = 44
-        static let requirementsUsed = 48
-        static let slotsClaimed = 52
-        static let stopCount = 56
-        static let stopSignal = 60
-        static let reloadCount = 64
-        static let rescanCount = 68
-        static let proceedCount = 72
-        static let upgradeRequests = 76
-        static let forwardedStops = 80
-        static let forwardedReloads = 84
-        static let forwardedStopSignal = 88
-        static let failedPlugin = 92
-        static let healthyUntil = 96
-        static let outputPosted = 104
-        static let outputAcknowledged = 112
-        static let outputKind = 120
-        static let outputLength = 124
-        static let outputValue = 128
-        static let crash = 192
-        static let exitCall = 256
-        static let stall = 320
-        static let hostStep = 384
-        static let commands = 448
-        static let acknowledgements = 512
-        static let headerEnd = 4096
 
         /// A ``WorkerRecord``.
         enum Record {
-            static let present = 0
-            static let signal = 4
-            static let status = 8
-            static let culprit = 12
-            static let evidence = 16
-            static let phase = 20
-            static let thread = 24
-            static let address = 32
-            static let size = 64
+            static let present = PageField<Bool>(at: 0)
+            static let signal = PageField<Int32>(after: present)
+            static let status = PageField<Int32>(after: signal)
+            static let culprit = PageField<PluginNumber?>(after: status)
+            static let evidence = PageField<WorkerRecord.Evidence>(after: culprit)
+            static let phase = PageField<Phase>(after: evidence)
+            static let thread = PageField<WorkerRecord.ThreadKind>(after: phase)
+            static let address = PageField<UInt64>(after: thread)
+            static let size = aligned(address.end, to: 8)
         }
 
         /// A step: phase, policy, start and deadline.
         enum Step {
-            static let phase = 0
-            static let policy = 4
-            static let started = 8
-            static let deadline = 16
-            static let size = 32
+            static let phase = PageField<Phase>(at: 0)
+            static let policy = PageField<OverrunPolicy>(after: phase)
+            static let started = PageField<MonotonicInstant>(after: policy)
+            /// The instant 0 while no step is under way.
+            static let deadline = PageField<MonotonicInstant>(after: started)
+            static let size = aligned(deadline.end, to: 8)
         }
 
         /// A thread's slot: whose code it runs, in which phase, and which thread it is.
         enum Slot {
-            static let plugin = 0
-            static let phase = 4
-            static let thread = 8
-            static let size = 16
+            static let plugin = PageField<PluginNumber?>(at: 0)
+            static let phase = PageField<Phase>(after: plugin)
+            static let thread = PageField<UInt64>(after: phase)
+            static let size = aligned(thread.end, to: 8)
         }
 
         /// A plugin's entry.
         enum Plugin {
-            static let textOffset = 0
-            static let nameLength = 4
-            static let fileLength = 8
-            static let versionLength = 12
-            static let step = 16
-            static let codeLower = 48
-            static let codeUpper = 56
-            static let device = 64
-            static let inode = 72
-            static let fileSize = 80
-            static let modified = 88
-            static let changed = 96
-            static let requirementsOffset = 104
-            static let requirementsCount = 108
-            static let state = 112
-            static let providesService = 116
-            static let size = 128
+            static let textOffset = PageField<Int32>(at: 0)
+            static let nameLength = PageField<Int32>(after: textOffset)
+            static let fileLength = PageField<Int32>(after: nameLength)
+            static let versionLength = PageField<Int32>(after: fileLength)
+            static let step = PageRegion(after: versionLength, size: Step.size)
+            static let codeLower = PageField<UInt64>(after: step)
+            static let codeUpper = PageField<UInt64>(after: codeLower)
+            static let device = PageField<UInt64>(after: codeUpper)
+            static let inode = PageField<UInt64>(after: device)
+            static let fileSize = PageField<Int64>(after: inode)
+            static let modified = PageField<Int64>(after: fileSize)
+            static let changed = PageField<Int64>(after: modified)
+            static let requirementsOffset = PageField<Int32>(after: changed)
+            static let requirementsCount = PageField<Int32>(after: requirementsOffset)
+            static let state = PageField<PluginState>(after: requirementsCount)
+            static let providesService = PageField<Bool>(after: state)
+            static let size = aligned(providesService.end, to: 8)
         }
 
-        static let slots = headerEnd
-        static let plugins = slots + slotCapacity * Slot.size
-        static let requirements = plugins + pluginCapacity * Plugin.size
-        static let texts = requirements + requirementCapacity * 4
-        static let outputBytes = texts + textCapacity
-        static let end = outputBytes + outputCapacity
+        /// A required plugin's number.
+        static let requirement = PageField<PluginNumber?>(at: 0)
 
-        /// Every field and table, to check that none overlaps another.
-        static let fields: [Field] = [
-            Field(name: "magic", offset: magic, size: 8),
-            Field(name: "workerPhase", offset: workerPhase, size: 4),
-            Field(name: "intendedStatus", offset: intendedStatus, size: 4),
-            Field(name: "exiting", offset: exiting, size: 4),
-            Field(name: "progress", offset: progress, size: 4),
-            Field(name: "supervisorWakesAt", offset: supervisorWakesAt, size: 8),
-            Field(name: "supervisorProcess", offset: supervisorProcess, size: 4),
-            Field(name: "driverThread", offset: driverThread, size: 4),
-            Field(name: "pluginCount", offset: pluginCount, size: 4),
-            Field(name: "textUsed", offset: textUsed, size: 4),
-            Field(name: "requirementsUsed", offset: requirementsUsed, size: 4),
-            Field(name: "slotsClaimed", offset: slotsClaimed, size: 4),
-            Field(name: "stopCount", offset: stopCount, size: 4),
-            Field(name: "stopSignal", offset: stopSignal, size: 4),
-            Field(name: "reloadCount", offset: reloadCount, size: 4),
-            Field(name: "rescanCount", offset: rescanCount, size: 4),
-            Field(name: "proceedCount", offset: proceedCount, size: 4),
-            Field(name: "upgradeRequests", offset: upgradeRequests, size: 4),
-            Field(name: "forwardedStops", offset: forwardedStops, size: 4),
-            Field(name: "forwardedReloads", offset: forwardedReloads, size: 4),
-            Field(name: "forwardedStopSignal", offset: forwardedStopSignal, size: 4),
-            Field(name: "failedPlugin", offset: failedPlugin, size: 4),
-            Field(name: "healthyUntil", offset: healthyUntil, size: 8),
-            Field(name: "outputPosted", offset: outputPosted, size: 8),
-            Field(name: "outputAcknowledged", offset: outputAcknowledged, size: 8),
-            Field(name: "outputKind", offset: outputKind, size: 4),
-            Field(name: "outputLength", offset: outputLength, size: 4),
-            Field(name: "outputValue", offset: outputValue, size: 8),
-            Field(name: "crash", offset: crash, size: Record.size),
-            Field(name: "exitCall", offset: exitCall, size: Record.size),
-            Field(name: "stall", offset: stall, size: Record.size),
-            Field(name: "hostStep", offset: hostStep, size: Step.size),
-            Field(name: "commands", offset: commands, size: 64),
-            Field(name: "acknowledgements", offset: acknowledgements, size: 64),
-            Field(name: "slots", offset: slots, size: slotCapacity * Slot.size),
-            Field(name: "plugins", offset: plugins, size: pluginCapacity * Plugin.size),
-            Field(name: "requirements", offset: requirements, size: requirementCapacity * 4),
-            Field(name: "texts", offset: texts, size: textCapacity),
-            Field(name: "outputBytes", offset: outputBytes, size: outputCapacity),
-        ]
-
-        /// The fields that overlap another, as `a/b` pairs; empty for a sound layout.
-        static var overlaps: [String] {
-            let sorted = fields.sorted { $0.offset < $1.offset }
-            var found: [String] = []
-            for (first, second) in zip(sorted, sorted.dropFirst()) where first.offset + first.size > second.offset {
-                found.append("\(first.name)/\(second.name)")
-            }
-            let header = [Record.size, Step.size, Slot.size, Plugin.size]
-            if fields.contains(where: { $0.offset < headerEnd && $0.offset + $0.size > headerEnd }) || header.contains(0) {
-                found.append("header")
-            }
-            return found
-        }
+        /// The tables after the header, which starts a page of its own.
+        static let slots = PageRegion(at: aligned(Header.size, to: 4096), size: slotCapacity * Slot.size)
+        static let plugins = PageRegion(after: slots, size: pluginCapacity * Plugin.size)
+        static let requirements = PageRegion(after: plugins, size: requirementCapacity * MemoryLayout<Int32>.size)
+        static let texts = PageRegion(after: requirements, size: textCapacity, alignment: 1)
+        static let outputBytes = PageRegion(after: texts, size: outputCapacity, alignment: 1)
+        static let end = outputBytes.end
     }
 
     private static let magicValue: UInt64 = 0x504C_5547_484F_5354  // "PLUGHOST"
@@ -188,16 +138,20 @@ final class SupervisionPage: Sendable {
 
     /// Maps a new, zeroed page shared with processes forked from now on.
     ///
+    /// Its layout is worked out before anything is mapped: the fields are static values,
+    /// computed the first time they are read, which a signal handler must not be the first
+    /// to do.
+    ///
     /// - Throws: ``SystemError`` when the memory cannot be mapped.
     init() throws(SystemError) {
         memory = try SharedMemory(size: Layout.end)
-        commands = memory.semaphore(at: Layout.commands, initialize: true)
-        acknowledgements = memory.semaphore(at: Layout.acknowledgements, initialize: true)
-        memory.atomic(UInt64.self, at: Layout.magic).store(Self.magicValue)
-        memory.atomic(Int32.self, at: Layout.intendedStatus).store(-1)
-        memory.atomic(Int32.self, at: Layout.failedPlugin).store(-1)
-        supervisorWakesAt.store(.max)
-        for slot in 0..<Self.slotCapacity { slotField(slot, Layout.Slot.plugin).store(-1) }
+        commands = memory.semaphore(at: Layout.Header.commands.offset, initialize: true)
+        acknowledgements = memory.semaphore(at: Layout.Header.acknowledgements.offset, initialize: true)
+        store(Layout.Header.magic, Self.magicValue)
+        store(Layout.Header.intendedStatus, -1)
+        store(Layout.Header.failedPlugin, nil)
+        store(Layout.Header.supervisorWakesAt, .distantFuture)
+        for slot in 0..<Self.slotCapacity { store(Layout.Slot.plugin, nil, in: slotBase(slot)) }
     }
 
     /// Replaces the page, in this process only, by private zeroed memory: for a process
@@ -210,51 +164,76 @@ final class SupervisionPage: Sendable {
     /// The memory itself, for the worker's handler of `fork` to detach.
     var sharedMemory: SharedMemory { memory }
 
-    private func int32(_ offset: Int) -> SharedAtomic<Int32> { memory.atomic(Int32.self, at: offset) }
-    private func int64(_ offset: Int) -> SharedAtomic<Int64> { memory.atomic(Int64.self, at: offset) }
-    private func uint64(_ offset: Int) -> SharedAtomic<UInt64> { memory.atomic(UInt64.self, at: offset) }
+    // MARK: Typed access to the fields
+
+    private func atomic<Value>(_ field: PageField<Value>, in base: Int = 0) -> SharedAtomic<Value.Word> {
+        memory.atomic(Value.Word.self, at: base + field.offset)
+    }
+
+    private func load<Value>(_ field: PageField<Value>, in base: Int = 0) -> Value {
+        Value(word: atomic(field, in: base).load())
+    }
+
+    private func store<Value>(_ field: PageField<Value>, _ value: Value, in base: Int = 0) {
+        atomic(field, in: base).store(value.word)
+    }
 
     // MARK: The worker as a whole
 
     /// What the worker is doing as a whole.
     var workerPhase: WorkerPhase {
-        get { WorkerPhase(rawValue: int32(Layout.workerPhase).load()) ?? .startUp }
-        set { int32(Layout.workerPhase).store(newValue.rawValue) }
+        get { load(Layout.Header.workerPhase) }
+        set { store(Layout.Header.workerPhase, newValue) }
     }
 
     /// The status the host itself is about to exit with, once it said so; `nil` before.
     var intendedExit: Int32? {
-        int32(Layout.exiting).load() == 1 ? int32(Layout.intendedStatus).load() : nil
+        load(Layout.Header.exiting) ? load(Layout.Header.intendedStatus) : nil
     }
 
     /// Records that the host itself exits with `status`: any other ending is plugin code's.
     func recordIntendedExit(_ status: Int32) {
-        int32(Layout.intendedStatus).store(status)
-        int32(Layout.exiting).store(1)
+        store(Layout.Header.intendedStatus, status)
+        store(Layout.Header.exiting, true)
     }
 
     /// Counts every step the worker begins or ends: the supervisor sees the worker go on.
-    var progress: Int32 { int32(Layout.progress).load() }
+    var progress: Int32 { load(Layout.Header.progress) }
 
     /// The supervisor's process id, for the worker to wake it.
-    var supervisorProcess: SharedAtomic<Int32> { int32(Layout.supervisorProcess) }
+    var supervisorProcess: ProcessID {
+        get { ProcessID(rawValue: load(Layout.Header.supervisorProcess)) }
+        set { store(Layout.Header.supervisorProcess, newValue.rawValue) }
+    }
 
-    /// When the supervisor wakes by itself; 0 while it is awake. A worker posting an
-    /// earlier deadline must wake it.
-    var supervisorWakesAt: SharedAtomic<Int64> { int64(Layout.supervisorWakesAt) }
+    /// When the supervisor wakes by itself; the instant 0 while it is awake. A worker posting
+    /// an earlier deadline must wake it.
+    var supervisorWakesAt: MonotonicInstant {
+        get { load(Layout.Header.supervisorWakesAt) }
+        set { store(Layout.Header.supervisorWakesAt, newValue) }
+    }
 
     /// The kernel's id of the worker's driving thread, which runs only host code.
-    var driverThread: SharedAtomic<Int32> { int32(Layout.driverThread) }
+    var driverThread: Int32 {
+        get { load(Layout.Header.driverThread) }
+        set { store(Layout.Header.driverThread, newValue) }
+    }
 
-    /// Until when the worker's last health check counts as good (``MonotonicClock``
-    /// nanoseconds); 0 after a bad one.
-    var healthyUntil: SharedAtomic<Int64> { int64(Layout.healthyUntil) }
+    /// Until when the worker's last health check counts as good; `nil` after a bad one, or
+    /// before the first.
+    var healthyUntil: MonotonicInstant? {
+        get {
+            let until = load(Layout.Header.healthyUntil)
+            return until.nanoseconds == 0 ? nil : until
+        }
+        set { store(Layout.Header.healthyUntil, newValue ?? MonotonicInstant(nanoseconds: 0)) }
+    }
 
     /// The plugin whose failure (not a crash: an error, a refusal) made the worker give up,
     /// as the worker recorded it for the supervisor.
     var failedPlugin: PluginNumber? {
-        get { PluginNumber(recorded: int32(Layout.failedPlugin).load()) }
-        set { int32(Layout.failedPlugin).store(newValue?.rawValue ?? -1) }
+        get { load(Layout.Header.failedPlugin) }
+        set { store(Layout.Header.failedPlugin, newValue) }
     }
 
     // MARK: Requests
@@ -272,29 +251,29 @@ final class SupervisionPage: Sendable {
         /// The worker asks for a new generation, to take up changed plugin files.
         case upgrade
 
-        fileprivate var offset: Int {
+        fileprivate var field: PageField<Int32> {
             switch self {
-            case .stop: Layout.stopCount
-            case .reload: Layout.reloadCount
-            case .rescan: Layout.rescanCount
-            case .proceed: Layout.proceedCount
-            case .upgrade: Layout.upgradeRequests
+            case .stop: Layout.Header.stopCount
+            case .reload: Layout.Header.reloadCount
+            case .rescan: Layout.Header.rescanCount
+            case .proceed: Layout.Header.proceedCount
+            case .upgrade: Layout.Header.upgradeRequests
             }
         }
     }
 
-    func count(_ counter: Counter) -> Int32 { int32(counter.offset).load() }
+    func count(_ counter: Counter) -> Int32 { load(counter.field) }
 
     /// Raises `counter` by one and wakes the worker's listener.
     func raise(_ counter: Counter) {
-        int32(counter.offset).increment()
+        atomic(counter.field).increment()
         commands.post()
     }
 
     /// The signal of the first stop request.
-    var stopSignal: Int32 {
-        get { int32(Layout.stopSignal).load() }
-        set { int32(Layout.stopSignal).store(newValue) }
+    var stopSignal: Signal {
+        get { Signal(rawValue: load(Layout.Header.stopSignal)) }
+        set { store(Layout.Header.stopSignal, newValue.rawValue) }
     }
 
     /// Waits for the supervisor's next request.
@@ -302,36 +281,39 @@ final class SupervisionPage: Sendable {
 
     /// Records SIGINT, SIGTERM or SIGHUP that reached the worker itself, for the supervisor.
     /// Async-signal-safe.
-    func forward(_ signal: Int32, isReload: Bool) {
-        if isReload {
-            int32(Layout.forwardedReloads).increment()
+    func forward(_ signal: Signal) {
+        if signal == .hangUp {
+            atomic(Layout.Header.forwardedReloads).increment()
         } else {
-            int32(Layout.forwardedStopSignal).store(signal)
-            int32(Layout.forwardedStops).increment()
+            store(Layout.Header.forwardedStopSignal, signal.rawValue)
+            atomic(Layout.Header.forwardedStops).increment()
         }
     }
 
     /// How many stop and reload signals reached the worker itself, and the last stop signal.
-    var forwarded: (stops: Int32, reloads: Int32, stopSignal: Int32) {
-        (int32(Layout.forwardedStops).load(), int32(Layout.forwardedReloads).load(), int32(Layout.forwardedStopSignal).load())
+    var forwarded: (stops: Int32, reloads: Int32, stopSignal: Signal) {
+        (load(Layout.Header.forwardedStops), load(Layout.Header.forwardedReloads), Signal(rawValue: load(Layout.Header.forwardedStopSignal)))
     }
 
     // MARK: Steps: plugin code the worker waits for, and until when
 
     /// One step: which phase, how an overrun is handled, when it began and its deadline
-    /// (``MonotonicClock`` nanoseconds; `Int64.max`: no limit).
+    /// (``MonotonicInstant/distantFuture``: no limit).
     struct Step: Equatable {
         var phase: Phase
         var policy: OverrunPolicy
-        var started: Int64
-        var deadline: Int64
+        var started: MonotonicInstant
+        var deadline: MonotonicInstant
 
         /// When the supervisor acts on the step.
-        var limit: Int64 { policy.limit(forDeadline: deadline) }
+        var limit: MonotonicInstant { policy.limit(forDeadline: deadline) }
+
+        /// Whether it has a deadline at all.
+        var isLimited: Bool { deadline != .distantFuture }
     }
 
-    private func stepOffset(of plugin: PluginNumber?) -> Int {
-        plugin.map { pluginOffset($0) + Layout.Plugin.step } ?? Layout.hostStep
+    private func stepBase(of plugin: PluginNumber?) -> Int {
+        plugin.map { pluginBase($0) + Layout.Plugin.step.offset } ?? Layout.Header.hostStep.offset
     }
 
     /// Records that `plugin` (`nil`: the host itself) begins a step.
@@ -340,17 +322,17 @@ final class SupervisionPage: Sendable {
     ///   Only the first of several steps posted before it wakes says so: the wake time is
     ///   set to 0 (awake) on the way.
     func begin(_ step: Step, of plugin: PluginNumber?) -> Bool {
-        let offset = stepOffset(of: plugin)
-        let deadline = int64(offset + Layout.Step.deadline)
-        deadline.store(0)
-        int32(offset + Layout.Step.phase).store(step.phase.rawValue)
-        int32(offset + Layout.Step.policy).store(step.policy.rawValue)
-        int64(offset + Layout.Step.started).store(step.started)
-        deadline.store(step.deadline)
-        int32(Layout.progress).increment()
-        var wakes = supervisorWakesAt.load()
-        while step.limit < wakes {
-            let (exchanged, current) = supervisorWakesAt.compareExchange(expected: wakes, desired: 0)
+        let base = stepBase(of: plugin)
+        store(Layout.Step.deadline, MonotonicInstant(nanoseconds: 0), in: base)
+        store(Layout.Step.phase, step.phase, in: base)
+        store(Layout.Step.policy, step.policy, in: base)
+        store(Layout.Step.started, step.started, in: base)
+        store(Layout.Step.deadline, step.deadline, in: base)
+        atomic(Layout.Header.progress).increment()
+        let wakesAt = atomic(Layout.Header.supervisorWakesAt)
+        var wakes = wakesAt.load()
+        while step.limit.nanoseconds < wakes {
+            let (exchanged, current) = wakesAt.compareExchange(expected: wakes, desired: 0)
             if exchanged { return true }
             wakes = current
         }
@@ -359,27 +341,25 @@ final class SupervisionPage: Sendable {
 
     /// Records that the step of `plugin` (or the host's) is over.
     func end(stepOf plugin: PluginNumber?) {
-        int64(stepOffset(of: plugin) + Layout.Step.deadline).store(0)
-        int32(Layout.progress).increment()
+        store(Layout.Step.deadline, MonotonicInstant(nanoseconds: 0), in: stepBase(of: plugin))
+        atomic(Layout.Header.progress).increment()
     }
 
     /// The current step of `plugin` (or of the host), or `nil` when it has none; a step
     /// that changes while it is read is reported as none, to be read again later.
     func step(of plugin: PluginNumber?) -> Step? {
-        let offset = stepOffset(of: plugin)
-        let deadline = int64(offset + Layout.Step.deadline)
-        let first = deadline.load()
-        guard first != 0 else { return nil }
+        let base = stepBase(of: plugin)
+        let first = load(Layout.Step.deadline, in: base)
+        guard first.nanoseconds != 0 else { return nil }
         let step = Step(
-            phase: Phase(rawValue: int32(offset + Layout.Step.phase).load()) ?? .unknown,
-            policy: OverrunPolicy(rawValue: int32(offset + Layout.Step.policy).load()) ?? .endHost,
-            started: int64(offset + Layout.Step.started).load(), deadline: first)
-        return deadline.load() == first ? step : nil
+            phase: load(Layout.Step.phase, in: base), policy: load(Layout.Step.policy, in: base),
+            started: load(Layout.Step.started, in: base), deadline: first)
+        return load(Layout.Step.deadline, in: base) == first ? step : nil
     }
 
     /// The phase of the last step `plugin` began, whether or not it is over.
     func lastPhase(of plugin: PluginNumber) -> Phase {
-        Phase(rawValue: int32(stepOffset(of: plugin) + Layout.Step.phase).load()) ?? .unknown
+        load(Layout.Step.phase, in: stepBase(of: plugin))
     }
 
     /// Whose steps the page can hold: the host's (`nil`), then each plugin's.
@@ -400,21 +380,23 @@ final class SupervisionPage: Sendable {
     }
 
     /// What became of a published plugin.
-    enum PluginState: Int32, Sendable {
+    enum PluginState: Int32, Sendable, PageCode {
         /// Published, to be loaded and bootstrapped.
         case published = 0
         /// Bootstrapped, and running.
         case running = 1
         /// Removed while the host ran.
         case removed = 2
+
+        static let fallback = PluginState.published
     }
 
-    private func pluginOffset(_ plugin: PluginNumber) -> Int {
-        Layout.plugins + Int(plugin.rawValue) * Layout.Plugin.size
+    private func pluginBase(_ plugin: PluginNumber) -> Int {
+        Layout.plugins.offset + plugin.index * Layout.Plugin.size
     }
 
     /// How many plugins the worker has published.
-    var pluginCount: Int { Int(int32(Layout.pluginCount).load()) }
+    var pluginCount: Int { Int(load(Layout.Header.pluginCount)) }
 
     /// Every published plugin's number, in the order published.
     var plugins: [PluginNumber] { (0..<pluginCount).map { PluginNumber(rawValue: Int32($0)) } }
@@ -427,62 +409,65 @@ final class SupervisionPage: Sendable {
     func publish(_ entries: [PluginEntry]) -> PluginNumber? {
         let first = pluginCount
         guard first + entries.count <= Self.pluginCapacity else { return nil }
-        var textUsed = Int(int32(Layout.textUsed).load())
-        var requirementsUsed = Int(int32(Layout.requirementsUsed).load())
+        var textUsed = Int(load(Layout.Header.textUsed))
+        var requirementsUsed = Int(load(Layout.Header.requirementsUsed))
         for (position, entry) in entries.enumerated() {
             let texts = [entry.name, entry.file, entry.version].map { Array($0.utf8.prefix(1024)) }
             let length = texts.reduce(0) { $0 + $1.count }
             guard textUsed + length <= Self.textCapacity, requirementsUsed + entry.requires.count <= Self.requirementCapacity
             else { return nil }
-            let offset = pluginOffset(PluginNumber(rawValue: Int32(first + position)))
-            int32(offset + Layout.Plugin.textOffset).store(Int32(textUsed))
+            let base = pluginBase(PluginNumber(first + position))
+            store(Layout.Plugin.textOffset, Int32(textUsed), in: base)
             for (text, field) in zip(texts, [Layout.Plugin.nameLength, Layout.Plugin.fileLength, Layout.Plugin.versionLength]) {
-                memory.write(text[...], at: Layout.texts + textUsed)
-                int32(offset + field).store(Int32(text.count))
+                memory.write(text[...], at: Layout.texts.offset + textUsed)
+                store(field, Int32(text.count), in: base)
                 textUsed += text.count
             }
             if let identity = entry.identity {
-                uint64(offset + Layout.Plugin.device).store(identity.device)
-                uint64(offset + Layout.Plugin.inode).store(identity.inode)
-                int64(offset + Layout.Plugin.fileSize).store(identity.size)
-                int64(offset + Layout.Plugin.modified).store(identity.modificationNanoseconds)
-                int64(offset + Layout.Plugin.changed).store(identity.changeNanoseconds)
+                store(Layout.Plugin.device, identity.device, in: base)
+                store(Layout.Plugin.inode, identity.inode, in: base)
+                store(Layout.Plugin.fileSize, identity.size, in: base)
+                store(Layout.Plugin.modified, identity.modificationNanoseconds, in: base)
+                store(Layout.Plugin.changed, identity.changeNanoseconds, in: base)
             }
-            int32(offset + Layout.Plugin.requirementsOffset).store(Int32(requirementsUsed))
-            int32(offset + Layout.Plugin.requirementsCount).store(Int32(entry.requires.count))
+            store(Layout.Plugin.requirementsOffset, Int32(requirementsUsed), in: base)
+            store(Layout.Plugin.requirementsCount, Int32(entry.requires.count), in: base)
             for required in entry.requires {
-                int32(Layout.requirements + requirementsUsed * 4).store(required.rawValue)
+                store(Layout.requirement, required, in: requirementBase(requirementsUsed))
                 requirementsUsed += 1
             }
         }
-        int32(Layout.textUsed).store(Int32(textUsed))
-        int32(Layout.requirementsUsed).store(Int32(requirementsUsed))
-        int32(Layout.pluginCount).store(Int32(first + entries.count))
-        return PluginNumber(rawValue: Int32(first))
+        store(Layout.Header.textUsed, Int32(textUsed))
+        store(Layout.Header.requirementsUsed, Int32(requirementsUsed))
+        store(Layout.Header.pluginCount, Int32(first + entries.count))
+        return PluginNumber(first)
+    }
+
+    private func requirementBase(_ index: Int) -> Int {
+        Layout.requirements.offset + index * MemoryLayout<Int32>.size
     }
 
     /// The published entry of `plugin`.
     func entry(of plugin: PluginNumber) -> PluginEntry {
-        guard plugin.rawValue >= 0, Int(plugin.rawValue) < pluginCount else {
+        guard plugin.rawValue >= 0, plugin.index < pluginCount else {
             return PluginEntry(name: "#\(plugin.rawValue)", file: "?", version: "?")
         }
-        let offset = pluginOffset(plugin)
-        var text = Layout.texts + Int(int32(offset + Layout.Plugin.textOffset).load())
+        let base = pluginBase(plugin)
+        var text = Layout.texts.offset + Int(load(Layout.Plugin.textOffset, in: base))
         var strings: [String] = []
         for field in [Layout.Plugin.nameLength, Layout.Plugin.fileLength, Layout.Plugin.versionLength] {
-            let length = Int(int32(offset + field).load())
+            let length = min(max(0, Int(load(field, in: base))), Layout.texts.end - text)
             strings.append(memory.string(at: text, count: length))
             text += length
         }
-        let device = uint64(offset + Layout.Plugin.device).load()
-        let inode = uint64(offset + Layout.Plugin.inode).load()
+        let device = load(Layout.Plugin.device, in: base)
+        let inode = load(Layout.Plugin.inode, in: base)
         let identity = device == 0 && inode == 0 ? nil : FileIdentity(
-            device: device, inode: inode, size: int64(offset + Layout.Plugin.fileSize).load(),
-            modificationNanoseconds: int64(offset + Layout.Plugin.modified).load(),
-            changeNanoseconds: int64(offset + Layout.Plugin.changed).load())
-        let first = Int(int32(offset + Layout.Plugin.requirementsOffset).load())
-        let count = Int(int32(offset + Layout.Plugin.requirementsCount).load())
-        let requires = (first..<(first + count)).map { PluginNumber(rawValue: int32(Layout.requirements + $0 * 4).load()) }
+            device: device, inode: inode, size: load(Layout.Plugin.fileSize, in: base),
+            modificationNanoseconds: load(Layout.Plugin.modified, in: base), changeNanoseconds: load(Layout.Plugin.changed, in: base))
+        let first = max(0, Int(load(Layout.Plugin.requirementsOffset, in: base)))
+        let count = min(max(0, Int(load(Layout.Plugin.requirementsCount, in: base))), Self.requirementCapacity - first)
+        let requires = (first..<(first + count)).compactMap { load(Layout.requirement, in: requirementBase($0)) }
         return PluginEntry(name: strings[0], file: strings[1], version: strings[2], identity: identity, requires: requires)
     }
 
@@ -494,29 +479,28 @@ final class SupervisionPage: Sendable {
 
     /// What became of `plugin`, and whether it runs a service.
     func state(of plugin: PluginNumber) -> (state: PluginState, providesService: Bool) {
-        let offset = pluginOffset(plugin)
-        return (PluginState(rawValue: int32(offset + Layout.Plugin.state).load()) ?? .published,
-                int32(offset + Layout.Plugin.providesService).load() == 1)
+        let base = pluginBase(plugin)
+        return (load(Layout.Plugin.state, in: base), load(Layout.Plugin.providesService, in: base))
     }
 
     /// Records what became of `plugin`.
     func setState(of plugin: PluginNumber, _ state: PluginState, providesService: Bool = false) {
-        let offset = pluginOffset(plugin)
-        int32(offset + Layout.Plugin.providesService).store(providesService ? 1 : 0)
-        int32(offset + Layout.Plugin.state).store(state.rawValue)
+        let base = pluginBase(plugin)
+        store(Layout.Plugin.providesService, providesService, in: base)
+        store(Layout.Plugin.state, state, in: base)
     }
 
     /// Records where `plugin`'s executable code was mapped, for the crash handler.
     func setCode(of plugin: PluginNumber, _ range: Range<UInt64>) {
-        let offset = pluginOffset(plugin)
-        uint64(offset + Layout.Plugin.codeUpper).store(0)
-        uint64(offset + Layout.Plugin.codeLower).store(range.lowerBound)
-        uint64(offset + Layout.Plugin.codeUpper).store(range.upperBound)
+        let base = pluginBase(plugin)
+        store(Layout.Plugin.codeUpper, 0, in: base)
+        store(Layout.Plugin.codeLower, range.lowerBound, in: base)
+        store(Layout.Plugin.codeUpper, range.upperBound, in: base)
     }
 
     /// Whether `plugin`'s code was mapped (it was loaded).
     func hasCode(_ plugin: PluginNumber) -> Bool {
-        plugin.index < pluginCount && uint64(pluginOffset(plugin) + Layout.Plugin.codeUpper).load() != 0
+        plugin.index < pluginCount && load(Layout.Plugin.codeUpper, in: pluginBase(plugin)) != 0
     }
 
     /// The plugin whose executable code contains `address`, if any. Async-signal-safe.
@@ -524,10 +508,10 @@ final class SupervisionPage: Sendable {
         let count = pluginCount
         var index = 0
         while index < count {
-            let offset = Layout.plugins + index * Layout.Plugin.size
-            let upper = uint64(offset + Layout.Plugin.codeUpper).load()
-            if upper != 0, address < upper, address >= uint64(offset + Layout.Plugin.codeLower).load() {
-                return PluginNumber(rawValue: Int32(index))
+            let base = pluginBase(PluginNumber(index))
+            let upper = load(Layout.Plugin.codeUpper, in: base)
+            if upper != 0, address < upper, address >= load(Layout.Plugin.codeLower, in: base) {
+                return PluginNumber(index)
             }
             index += 1
         }
@@ -542,10 +526,10 @@ final class SupervisionPage: Sendable {
         let count = pluginCount
         var index = 0
         while index < count {
-            let offset = Layout.plugins + index * Layout.Plugin.size
-            let end = uint64(offset + Layout.Plugin.codeUpper).load()
+            let base = pluginBase(PluginNumber(index))
+            let end = load(Layout.Plugin.codeUpper, in: base)
             if end != 0 {
-                lower = min(lower, uint64(offset + Layout.Plugin.codeLower).load())
+                lower = min(lower, load(Layout.Plugin.codeLower, in: base))
                 upper = max(upper, end)
             }
             index += 1
@@ -555,32 +539,33 @@ final class SupervisionPage: Sendable {
 
     // MARK: Threads: whose code each one runs
 
-    private func slotField(_ slot: Int, _ field: Int) -> SharedAtomic<Int32> {
-        int32(Layout.slots + slot * Layout.Slot.size + field)
+    private func slotBase(_ slot: Int) -> Int {
+        Layout.slots.offset + slot * Layout.Slot.size
     }
 
     /// Reserves a slot for the thread `thread` (``ThreadIdentity/current``); `nil` when all
     /// are taken.
     func claimSlot(for thread: UInt64) -> Int? {
-        let slot = Int(int32(Layout.slotsClaimed).increment())
+        let slot = Int(atomic(Layout.Header.slotsClaimed).increment())
         guard slot < Self.slotCapacity else { return nil }
-        uint64(Layout.slots + slot * Layout.Slot.size + Layout.Slot.thread).store(thread)
+        store(Layout.Slot.thread, thread, in: slotBase(slot))
         return slot
     }
 
     /// Says that the thread of `slot` runs code of `plugin` (`nil`: the host's) in `phase`.
     func setSlot(_ slot: Int, plugin: PluginNumber?, phase: Phase) {
-        slotField(slot, Layout.Slot.plugin).store(-1)
-        slotField(slot, Layout.Slot.phase).store(phase.rawValue)
-        slotField(slot, Layout.Slot.plugin).store(plugin?.rawValue ?? -1)
+        let base = slotBase(slot)
+        store(Layout.Slot.plugin, nil, in: base)
+        store(Layout.Slot.phase, phase, in: base)
+        store(Layout.Slot.plugin, plugin, in: base)
     }
 
     /// The slot of the thread `thread`, or `nil`. Async-signal-safe.
     func slot(of thread: UInt64) -> Int? {
-        let claimed = min(Int(int32(Layout.slotsClaimed).load()), Self.slotCapacity)
+        let claimed = min(Int(load(Layout.Header.slotsClaimed)), Self.slotCapacity)
         var slot = 0
         while slot < claimed {
-            if uint64(Layout.slots + slot * Layout.Slot.size + Layout.Slot.thread).load() == thread { return slot }
+            if load(Layout.Slot.thread, in: slotBase(slot)) == thread { return slot }
             slot += 1
         }
         return nil
@@ -588,8 +573,8 @@ final class SupervisionPage: Sendable {
 
     /// What the thread of `slot` runs: a plugin (`nil`: the host) and a phase.
     func slot(_ slot: Int) -> (plugin: PluginNumber?, phase: Phase) {
-        (PluginNumber(recorded: slotField(slot, Layout.Slot.plugin).load()),
-         Phase(rawValue: slotField(slot, Layout.Slot.phase).load()) ?? .unknown)
+        let base = slotBase(slot)
+        return (load(Layout.Slot.plugin, in: base), load(Layout.Slot.phase, in: base))
     }
 
     /// Every thread that runs plugin code now, as (plugin, phase).
@@ -602,44 +587,44 @@ final class SupervisionPage: Sendable {
 
     // MARK: Records of how the worker ended
 
-    private func write(_ record: WorkerRecord, at offset: Int) {
-        int32(offset + Layout.Record.signal).store(record.signal)
-        int32(offset + Layout.Record.status).store(record.status)
-        int32(offset + Layout.Record.culprit).store(record.culprit?.rawValue ?? -1)
-        int32(offset + Layout.Record.evidence).store(record.evidence.rawValue)
-        int32(offset + Layout.Record.phase).store(record.phase.rawValue)
-        int32(offset + Layout.Record.thread).store(record.thread.rawValue)
-        uint64(offset + Layout.Record.address).store(record.address)
-        int32(offset + Layout.Record.present).store(1)
+    private func write(_ record: WorkerRecord, in region: PageRegion) {
+        let base = region.offset
+        store(Layout.Record.signal, record.signal, in: base)
+        store(Layout.Record.status, record.status, in: base)
+        store(Layout.Record.culprit, record.culprit, in: base)
+        store(Layout.Record.evidence, record.evidence, in: base)
+        store(Layout.Record.phase, record.phase, in: base)
+        store(Layout.Record.thread, record.thread, in: base)
+        store(Layout.Record.address, record.address, in: base)
+        store(Layout.Record.present, true, in: base)
     }
 
-    private func read(at offset: Int) -> WorkerRecord? {
-        guard int32(offset + Layout.Record.present).load() == 1 else { return nil }
+    private func read(_ region: PageRegion) -> WorkerRecord? {
+        let base = region.offset
+        guard load(Layout.Record.present, in: base) else { return nil }
         return WorkerRecord(
-            signal: int32(offset + Layout.Record.signal).load(), status: int32(offset + Layout.Record.status).load(),
-            culprit: PluginNumber(recorded: int32(offset + Layout.Record.culprit).load()),
-            evidence: WorkerRecord.Evidence(rawValue: int32(offset + Layout.Record.evidence).load()) ?? .none,
-            phase: Phase(rawValue: int32(offset + Layout.Record.phase).load()) ?? .unknown,
-            thread: WorkerRecord.ThreadKind(rawValue: int32(offset + Layout.Record.thread).load()) ?? .notTheHosts,
-            address: uint64(offset + Layout.Record.address).load())
+            signal: load(Layout.Record.signal, in: base), status: load(Layout.Record.status, in: base),
+            culprit: load(Layout.Record.culprit, in: base), evidence: load(Layout.Record.evidence, in: base),
+            phase: load(Layout.Record.phase, in: base), thread: load(Layout.Record.thread, in: base),
+            address: load(Layout.Record.address, in: base))
     }
 
     /// The crash the worker's signal handler recorded. Writing is async-signal-safe.
     var crash: WorkerRecord? {
-        get { read(at: Layout.crash) }
-        set { if let newValue { write(newValue, at: Layout.crash) } }
+        get { read(Layout.Header.crash) }
+        set { if let newValue { write(newValue, in: Layout.Header.crash) } }
     }
 
     /// The `exit` call of plugin code that the worker's exit handler recorded.
     var exitCall: WorkerRecord? {
-        get { read(at: Layout.exitCall) }
-        set { if let newValue { write(newValue, at: Layout.exitCall) } }
+        get { read(Layout.Header.exitCall) }
+        set { if let newValue { write(newValue, in: Layout.Header.exitCall) } }
     }
 
     /// What the worker's driving thread was found running when the supervisor asked.
     var stall: WorkerRecord? {
-        get { read(at: Layout.stall) }
-        set { if let newValue { write(newValue, at: Layout.stall) } }
+        get { read(Layout.Header.stall) }
+        set { if let newValue { write(newValue, in: Layout.Header.stall) } }
     }
 
     // MARK: Messages: text the supervisor prints, and notifications it sends, for the worker
@@ -651,7 +636,7 @@ final class SupervisionPage: Sendable {
     /// - Parameter wake: Tells the supervisor that a message is waiting.
     func hand(_ message: WorkerMessage, wake: () -> Void) {
         let number = post(message, wake: wake)
-        while int64(Layout.outputAcknowledged).load() < number { acknowledgements.wait() }
+        while load(Layout.Header.outputAcknowledged) < number { acknowledgements.wait() }
     }
 
     /// Hands `message` to the supervisor once it has taken the one before, and returns
@@ -665,31 +650,31 @@ final class SupervisionPage: Sendable {
     func post(_ message: WorkerMessage, wake: () -> Void) -> Int64 {
         let (kind, value, bytes) = message.encoded
         precondition(bytes.count <= Self.outputCapacity)
-        let number = int64(Layout.outputPosted).load() + 1
-        while int64(Layout.outputAcknowledged).load() < number - 1 { acknowledgements.wait() }
-        memory.write(bytes, at: Layout.outputBytes)
-        int32(Layout.outputKind).store(kind)
-        int32(Layout.outputLength).store(Int32(bytes.count))
-        int64(Layout.outputValue).store(value)
-        int64(Layout.outputPosted).store(number)
+        let number = load(Layout.Header.outputPosted) + 1
+        while load(Layout.Header.outputAcknowledged) < number - 1 { acknowledgements.wait() }
+        memory.write(bytes, at: Layout.outputBytes.offset)
+        store(Layout.Header.outputKind, kind)
+        store(Layout.Header.outputLength, Int32(bytes.count))
+        store(Layout.Header.outputValue, value)
+        store(Layout.Header.outputPosted, number)
         wake()
         return number
     }
 
     /// The message waiting to be handled, if any: its number and a copy of it.
     func pendingMessage(after handled: Int64) -> (number: Int64, message: WorkerMessage)? {
-        let number = int64(Layout.outputPosted).load()
+        let number = load(Layout.Header.outputPosted)
         guard number > handled else { return nil }
-        let length = min(max(0, Int(int32(Layout.outputLength).load())), Self.outputCapacity)
+        let length = min(max(0, Int(load(Layout.Header.outputLength))), Self.outputCapacity)
         let message = WorkerMessage(
-            kind: int32(Layout.outputKind).load(), value: int64(Layout.outputValue).load(),
-            bytes: memory.bytes(at: Layout.outputBytes, count: length))
+            kind: load(Layout.Header.outputKind), value: load(Layout.Header.outputValue),
+            bytes: memory.bytes(at: Layout.outputBytes.offset, count: length))
         return (number, message)
     }
 
     /// Tells the worker that message `number` is handled.
     func acknowledge(_ number: Int64) {
-        int64(Layout.outputAcknowledged).store(number)
+        store(Layout.Header.outputAcknowledged, number)
         acknowledgements.post()
     }
 }
@@ -723,7 +708,7 @@ struct PluginNumber: Hashable, Comparable, Sendable, CustomStringConvertible {
 /// of thread.
 struct WorkerRecord: Equatable, Sendable {
     /// What gave the culprit away.
-    enum Evidence: Int32, Sendable {
+    enum Evidence: Int32, Sendable, PageCode {
         case none = 0
         /// The faulting instruction is in the plugin's code.
         case faultingCode = 1
@@ -731,13 +716,17 @@ struct WorkerRecord: Equatable, Sendable {
         case stack = 2
         /// The thread said it runs the plugin's code.
         case runningThread = 3
+
+        static let fallback = Evidence.none
     }
 
     /// Which kind of thread crashed or called `exit`.
-    enum ThreadKind: Int32, Sendable {
+    enum ThreadKind: Int32, Sendable, PageCode {
         case notTheHosts = 0
         case hostCode = 1
         case pluginCode = 2
+
+        static let fallback = ThreadKind.notTheHosts
     }
 
     var signal: Int32 = 0
@@ -756,27 +745,39 @@ enum WorkerMessage: Equatable, Sendable {
     case error([UInt8])
     case notification(ServiceNotification)
 
+    /// What a message is, as the page codes it.
+    enum Kind: Int32, Sendable, PageCode {
+        case output = 1
+        case error = 2
+        case ready = 3
+        case reloading = 4
+        case status = 5
+        case stopping = 6
+
+        static let fallback = Kind.error
+    }
+
     /// The kind, a number and the bytes, as the page holds them.
-    fileprivate var encoded: (kind: Int32, value: Int64, bytes: ArraySlice<UInt8>) {
+    fileprivate var encoded: (kind: Kind, value: Int64, bytes: ArraySlice<UInt8>) {
         switch self {
-        case .output(let bytes): (1, 0, bytes[...])
-        case .error(let bytes): (2, 0, bytes[...])
-        case .notification(.ready(let status)): (3, 0, Array(status.utf8)[...])
-        case .notification(.reloading(let microseconds)): (4, microseconds, [])
-        case .notification(.status(let status)): (5, 0, Array(status.utf8)[...])
-        case .notification(.stopping(let status)): (6, 0, Array(status.utf8)[...])
+        case .output(let bytes): (.output, 0, bytes[...])
+        case .error(let bytes): (.error, 0, bytes[...])
+        case .notification(.ready(let status)): (.ready, 0, Array(status.utf8)[...])
+        case .notification(.reloading(let microseconds)): (.reloading, microseconds, [])
+        case .notification(.status(let status)): (.status, 0, Array(status.utf8)[...])
+        case .notification(.stopping(let status)): (.stopping, 0, Array(status.utf8)[...])
         }
     }
 
-    fileprivate init(kind: Int32, value: Int64, bytes: [UInt8]) {
+    fileprivate init(kind: Kind, value: Int64, bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         switch kind {
-        case 1: self = .output(bytes)
-        case 3: self = .notification(.ready(status: text))
-        case 4: self = .notification(.reloading(monotonicMicroseconds: value))
-        case 5: self = .notification(.status(text))
-        case 6: self = .notification(.stopping(status: text))
-        default: self = .error(bytes)
+        case .output: self = .output(bytes)
+        case .error: self = .error(bytes)
+        case .ready: self = .notification(.ready(status: text))
+        case .reloading: self = .notification(.reloading(monotonicMicroseconds: value))
+        case .status: self = .notification(.status(text))
+        case .stopping: self = .notification(.stopping(status: text))
         }
     }
 }

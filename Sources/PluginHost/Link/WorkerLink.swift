@@ -39,7 +39,7 @@ final class WorkerLink: Sendable {
     func becomeDriver() {
         FatalSignals.installAlternateStack()
         if let slot = page.claimSlot(for: ThreadIdentity.current) { page.setSlot(slot, plugin: nil, phase: .unknown) }
-        page.driverThread.store(ProcessControl.currentThread)
+        page.driverThread = ProcessControl.currentThread
     }
 
     /// Tells the supervisor what the worker as a whole is doing now.
@@ -74,9 +74,8 @@ final class WorkerLink: Sendable {
     /// Records that `plugin` (`nil`: the host) begins `phase`, which may last `timeout`
     /// (`nil`: without limit).
     func begin(_ phase: Phase, of plugin: PluginNumber?, within timeout: Duration?, policy: OverrunPolicy) {
-        let started = MonotonicClock.now
-        let (deadline, overflow) = started.addingReportingOverflow(timeout.map(MonotonicClock.nanoseconds) ?? .max)
-        let step = SupervisionPage.Step(phase: phase, policy: policy, started: started, deadline: overflow ? .max : deadline)
+        let started = MonotonicInstant.now
+        let step = SupervisionPage.Step(phase: phase, policy: policy, started: started, deadline: timeout.map { started + $0 } ?? .distantFuture)
         if page.begin(step, of: plugin) { wakeSupervisor() }
     }
 
@@ -115,10 +114,10 @@ final class WorkerLink: Sendable {
         writing.withLock { _ in _ = page.post(.notification(notification), wake: wakeSupervisor) }
     }
 
-    /// Records the outcome of a health check for systemd's watchdog: good until `deadline`
-    /// (``MonotonicClock`` nanoseconds), or bad (`nil`).
-    func reportHealth(goodUntil deadline: Int64?) {
-        page.healthyUntil.store(deadline ?? 0)
+    /// Records the outcome of a health check for systemd's watchdog: good until `deadline`,
+    /// or bad (`nil`).
+    func reportHealth(goodUntil deadline: MonotonicInstant?) {
+        page.healthyUntil = deadline
     }
 
     /// Tells the supervisor that the plugins are loaded and the worker waits for its word
@@ -151,7 +150,7 @@ final class WorkerLink: Sendable {
             var proceeds: Int32 = 0
             while true {
                 if page.count(.stop) > stops {
-                    if stops == 0 { handler(.stop(signal: Signal(rawValue: page.stopSignal))) }
+                    if stops == 0 { handler(.stop(signal: page.stopSignal)) }
                     stops = page.count(.stop)
                 }
                 while page.count(.reload) > reloads {

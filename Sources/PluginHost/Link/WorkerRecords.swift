@@ -40,7 +40,7 @@ enum WorkerRecords {
             exitStatus: crashStatus.rawValue, detaching: page.sharedMemory)
         StraySignals.install(forwarder: { signal in
             guard let page = recordingPage else { return }
-            page.forward(signal, isReload: signal == Signal.hangUp.rawValue)
+            page.forward(Signal(rawValue: signal))
             ProcessControl.send(.wake, to: supervisorToWake)
         })
         ProbeSignal.install(recorder: { code, stack in
@@ -95,9 +95,9 @@ enum WorkerRecords {
     ///
     /// - Returns: What the thread was found running, or `nil` when it did not answer.
     static func askStall(of worker: ProcessID, page: SupervisionPage) -> WorkerRecord? {
-        guard ProbeSignal.send(toThread: page.driverThread.load(), of: worker) else { return nil }
-        let deadline = MonotonicClock.now + 200_000_000
-        while MonotonicClock.now < deadline {
+        guard ProbeSignal.send(toThread: page.driverThread, of: worker) else { return nil }
+        let deadline = MonotonicInstant.now + .milliseconds(200)
+        while MonotonicInstant.now < deadline {
             if let stall = page.stall { return stall }
             ProcessControl.sleep(nanoseconds: 5_000_000)
         }

@@ -755,7 +755,7 @@ struct SupervisionMachine: Sendable {
 
     /// `RELOADING=1`, now.
     var reloadingNow: ServiceNotification {
-        .reloading(monotonicMicroseconds: now.nanoseconds / 1000)
+        .reloading(at: now)
     }
 
     var time: MonotonicInstant { now }

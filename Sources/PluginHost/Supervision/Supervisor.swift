@@ -95,7 +95,7 @@ struct Supervisor {
 
     private mutating func supervise() -> Never {
         while true {
-            for worker in workers.values { worker.page.supervisorWakesAt.store(0) }
+            for worker in workers.values { worker.page.supervisorWakesAt = MonotonicInstant(nanoseconds: 0) }
             var events = waiting
             waiting = []
             events += SignalPipe.received(on: signals.readEnd).map { SupervisionEvent.signal($0, from: .supervisor) }
@@ -146,7 +146,7 @@ struct Supervisor {
             let forwarded = page.forwarded
             while forwarded.stops > worker.forwardedStops {
                 worker.forwardedStops += 1
-                events.append(.signal(Signal(rawValue: forwarded.stopSignal), from: .worker(generation: worker.generation)))
+                events.append(.signal(forwarded.stopSignal, from: .worker(generation: worker.generation)))
             }
             while forwarded.reloads > worker.forwardedReloads {
                 worker.forwardedReloads += 1
@@ -162,10 +162,10 @@ struct Supervisor {
                 worker.upgradeRequests = requests
                 events.append(.upgradeRequested(generation: worker.generation, plugins: worker.plugins))
             }
-            let health = page.healthyUntil.load()
-            if health != worker.healthReported ?? -1, health != 0 || worker.healthReported != nil {
+            let health = page.healthyUntil
+            if health != worker.healthReported {
                 worker.healthReported = health
-                events.append(.health(generation: worker.generation, goodUntil: health == 0 ? nil : MonotonicInstant(nanoseconds: health)))
+                events.append(.health(generation: worker.generation, goodUntil: health))
             }
             if let termination = ended[worker.process] {
                 events += takeMessage(of: worker)
@@ -177,7 +177,7 @@ struct Supervisor {
                 worker.overrunReported = true
                 events.append(.overran(generation: worker.generation, Overrun(
                     owner: owner, phase: step.phase, policy: step.policy,
-                    allowed: .nanoseconds(step.deadline - step.started), stall: owner == nil ? stall(of: worker) : nil)))
+                    allowed: step.deadline - step.started, stall: owner == nil ? stall(of: worker) : nil)))
             }
         }
         return events
@@ -315,11 +315,11 @@ struct Supervisor {
     /// signals it, then waits for a signal, for output to be writable, for a directory to
     /// change, or for that time.
     private mutating func wait(until wake: MonotonicInstant?) {
-        for worker in workers.values { worker.page.supervisorWakesAt.store((wake ?? .distantFuture).nanoseconds) }
+        for worker in workers.values { worker.page.supervisorWakesAt = wake ?? .distantFuture }
         // A step posted while the wake time was being worked out is seen now, or its poster
         // saw the new wake time and signalled.
         if let again = nextWake(), again < (wake ?? .distantFuture) {
-            for worker in workers.values { worker.page.supervisorWakesAt.store(0) }
+            for worker in workers.values { worker.page.supervisorWakesAt = MonotonicInstant(nanoseconds: 0) }
             return
         }
         var interests = [Poll.Interest(descriptor: signals.readEnd, writing: false)]

@@ -17,8 +17,8 @@ final class WorkerProcess {
     var upgradeRequests: Int32 = 0
     /// Whether its waiting to bootstrap (``WorkerPhase/prepared``) was reported.
     var preparedReported = false
-    /// Its last health check as reported: good until, 0 for bad, `nil` before any.
-    var healthReported: Int64?
+    /// Its last health check as reported: good until, or `nil` for bad (and before any).
+    var healthReported: MonotonicInstant?
     /// Whether a step past its limit was reported: the machine ends the worker.
     var overrunReported = false
     /// Whether a signal keeps it stopped, as reported.
@@ -57,7 +57,7 @@ final class WorkerProcess {
     ) throws(SystemError) -> WorkerProcess {
         let page = try SupervisionPage()
         let supervisor = ProcessControl.current
-        page.supervisorProcess.store(supervisor.rawValue)
+        page.supervisorProcess = supervisor
         let worker: ProcessID
         do {
             worker = try ProcessControl.forkBlockingSignals()
@@ -90,7 +90,7 @@ final class WorkerProcess {
     func ask(_ request: WorkerLink.Request) {
         switch request {
         case .stop(let signal):
-            page.stopSignal = signal.rawValue
+            page.stopSignal = signal
             page.raise(.stop)
             ProcessControl.send(.resume, toGroup: process)
         case .reload: page.raise(.reload)
@@ -143,7 +143,7 @@ final class WorkerProcess {
     /// The first step of the worker past its limit at `now`, if any.
     func overrun(at now: MonotonicInstant) -> (owner: PluginNumber?, step: SupervisionPage.Step)? {
         for owner in page.stepOwners {
-            guard let step = page.step(of: owner), step.deadline != .max, now.nanoseconds >= step.limit else { continue }
+            guard let step = page.step(of: owner), step.isLimited, now >= step.limit else { continue }
             return (owner, step)
         }
         return nil
@@ -151,11 +151,7 @@ final class WorkerProcess {
 
     /// The earliest limit of the worker's steps, if any has one.
     var nextStepLimit: MonotonicInstant? {
-        var next = Int64.max
-        for owner in page.stepOwners {
-            if let step = page.step(of: owner), step.deadline != .max { next = min(next, step.limit) }
-        }
-        return next == .max ? nil : MonotonicInstant(nanoseconds: next)
+        page.stepOwners.compactMap { owner in page.step(of: owner).flatMap { $0.isLimited ? $0.limit : nil } }.min()
     }
 
     /// `plugin Domain (FILE) was bootstrapping`, for each plugin whose code runs now.

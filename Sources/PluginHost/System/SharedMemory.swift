@@ -43,10 +43,14 @@ final class SharedMemory: @unchecked Sendable {
     }
 
     /// The atomic number of type `Value` at `offset`, which must be aligned for it.
-    func atomic<Value: AtomicRepresentable>(_ type: Value.Type, at offset: Int) -> SharedAtomic<Value> {
+    func atomic<Value: SharedWord>(_ type: Value.Type, at offset: Int) -> SharedAtomic<Value> {
         precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= size && offset % MemoryLayout<Value>.alignment == 0)
-        return SharedAtomic(pointer: (base + offset).assumingMemoryBound(to: Atomic<Value>.self))
+        return SharedAtomic(address: base + offset)
     }
+
+    /// The bytes and the alignment a process-shared semaphore takes, for a layout to place one.
+    static let semaphoreSize = MemoryLayout<sem_t>.size
+    static let semaphoreAlignment = MemoryLayout<sem_t>.alignment
 
     /// The process-shared semaphore at `offset`, set to 0 when `initialize` (do it once,
     /// before any process waits on it).
@@ -78,34 +82,67 @@ final class SharedMemory: @unchecked Sendable {
     }
 }
 
-/// An atomic number in ``SharedMemory``: every access is sequentially consistent.
-struct SharedAtomic<Value: AtomicRepresentable>: @unchecked Sendable {
-    fileprivate let pointer: UnsafeMutablePointer<Atomic<Value>>
+/// A number that shared memory holds as one atomic word: `Int32`, `Int64`, `UInt64`.
+protocol SharedWord: FixedWidthInteger, AtomicRepresentable, Sendable {
+    /// The word at `address`, read atomically.
+    static func load(at address: UnsafeMutableRawPointer) -> Self
+    /// Writes `value` at `address` atomically.
+    static func store(_ value: Self, at address: UnsafeMutableRawPointer)
 }
 
-extension SharedAtomic where Value == Int32 {
-    func load() -> Value { pointer.pointee.load(ordering: .sequentiallyConsistent) }
-    func store(_ value: Value) { pointer.pointee.store(value, ordering: .sequentiallyConsistent) }
+extension Int32: SharedWord {
+    static func load(at address: UnsafeMutableRawPointer) -> Int32 {
+        address.assumingMemoryBound(to: Atomic<Int32>.self).pointee.load(ordering: .sequentiallyConsistent)
+    }
 
-    /// Adds one, wrapping; returns the value before.
-    @discardableResult
-    func increment() -> Value { pointer.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue }
-}
-
-extension SharedAtomic where Value == Int64 {
-    func load() -> Value { pointer.pointee.load(ordering: .sequentiallyConsistent) }
-    func store(_ value: Value) { pointer.pointee.store(value, ordering: .sequentiallyConsistent) }
-
-    /// Stores `desired` if the value is `expected`; returns whether it did, and the value
-    /// found.
-    func compareExchange(expected: Value, desired: Value) -> (exchanged: Bool, original: Value) {
-        pointer.pointee.compareExchange(expected: expected, desired: desired, ordering: .sequentiallyConsistent)
+    static func store(_ value: Int32, at address: UnsafeMutableRawPointer) {
+        address.assumingMemoryBound(to: Atomic<Int32>.self).pointee.store(value, ordering: .sequentiallyConsistent)
     }
 }
 
-extension SharedAtomic where Value == UInt64 {
-    func load() -> Value { pointer.pointee.load(ordering: .sequentiallyConsistent) }
-    func store(_ value: Value) { pointer.pointee.store(value, ordering: .sequentiallyConsistent) }
+extension Int64: SharedWord {
+    static func load(at address: UnsafeMutableRawPointer) -> Int64 {
+        address.assumingMemoryBound(to: Atomic<Int64>.self).pointee.load(ordering: .sequentiallyConsistent)
+    }
+
+    static func store(_ value: Int64, at address: UnsafeMutableRawPointer) {
+        address.assumingMemoryBound(to: Atomic<Int64>.self).pointee.store(value, ordering: .sequentiallyConsistent)
+    }
+}
+
+extension UInt64: SharedWord {
+    static func load(at address: UnsafeMutableRawPointer) -> UInt64 {
+        address.assumingMemoryBound(to: Atomic<UInt64>.self).pointee.load(ordering: .sequentiallyConsistent)
+    }
+
+    static func store(_ value: UInt64, at address: UnsafeMutableRawPointer) {
+        address.assumingMemoryBound(to: Atomic<UInt64>.self).pointee.store(value, ordering: .sequentiallyConsistent)
+    }
+}
+
+/// An atomic number in ``SharedMemory``: every access is sequentially consistent.
+struct SharedAtomic<Value: SharedWord>: @unchecked Sendable {
+    fileprivate let address: UnsafeMutableRawPointer
+
+    func load() -> Value { Value.load(at: address) }
+    func store(_ value: Value) { Value.store(value, at: address) }
+}
+
+extension SharedAtomic where Value == Int32 {
+    /// Adds one, wrapping; returns the value before.
+    @discardableResult
+    func increment() -> Value {
+        address.assumingMemoryBound(to: Atomic<Int32>.self).pointee.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+    }
+}
+
+extension SharedAtomic where Value == Int64 {
+    /// Stores `desired` if the value is `expected`; returns whether it did, and the value
+    /// found.
+    func compareExchange(expected: Value, desired: Value) -> (exchanged: Bool, original: Value) {
+        address.assumingMemoryBound(to: Atomic<Int64>.self).pointee.compareExchange(
+            expected: expected, desired: desired, ordering: .sequentiallyConsistent)
+    }
 }
 
 /// A process-shared semaphore in ``SharedMemory``.
@@ -117,6 +154,6 @@ struct SharedSemaphore: @unchecked Sendable {
 
     /// Waits for a post, however long it takes.
     func wait() {
-        while sem_wait(pointer) != 0 && errno == EINTR {}
+        _ = SystemCall.retryingOnInterrupt { sem_wait(pointer) }
     }
 }

@@ -54,19 +54,19 @@ final class Semaphore: @unchecked Sendable {
 
     /// Waits for a signal, for at most `timeout` when given.
     func wait(timeout: Duration?) {
-        _ = wait(until: timeout.map { MonotonicClock.deadline(after: $0) })
+        _ = wait(until: timeout.map { .now + $0 })
     }
 
-    /// Waits for a signal until `deadline` (``MonotonicClock`` nanoseconds), when given.
+    /// Waits for a signal until `deadline`, when given.
     ///
     /// - Returns: Whether a signal came; `false` when the deadline passed.
-    func wait(until deadline: Int64?) -> Bool {
-        guard let deadline, deadline != .max else {
-            while sem_wait(semaphore) != 0 && errno == EINTR {}
+    func wait(until deadline: MonotonicInstant?) -> Bool {
+        guard let deadline, deadline != .distantFuture else {
+            _ = SystemCall.retryingOnInterrupt { sem_wait(semaphore) }
             return true
         }
         while true {
-            let remaining = deadline - MonotonicClock.now
+            let remaining = (deadline - .now).nanoseconds
             guard remaining > 0 else { return sem_trywait(semaphore) == 0 }
             // sem_timedwait takes a wall-clock time: wait in short pieces, so that a change of
             // the wall clock cannot stretch the wait.

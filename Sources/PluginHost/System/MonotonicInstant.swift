@@ -54,21 +54,3 @@ extension Duration {
         return carry ? (seconds < 0 ? .min : .max) : total
     }
 }
-
-/// Nanoseconds of `CLOCK_MONOTONIC`, for the few places that store them as plain numbers:
-/// fields of shared memory, written in signal handlers.
-enum MonotonicClock {
-    /// Now, in nanoseconds since an unspecified start.
-    static var now: Int64 { MonotonicInstant.now.nanoseconds }
-
-    /// `duration` in nanoseconds, saturating at `Int64.max`; never negative.
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        max(0, duration.nanoseconds)
-    }
-
-    /// The instant `duration` from now; `Int64.max` for no limit.
-    static func deadline(after duration: Duration?) -> Int64 {
-        guard let duration else { return .max }
-        return (MonotonicInstant.now + duration).nanoseconds
-    }
-}
