@@ -175,7 +175,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_FLAGS   := -swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library -package-name plugin_host
 FUZZ_SOURCES := Tests/Fuzz/ManifestFuzzer.swift $(wildcard Sources/PluginHost/Manifest/*.swift) Sources/PluginHost/Shared/String+Text.swift \
                 $(wildcard Sources/PluginHost/JSON/*.swift) \
-                $(addprefix Sources/PluginHost/System/,SystemError.swift ReadOnlyFile.swift FileStatus.swift)
+                $(addprefix Sources/PluginHost/System/,SystemError.swift SystemCall.swift ReadOnlyFile.swift FileStatus.swift)
 $(FUZZER): $(FUZZ_SOURCES) $(ABI_SOURCES)
 	@mkdir -p $(FUZZ)
 	$(SWIFTC) $(FUZZ_FLAGS) -wmo -module-name PluginABI -emit-module -emit-module-path $(FUZZ)/PluginABI.swiftmodule \

@@ -86,6 +86,10 @@ if [ "$last_status" -eq 0 ]; then
     runs=$(grep -E "^stat::number_of_executed_units:" "$log" | tail -1 | awk '{print $2}')
     echo "fuzz:          1 passed, ${runs:-?} inputs without a crash (${last_seconds} s)"
     passed=$((passed + 1))
+elif [ ! -x build/fuzz/manifest-fuzzer ]; then
+    echo "fuzz:          FAILED (${last_seconds} s): the fuzzer did not build"
+    sed -n '/^=== fuzz: /,/^=== fuzz: exit/p' "$log" | grep -E "error:" | sort -u | head -10 | sed 's/^/  /'
+    failed=$((failed + 1))
 else
     echo "fuzz:          FAILED (${last_seconds} s): a crashing input is in build/fuzz/"
     grep -E "ERROR|SUMMARY|crash-" "$log" | tail -10 | sed 's/^/  /'

@@ -98,6 +98,42 @@ struct ArchitectureTests {
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
     }
 
+    /// The files of the supervisor's state machine, and the names of System they may use:
+    /// values, never a call that reads the clock, touches a file or a process.
+    static let machine = [
+        "SupervisionMachine", "Generation", "WorkerEnding", "EndingEvidence", "SupervisionEvent", "SupervisionAction",
+        "RestartPolicy", "PublishedPlugin", "GenerationPlan",
+    ]
+    static let pureSystemNames: Set<String> = ["MonotonicInstant", "Signal", "ProcessID", "FileIdentity", "Termination", "nanoseconds"]
+
+    @Test("the supervisor's state machine is pure: no system call, clock or file; every switch exhaustive, without default")
+    func machineIsPure() throws {
+        let files = try Self.files()
+        let declaration = Self.declaration
+        var systemNames = Set<String>()
+        for url in files["System"] ?? [] {
+            let text = try Self.code(of: url)
+            for match in declaration.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                systemNames.insert(String(text[Range(match.range(at: 1), in: text)!]))
+            }
+        }
+        let word = try NSRegularExpression(pattern: #"\b[A-Za-z_]\w*\b"#)
+        var violations: [String] = []
+        for name in Self.machine {
+            let url = Repository.root.appending(path: "Sources/PluginHost/Supervision/\(name).swift")
+            let text = try Self.code(of: url)
+            let used = Set(word.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) })
+            for system in used.intersection(systemNames).subtracting(Self.pureSystemNames).sorted() {
+                violations.append("\(name).swift uses \(system) of System")
+            }
+            if text.contains("default:") { violations.append("\(name).swift has a switch with default") }
+            if text.contains("MonotonicInstant.now") || text.contains(": .now") || text.contains("(.now") {
+                violations.append("\(name).swift reads the clock")
+            }
+        }
+        #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
+    }
+
     @Test("only System imports Glibc or handles unsafe pointers")
     func onlySystemCallsC() throws {
         var violations: [String] = []

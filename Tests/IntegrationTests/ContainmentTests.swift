@@ -309,7 +309,9 @@ struct ContainmentTests {
 
     @Test("a plugin thread that keeps starting processes while the host exits leaves none of them running")
     func forksWhileExiting() throws {
-        let trial = try Trial(["Misbehaver": #""act": "fork-loop", "on": "thread", "wait": 0"#])
+        // The bootstrap waits a moment, so that the loop has begun to fork when the host
+        // goes on to exit; it forks on while the host exits.
+        let trial = try Trial(["Misbehaver": #""act": "fork-loop", "on": "thread", "wait": 50"#])
         for _ in 0..<3 {
             let (result, _) = try trial.run()
             trial.expectContained(result, status: 0, line: "that plugins started and left running")

@@ -22,12 +22,7 @@ struct SupervisionSimulationTests {
 
     @Test("the state diagram of docs/architecture.md is the one the machine's runs draw (make diagram redraws it)")
     func stateDiagramIsTheMachines() throws {
-        var transitions: Set<Transition> = []
-        for seed in Simulation.diagramSeeds {
-            let outcome = Simulation.run(seed: seed)
-            #expect(outcome.violations.isEmpty, "\(Simulation.report(outcome))")
-            transitions.formUnion(outcome.transitions)
-        }
+        let transitions = Simulation.diagramTransitions()
         let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appending(path: "docs/architecture.md")
         let text = try String(contentsOf: document, encoding: .utf8)
@@ -211,5 +206,26 @@ struct SupervisionSimulationTests {
     /// Whether the worker of generation `number` runs the plugin `name`.
     static func runs(_ name: String, in number: Int, _ world: SimulatedWorld) -> Bool {
         world.machine.generations[number]?.plugins.contains { $0.name == name && $0.isRunning } == true
+    }
+}
+
+@Suite("Supervision, simulated: the rare changes of state the diagram draws")
+struct RareSupervisionSequenceTests {
+    @Test("a rollback decided while handing over, past the restart limit, ends the host naming the limit")
+    func rollbackPastTheLimit() {
+        let (setup, operations) = Simulation.rareSequences[0]
+        let outcome = Simulation.run(setup: setup, seed: 1, operations: operations, tracing: true)
+        #expect(outcome.violations == [])
+        #expect(outcome.transitions.contains(Transition(from: "handing over", event: "worker ended", to: "finished")), "\(outcome.trace.joined(separator: "\n"))")
+        #expect(outcome.ending == "restartLimit 70")
+    }
+
+    @Test("a stop while a restart waits and a killed worker is still to be reaped ends once it is")
+    func stopWhileBackingOffWithAWorkerToReap() {
+        let (setup, operations) = Simulation.rareSequences[1]
+        let outcome = Simulation.run(setup: setup, seed: 1, operations: operations, tracing: true)
+        #expect(outcome.violations == [])
+        #expect(outcome.transitions.contains(Transition(from: "backing off", event: "SIGINT/SIGTERM", to: "stopping")), "\(outcome.trace.joined(separator: "\n"))")
+        #expect(outcome.ending == "stopped 0")
     }
 }

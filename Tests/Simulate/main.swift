@@ -4,13 +4,18 @@
 //
 // Usage: simulate [SEQUENCES [SEED]]   (SEED: the first sequence's; the default is random)
 //        simulate --diagram            (the state diagram of docs/architecture.md)
+//        simulate --trace SEED         (every event and action of one sequence)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--diagram" {
-    let seeds = Simulation.diagramSeeds
-    let outcomes = concurrentMap(seeds, minimumPerThread: 1) { seed in Simulation.run(seed: seed) }
-    print(Simulation.stateDiagram(of: outcomes.reduce(into: Set<Transition>()) { $0.formUnion($1.transitions) }))
-    ProcessControl.exit(outcomes.allSatisfy(\.violations.isEmpty) ? 0 : 1)
+    print(Simulation.stateDiagram(of: Simulation.diagramTransitions()))
+    ProcessControl.exit(0)
+}
+if arguments.first == "--trace", let seed = arguments.dropFirst().first.flatMap({ UInt64($0) }) {
+    let outcome = Simulation.run(seed: seed, operations: Simulation.operations(seed: seed), tracing: true)
+    print(outcome.trace.joined(separator: "\n"))
+    print("ended: \(outcome.ending); violations: \(outcome.violations)")
+    ProcessControl.exit(outcome.violations.isEmpty ? 0 : 1)
 }
 let sequences = arguments.first.flatMap { Int($0) } ?? 10_000
 let firstSeed = arguments.dropFirst().first.flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))

@@ -259,7 +259,7 @@ struct Supervisor {
         let closing = [directories?.descriptor, configuration.systemd.socket?.descriptor].compactMap { $0 }
         do {
             workers[plan.number] = try WorkerProcess.start(
-                plan, signals: signals, closing: closing.map(FileDescriptor.init(rawValue:)), descriptorLimit: descriptorLimit,
+                plan, signals: signals, closing: closing, descriptorLimit: descriptorLimit,
                 crashStatus: configuration.crashStatus, run: run)
             return nil
         } catch {
@@ -328,7 +328,7 @@ struct Supervisor {
             return interests.count - 1
         }
         let directoriesAt = directories.map { watch in
-            interests.append(Poll.Interest(descriptor: FileDescriptor(rawValue: watch.descriptor), writing: false))
+            interests.append(Poll.Interest(descriptor: watch.descriptor, writing: false))
             return interests.count - 1
         }
         let ready = Poll.wait(for: interests, timeout: wake.map { max(.zero, $0 - .now) })

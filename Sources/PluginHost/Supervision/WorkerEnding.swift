@@ -6,7 +6,8 @@
 /// 1. The supervisor ended it: at a deadline (124, naming what ran), or because it was not
 ///    needed any more (as the host meant).
 /// 2. A crash record names the plugin whose code faulted, or was on the crashing thread's
-///    stack, or ran on that thread; an `exit()` record the same for the caller.
+///    stack, or ran on that thread; an `exit()` record the same for the caller. A crash
+///    record that names no plugin blames none.
 /// 3. It exited with the status the host said it would: as the host meant.
 /// 4. Otherwise (`_exit()`, a signal the crash handler did not see): the plugins whose code
 ///    was running. SIGKILL, which nothing in the process can catch, blames only plugins in a
@@ -77,9 +78,10 @@ struct WorkerEnding: Equatable, Sendable {
         if let reason { return context.killed(because: reason, spokeForHost: spokeForHost) }
         if let crash = evidence.crash {
             let phase = context.phase(crash.phase)
+            // A crash the records cannot pin on a plugin blames none: the plugins that happened
+            // to run (a service waiting for work) are no more likely than any other.
             return WorkerEnding(
-                status: .crashed, message: context.crashed(crash),
-                culprits: crash.culprit.map { [$0] } ?? context.runningPlugins, phase: phase,
+                status: .crashed, message: context.crashed(crash), culprits: crash.culprit.map { [$0] } ?? [], phase: phase,
                 summary: "crashed during \(phase): \(Signal(rawValue: crash.signal).name)")
         }
         if let call = evidence.exitCall {

@@ -8,7 +8,7 @@ import Musl
 /// written and closed, moved in or out, removed, or its attributes changed.
 struct DirectoryWatch: Sendable {
     /// The descriptor to poll for reading.
-    let descriptor: Int32
+    let descriptor: FileDescriptor
 
     /// Watches `directories`; `nil` when inotify is not available.
     ///
@@ -23,7 +23,7 @@ struct DirectoryWatch: Sendable {
             close(descriptor)
             return nil
         }
-        self.descriptor = descriptor
+        self.descriptor = FileDescriptor(rawValue: descriptor)
     }
 
     /// Reads every event waiting; whether one concerned a `*.so` file.
@@ -31,7 +31,7 @@ struct DirectoryWatch: Sendable {
         var changed = false
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = SystemCall.retryingOnInterrupt { buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) } }
             guard count > 0 else { return changed }
             var offset = 0
             let header = MemoryLayout<inotify_event>.size

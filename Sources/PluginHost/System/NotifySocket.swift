@@ -10,7 +10,7 @@ import Musl
 /// dropped, as `sd_notify` would drop it.
 struct NotifySocket: Sendable {
     /// The socket's descriptor, which a forked worker closes.
-    let descriptor: Int32
+    let descriptor: FileDescriptor
     private let address: [UInt8]
 
     /// Opens a socket for the address `NOTIFY_SOCKET` gives; `nil` when it is not one
@@ -22,7 +22,7 @@ struct NotifySocket: Sendable {
         guard bytes.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
-        self.descriptor = descriptor
+        self.descriptor = FileDescriptor(rawValue: descriptor)
         address = bytes
     }
 
@@ -39,7 +39,7 @@ struct NotifySocket: Sendable {
         let bytes = Array(message.utf8)
         let sent = withUnsafePointer(to: &socketAddress) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                sendto(descriptor, bytes, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), address, socklen_t(length))
+                sendto(descriptor.rawValue, bytes, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), address, socklen_t(length))
             }
         }
         return sent == bytes.count

@@ -43,9 +43,10 @@ final class ReadOnlyFile {
         var failure: SystemError?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             while initialized < count {
-                let result = pread(descriptor, buffer.baseAddress! + initialized, count - initialized, off_t(offset) + off_t(initialized))
+                let result = SystemCall.retryingOnInterrupt {
+                    pread(descriptor, buffer.baseAddress! + initialized, count - initialized, off_t(offset) + off_t(initialized))
+                }
                 if result < 0 {
-                    if errno == EINTR { continue }
                     failure = SystemError("read", path: path)
                     return
                 }
@@ -67,11 +68,8 @@ final class ReadOnlyFile {
         let flags = fcntl(descriptor, F_GETFL)
         if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
         while bytes.count < limit {
-            let count = Glibc.read(descriptor, &chunk, chunk.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("read", path: path)
-            }
+            let count = SystemCall.retryingOnInterrupt { Glibc.read(descriptor, &chunk, chunk.count) }
+            if count < 0 { throw SystemError("read", path: path) }
             if count == 0 { break }
             bytes += chunk[..<count]
         }
@@ -163,11 +161,8 @@ private func write(_ contents: [UInt8], to path: String, flags: Int32, mode: mod
     defer { close(descriptor) }
     var bytes = contents[...]
     while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written < 0 {
-            if errno == EINTR { continue }
-            throw SystemError("write", path: path)
-        }
+        let written = SystemCall.retryingOnInterrupt { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
+        if written < 0 { throw SystemError("write", path: path) }
         bytes = bytes.dropFirst(written)
     }
 }

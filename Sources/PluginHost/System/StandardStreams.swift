@@ -16,11 +16,8 @@ enum StandardStreams {
         flushIfUnlocked()
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            let written = SystemCall.retryingOnInterrupt { bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } }
+            guard written >= 0 else { return }
             bytes = bytes.dropFirst(written)
         }
     }

@@ -40,6 +40,8 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case hangsInLoad
         case crashesInBootstrap
         case throwsInBootstrap
+        /// Not a plugin at all: not ELF, no manifest, a half-written file.
+        case junk
     }
 
     /// Time passes, in milliseconds.

@@ -301,6 +301,18 @@ struct SimulatedWorld {
         for (plugin, inode) in paths.enumerated() {
             guard let inode, let file = inodes[inode] else { continue }
             let name = Self.plugins[plugin].name
+            if file.build == .junk {
+                // Not a plugin: a host that does not watch refuses the directory at start; any
+                // other reports it as not added; an upgrade cannot run a plugin that runs now.
+                if (plan.cause == .start && !setup.machine.watching) || (plan.cause == .upgrade && plan.runningBefore[name] != nil) {
+                    worker.phase = .loading
+                    workers[plan.number] = worker
+                    endIntended(plan.number, status: 1)
+                    return
+                }
+                leftOut.insert(name)
+                continue
+            }
             if selection.excludes(name, file.identity) {
                 if let substitute = selection.substitute(for: name), let heldInode = UInt64(substitute.path.dropFirst(5)) {
                     chosen.append((plugin, heldInode))
@@ -399,7 +411,7 @@ struct SimulatedWorld {
                     workers[number] = worker
                     endIntended(number, status: 1)
                     return
-                case .good, .failsToLoad, .hangsInLoad:
+                case .good, .failsToLoad, .hangsInLoad, .junk:
                     worker.published[index].state = .running
                 }
                 _ = name
@@ -434,8 +446,18 @@ struct SimulatedWorld {
     private mutating func ask(_ number: Int, _ request: WorkerLink.Request) {
         guard let worker = workers[number], worker.isAlive, worker.ending == nil else { return }
         if case .stop = request, worker.suspended { resume(number) }
-        guard let worker = workers[number], !worker.hung, !worker.suspended else {
+        guard let worker = workers[number], !worker.suspended else {
             workers[number]?.pendingRequests.append(request)
+            return
+        }
+        if worker.hung {
+            // What hangs is the next plugin call: told to bootstrap, the worker's bootstrap
+            // never returns and runs past its limit; anything else it never gets to.
+            if request == .proceed, worker.phase == .prepared {
+                workers[number]?.phase = .bootstrapping
+                workers[number]?.stepStarted = now
+                workers[number]?.overrunAt = now + setup.loadTimeout
+            }
             return
         }
         switch request {
@@ -470,7 +492,9 @@ struct SimulatedWorld {
     private mutating func rescan(_ number: Int) {
         guard var worker = workers[number] else { return }
         for published in worker.published where published.state == .running {
-            guard let inode = paths[published.plugin], let identity = inodes[inode]?.identity else { continue }
+            // A running plugin's file turned into junk: the worker keeps the build it loaded.
+            guard let inode = paths[published.plugin], let file = inodes[inode], file.build != .junk else { continue }
+            let identity = file.identity
             if identity != published.identity, !worker.askedUpgrades.contains(identity) {
                 worker.askedUpgrades.insert(identity)
                 workers[number] = worker
@@ -483,7 +507,7 @@ struct SimulatedWorld {
         }
         let present = Set(worker.published.filter { $0.state == .running }.map(\.plugin))
         for (plugin, inode) in paths.enumerated() {
-            guard let inode, let file = inodes[inode], !present.contains(plugin),
+            guard let inode, let file = inodes[inode], file.build != .junk, !present.contains(plugin),
                 !worker.published.contains(where: { $0.plugin == plugin && $0.inode == inode }),
                 Self.plugins[plugin].requires.allSatisfy({ required in worker.published.contains { Self.plugins[$0.plugin].name == required && $0.state == .running } })
             else { continue }
@@ -499,7 +523,7 @@ struct SimulatedWorld {
                 return
             case .good:
                 worker.published[worker.published.count - 1].state = .running
-            case .failsToLoad, .hangsInLoad, .throwsInBootstrap:
+            case .failsToLoad, .hangsInLoad, .throwsInBootstrap, .junk:
                 break
             }
         }
@@ -637,6 +661,7 @@ struct SimulatedWorld {
     private mutating func deliver(_ event: SupervisionEvent) {
         guard exit == nil else { return }
         eventCount += 1
+        let traced = trace.count
         if tracing { trace.append("  event \(describe(event))") }
         if case .signal(let signal, _) = event, signal.asksToStop, firstStopAt == nil { firstStopAt = now }
         let restartsBefore = machine.restarts.count
@@ -650,6 +675,10 @@ struct SimulatedWorld {
             lastFailureAt = now
         }
         perform(actions, after: describe(event))
+        // A tick that did nothing but ping the watchdog says nothing.
+        if tracing, case .tick = event, actions.allSatisfy({ $0 == .pingWatchdog }), trace.count <= traced + 1 + actions.count {
+            trace.removeSubrange(traced...)
+        }
         checkInvariants(after: event)
     }
 

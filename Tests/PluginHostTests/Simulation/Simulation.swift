@@ -76,7 +76,12 @@ enum Simulation {
     /// Runs `operations` on the set-up of `seed`, then stops the host and checks it ends in
     /// time (or, with `settling`, first lets it run without faults and checks it serves).
     static func run(seed: UInt64, operations: [FaultOperation], tracing: Bool = false) -> Outcome {
-        var world = SimulatedWorld(setup: setup(seed: seed), seed: seed, tracing: tracing)
+        run(setup: setup(seed: seed), seed: seed, operations: operations, tracing: tracing)
+    }
+
+    /// Runs `operations` on `setup`, with the timing `seed` gives.
+    static func run(setup: SimulatedWorld.Setup, seed: UInt64, operations: [FaultOperation], tracing: Bool = false) -> Outcome {
+        var world = SimulatedWorld(setup: setup, seed: seed, tracing: tracing)
         for operation in operations {
             world.apply(operation)
             if !world.violations.isEmpty { break }
@@ -119,11 +124,42 @@ enum Simulation {
         return run(seed: failing.seed, operations: operations, tracing: true)
     }
 
-    /// The seeds whose runs draw the state diagram of docs/architecture.md: the first three
-    /// thousand, and two found by longer runs that reach rare changes (a restore past the
-    /// restart limit while handing over; a stop while backing off with a worker still to be
-    /// reaped).
-    static let diagramSeeds = Array(UInt64(1)...3_000) + [5_790, 50_387]
+    /// The seeds whose random runs draw the state diagram of docs/architecture.md, with
+    /// ``rareSequences``.
+    static let diagramSeeds = Array(UInt64(1)...3_000)
+
+    /// A host that watches, restarts at most `limit` times, and backs off from the second
+    /// restart in a row.
+    static func watching(limit: Int) -> SimulatedWorld.Setup {
+        var setup = SimulatedWorld.Setup()
+        setup.machine.watching = true
+        setup.machine.restart.limit = limit
+        return setup
+    }
+
+    /// Sequences that reach changes of state random runs seldom do: a rollback past the
+    /// restart limit, decided while handing over; a stop while a restart waits and a worker
+    /// sent SIGKILL is yet to be reaped.
+    static let rareSequences: [(setup: SimulatedWorld.Setup, operations: [FaultOperation])] = [
+        (watching(limit: 1), [
+            .advance(milliseconds: 100), .kill(.current, .killedWhileIdle), .advance(milliseconds: 200),
+            .replace(plugin: 2, with: .good), .advance(milliseconds: 199), .advanceToNextDeadline, .advanceToNextDeadline,
+            .kill(.newest, .crashNamingPlugin), .advance(milliseconds: 200),
+        ]),
+        (watching(limit: 5), [
+            .advance(milliseconds: 100), .kill(.current, .killedWhileIdle), .advance(milliseconds: 200),
+            .replace(plugin: 2, with: .good), .advance(milliseconds: 199), .advanceToNextDeadline,
+            .kill(.oldest, .killedWhileIdle), .advance(milliseconds: 1), .signal(.terminate, viaWorker: false), .advance(milliseconds: 10),
+        ]),
+    ]
+
+    /// Every change of state the diagram's runs make.
+    static func diagramTransitions() -> Set<Transition> {
+        var transitions: Set<Transition> = []
+        for seed in diagramSeeds { transitions.formUnion(run(seed: seed).transitions) }
+        for sequence in rareSequences { transitions.formUnion(run(setup: sequence.setup, seed: 1, operations: sequence.operations).transitions) }
+        return transitions
+    }
 
     /// The states of the supervisor and the events between them, as the runs of `seeds`
     /// visit them, as a Mermaid state diagram: drawn from the machine, so that it cannot
