@@ -17,7 +17,11 @@ plus EXTRA stamped plugins (0 and 100). Each of RUNS rounds, for each size:
 - the longest gap between two answers a client got, connecting in a loop all along.
 
 Prints medians, the ratios to the cold start (of the medians, and the middle half of the
-per-round ratios), and the longest gaps."""
+per-round ratios), and the longest gaps.
+
+With BENCH_BASELINE_HOST=PATH (another build of plugin-host, such as one from an earlier
+commit), that host runs a round after each of this one's, and the medians of both and their
+ratios (this host / the baseline) are printed too."""
 import json
 import os
 import shutil
@@ -33,6 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import HOST, ROOT, build_fixtures, plugin_directory, stamp
 
 RUNS = int(os.environ.get("BENCH_GENERATION_RUNS", "10"))
+BASELINE = os.environ.get("BENCH_BASELINE_HOST")
 EXTRAS = [int(n) for n in os.environ.get("BENCH_GENERATION_EXTRAS", "0,100").split(",")]
 
 
@@ -115,11 +120,11 @@ def service_directory(fixtures, template, extra):
     return directory, config, state
 
 
-def round_of(fixtures, directory, config, state):
+def round_of(fixtures, directory, config, state, executable=HOST):
     notify = Notifications()
     echo = "/tmp/ph-echo-%d.sock" % os.getpid()
     started = time.perf_counter()
-    host = subprocess.Popen([HOST, "--dir", directory, "--config", config, "--watch", "--listen", "echo=" + echo,
+    host = subprocess.Popen([executable, "--dir", directory, "--config", config, "--watch", "--listen", "echo=" + echo,
                              "--restart-limit", "1000/60"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, NOTIFY_SOCKET=notify.path))
     try:
@@ -164,7 +169,11 @@ def main():
     for extra in EXTRAS:
         directory, config, state = service_directory(fixtures, template, extra)
         round_of(fixtures, directory, config, state)  # warm-up: the manifest cache, the page cache
-        rounds = [round_of(fixtures, directory, config, state) for _ in range(RUNS)]
+        rounds, baseline = [], []
+        for _ in range(RUNS):
+            rounds.append(round_of(fixtures, directory, config, state))
+            if BASELINE:
+                baseline.append(round_of(fixtures, directory, config, state, BASELINE))
         ms = {key: statistics.median(r[key] for r in rounds) * 1000 for key in rounds[0]}
         recovery_pairs = [r["recovery"] / r["cold"] for r in rounds]
         upgrade_pairs = [r["upgrade"] / r["cold"] for r in rounds]
@@ -173,6 +182,13 @@ def main():
             quartiles(upgrade_pairs), max(r["gap"] for r in rounds) * 1000))
         print("         recovery/cold pairs q1-q3 %s; longest gap between answers: median %.0f ms, largest %.0f ms" % (
             quartiles(recovery_pairs), statistics.median(r["gap"] for r in rounds) * 1000, max(r["gap"] for r in rounds) * 1000))
+        if baseline:
+            before = {key: statistics.median(r[key] for r in baseline) * 1000 for key in baseline[0]}
+            print("         baseline: cold %.1f ms, recovery %.1f ms, upgrade %.1f ms; recovery/cold %.2f, upgrade/cold %.2f" % (
+                before["cold"], before["recovery"], before["upgrade"], before["recovery"] / before["cold"], before["upgrade"] / before["cold"]))
+            print("         host / baseline: cold %.2f, recovery %.2f, upgrade %.2f, change %.2f" % (
+                ms["cold"] / before["cold"], ms["recovery"] / before["recovery"], ms["upgrade"] / before["upgrade"],
+                ms["change"] / before["change"]))
         shutil.rmtree(state, ignore_errors=True)
 
 

@@ -172,21 +172,20 @@ struct SupervisionMachine: Sendable {
     /// The earliest instant at which a deadline falls due: the driver sends a
     /// ``SupervisionEvent/tick`` then, if nothing else happens first.
     var nextDeadline: MonotonicInstant? {
-        var next: [MonotonicInstant] = []
-        if let nextPing { next.append(nextPing) }
-        if let rescanAt, case .serving = state { next.append(rescanAt) }
-        if case .backingOff(let until, _) = state { next.append(until) }
+        var next = nextPing ?? .distantFuture
+        if let rescanAt, case .serving = state { next = min(next, rescanAt) }
+        if case .backingOff(let until, _) = state { next = min(next, until) }
         for generation in generations.values {
             switch generation.life {
-            case .stopping(let deadline?): next.append(deadline)
-            case .killed(_, let at, _): if case .stopping = state { next.append(at + configuration.reapGrace) }
+            case .stopping(let deadline?): next = min(next, deadline)
+            case .killed(_, let at, _): if case .stopping = state { next = min(next, at + configuration.reapGrace) }
             case .starting, .prepared, .proceeding, .serving, .stopping(deadline: nil), .ended: break
             }
             if let suspension = generation.suspension, let limit = configuration.suspensionLimit, generation.isAlive {
-                next.append(suspension.since + limit)
+                next = min(next, suspension.since + limit)
             }
         }
-        return next.min()
+        return next == .distantFuture ? nil : next
     }
 
     /// The generation that speaks for the host: whose notifications systemd hears and whose
@@ -547,6 +546,7 @@ struct SupervisionMachine: Sendable {
 
     /// Forgets the generations that ended and that the state no longer names.
     private mutating func forgetEndedGenerations() {
+        guard generations.values.contains(where: { !$0.isLive }) else { return }
         let named: Set<Int> = switch state {
         case .starting(let number), .serving(let number), .recovering(let number), .takingOver(let number, _): [number]
         case .upgrading(let serving, let candidate): [serving, candidate]

@@ -191,10 +191,10 @@ struct Supervisor {
         worker.messagesTaken = number
         switch message {
         case .output(let bytes):
-            output.append(bytes, to: .standardOutput, acknowledging: (worker.generation, number))
+            output.append(bytes, to: .standardOutput, acknowledging: .init(generation: worker.generation, message: number))
             return []
         case .error(let bytes):
-            output.append(bytes, to: .standardError, acknowledging: (worker.generation, number))
+            output.append(bytes, to: .standardError, acknowledging: .init(generation: worker.generation, message: number))
             return []
         case .notification(.ready(let status)):
             worker.page.acknowledge(number)
@@ -332,8 +332,8 @@ struct Supervisor {
             return interests.count - 1
         }
         let ready = Poll.wait(for: interests, timeout: wake.map { max(.zero, $0 - .now) })
-        if let outputAt, ready[outputAt], let (generation, message) = output.writeHead() {
-            workers[generation]?.page.acknowledge(message)
+        if let outputAt, ready[outputAt], let written = output.writeHead() {
+            workers[written.generation]?.page.acknowledge(written.message)
         }
         if let directoriesAt, ready[directoriesAt], directories?.takeChanges() == true {
             waiting.append(.directoryChanged)
@@ -344,19 +344,32 @@ struct Supervisor {
 /// Text waiting to be written, in order; only the first piece is written, a pipe buffer
 /// at a time, when its descriptor can take it.
 private struct PendingOutput {
-    private var pieces: [(descriptor: FileDescriptor, bytes: [UInt8], written: Int, acknowledgement: (generation: Int, message: Int64)?)] = []
+    /// A message of a worker the supervisor acknowledges once it is written.
+    struct Acknowledgement {
+        let generation: Int
+        let message: Int64
+    }
+
+    private struct Piece {
+        let descriptor: FileDescriptor
+        let bytes: [UInt8]
+        var written = 0
+        let acknowledgement: Acknowledgement?
+    }
+
+    private var pieces: [Piece] = []
 
     var descriptor: FileDescriptor? { pieces.first?.descriptor }
 
     /// Whether a piece of generation `number`'s output is waiting: that worker waits for it.
     func holds(_ generation: Int) -> Bool { pieces.contains { $0.acknowledgement?.generation == generation } }
 
-    mutating func append(_ bytes: [UInt8], to descriptor: FileDescriptor, acknowledging message: (generation: Int, message: Int64)?) {
-        pieces.append((descriptor, bytes, 0, message))
+    mutating func append(_ bytes: [UInt8], to descriptor: FileDescriptor, acknowledging message: Acknowledgement?) {
+        pieces.append(Piece(descriptor: descriptor, bytes: bytes, acknowledgement: message))
     }
 
     /// Writes some of the first piece; returns its acknowledgement when it is done.
-    mutating func writeHead() -> (generation: Int, message: Int64)? {
+    mutating func writeHead() -> Acknowledgement? {
         guard var head = pieces.first else { return nil }
         let written = DescriptorWriter.writeSome(head.bytes, from: head.written, to: head.descriptor)
         head.written = written.map { head.written + $0 } ?? head.bytes.count

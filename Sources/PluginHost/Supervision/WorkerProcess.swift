@@ -129,7 +129,9 @@ final class WorkerProcess {
         if running.isEmpty {
             running = page.plugins.compactMap { plugin in page.step(of: plugin).map { RunningCode(plugin: plugin, phase: $0.phase) } }
         }
-        let rewritten = plugins.indices.map(PluginNumber.init).filter { number in
+        // Only an end the host did not mean is judged by what happened to the files.
+        let intended = page.crash == nil && page.exitCall == nil && termination == .exited(page.intendedExit ?? -1)
+        let rewritten = intended ? [] : plugins.indices.map(PluginNumber.init).filter { number in
             guard page.hasCode(number), let loaded = plugins[number.index].identity,
                 let now = try? FileStatus(path: plugins[number.index].file).identity
             else { return false }
