@@ -24,111 +24,115 @@ final class SupervisionPage: Sendable {
     /// alignment of its type, so that none overlaps another. Records of several fields (a
     /// step, a record of how the worker ended, a thread's slot, a plugin's entry) declare
     /// their fields relative to the record.
+    ///
+    /// Each is a computed value of constants, which the optimizer folds into the offset
+    /// itself: reading a field costs no lookup, and a signal handler runs no initializer.
     enum Layout {
         /// The page's own fields.
         enum Header {
-            static let magic = PageField<UInt64>(at: 0)
-            static let workerPhase = PageField<WorkerPhase>(after: magic)
-            static let intendedStatus = PageField<Int32>(after: workerPhase)
-            static let exiting = PageField<Bool>(after: intendedStatus)
+            static var magic: PageField<UInt64> { PageField<UInt64>(at: 0) }
+            static var workerPhase: PageField<WorkerPhase> { PageField<WorkerPhase>(after: magic) }
+            static var intendedStatus: PageField<Int32> { PageField<Int32>(after: workerPhase) }
+            static var exiting: PageField<Bool> { PageField<Bool>(after: intendedStatus) }
             /// Counts every step the worker begins or ends.
-            static let progress = PageField<Int32>(after: exiting)
-            static let supervisorWakesAt = PageField<MonotonicInstant>(after: progress)
-            static let supervisorProcess = PageField<Int32>(after: supervisorWakesAt)
-            static let driverThread = PageField<Int32>(after: supervisorProcess)
-            static let pluginCount = PageField<Int32>(after: driverThread)
-            static let textUsed = PageField<Int32>(after: pluginCount)
-            static let requirementsUsed = PageField<Int32>(after: textUsed)
-            static let slotsClaimed = PageField<Int32>(after: requirementsUsed)
-            static let stopCount = PageField<Int32>(after: slotsClaimed)
-            static let stopSignal = PageField<Int32>(after: stopCount)
-            static let reloadCount = PageField<Int32>(after: stopSignal)
-            static let rescanCount = PageField<Int32>(after: reloadCount)
-            static let proceedCount = PageField<Int32>(after: rescanCount)
-            static let upgradeRequests = PageField<Int32>(after: proceedCount)
-            static let forwardedStops = PageField<Int32>(after: upgradeRequests)
-            static let forwardedReloads = PageField<Int32>(after: forwardedStops)
-            static let forwardedStopSignal = PageField<Int32>(after: forwardedReloads)
-            static let failedPlugin = PageField<PluginNumber?>(after: forwardedStopSignal)
+            static var progress: PageField<Int32> { PageField<Int32>(after: exiting) }
+            static var supervisorWakesAt: PageField<MonotonicInstant> { PageField<MonotonicInstant>(after: progress) }
+            static var supervisorProcess: PageField<Int32> { PageField<Int32>(after: supervisorWakesAt) }
+            static var driverThread: PageField<Int32> { PageField<Int32>(after: supervisorProcess) }
+            static var pluginCount: PageField<Int32> { PageField<Int32>(after: driverThread) }
+            static var textUsed: PageField<Int32> { PageField<Int32>(after: pluginCount) }
+            static var requirementsUsed: PageField<Int32> { PageField<Int32>(after: textUsed) }
+            static var slotsClaimed: PageField<Int32> { PageField<Int32>(after: requirementsUsed) }
+            static var stopCount: PageField<Int32> { PageField<Int32>(after: slotsClaimed) }
+            static var stopSignal: PageField<Int32> { PageField<Int32>(after: stopCount) }
+            static var reloadCount: PageField<Int32> { PageField<Int32>(after: stopSignal) }
+            static var rescanCount: PageField<Int32> { PageField<Int32>(after: reloadCount) }
+            static var proceedCount: PageField<Int32> { PageField<Int32>(after: rescanCount) }
+            static var upgradeRequests: PageField<Int32> { PageField<Int32>(after: proceedCount) }
+            static var forwardedStops: PageField<Int32> { PageField<Int32>(after: upgradeRequests) }
+            static var forwardedReloads: PageField<Int32> { PageField<Int32>(after: forwardedStops) }
+            static var forwardedStopSignal: PageField<Int32> { PageField<Int32>(after: forwardedReloads) }
+            static var failedPlugin: PageField<PluginNumber?> { PageField<PluginNumber?>(after: forwardedStopSignal) }
             /// Until when the last health check counts as good; 0 after a bad one.
-            static let healthyUntil = PageField<MonotonicInstant>(after: failedPlugin)
-            static let outputPosted = PageField<Int64>(after: healthyUntil)
-            static let outputAcknowledged = PageField<Int64>(after: outputPosted)
-            static let outputKind = PageField<WorkerMessage.Kind>(after: outputAcknowledged)
-            static let outputLength = PageField<Int32>(after: outputKind)
-            static let outputValue = PageField<Int64>(after: outputLength)
-            static let crash = PageRegion(after: outputValue, size: Record.size)
-            static let exitCall = PageRegion(after: crash, size: Record.size)
-            static let stall = PageRegion(after: exitCall, size: Record.size)
-            static let hostStep = PageRegion(after: stall, size: Step.size)
-            static let commands = PageRegion(after: hostStep, size: SharedMemory.semaphoreSize, alignment: SharedMemory.semaphoreAlignment)
-            static let acknowledgements = PageRegion(
-                after: commands, size: SharedMemory.semaphoreSize, alignment: SharedMemory.semaphoreAlignment)
-            static let size = acknowledgements.end
+            static var healthyUntil: PageField<MonotonicInstant> { PageField<MonotonicInstant>(after: failedPlugin) }
+            static var outputPosted: PageField<Int64> { PageField<Int64>(after: healthyUntil) }
+            static var outputAcknowledged: PageField<Int64> { PageField<Int64>(after: outputPosted) }
+            static var outputKind: PageField<WorkerMessage.Kind> { PageField<WorkerMessage.Kind>(after: outputAcknowledged) }
+            static var outputLength: PageField<Int32> { PageField<Int32>(after: outputKind) }
+            static var outputValue: PageField<Int64> { PageField<Int64>(after: outputLength) }
+            static var crash: PageRegion { PageRegion(after: outputValue, size: Record.size) }
+            static var exitCall: PageRegion { PageRegion(after: crash, size: Record.size) }
+            static var stall: PageRegion { PageRegion(after: exitCall, size: Record.size) }
+            static var hostStep: PageRegion { PageRegion(after: stall, size: Step.size) }
+            static var commands: PageRegion { PageRegion(after: hostStep, size: SharedMemory.semaphoreSize, alignment: SharedMemory.semaphoreAlignment) }
+            static var acknowledgements: PageRegion {
+                PageRegion(after: commands, size: SharedMemory.semaphoreSize, alignment: SharedMemory.semaphoreAlignment)
+            }
+            static var size: Int { acknowledgements.end }
         }
 
         /// A ``WorkerRecord``.
         enum Record {
-            static let present = PageField<Bool>(at: 0)
-            static let signal = PageField<Int32>(after: present)
-            static let status = PageField<Int32>(after: signal)
-            static let culprit = PageField<PluginNumber?>(after: status)
-            static let evidence = PageField<WorkerRecord.Evidence>(after: culprit)
-            static let phase = PageField<Phase>(after: evidence)
-            static let thread = PageField<WorkerRecord.ThreadKind>(after: phase)
-            static let address = PageField<UInt64>(after: thread)
-            static let size = aligned(address.end, to: 8)
+            static var present: PageField<Bool> { PageField<Bool>(at: 0) }
+            static var signal: PageField<Int32> { PageField<Int32>(after: present) }
+            static var status: PageField<Int32> { PageField<Int32>(after: signal) }
+            static var culprit: PageField<PluginNumber?> { PageField<PluginNumber?>(after: status) }
+            static var evidence: PageField<WorkerRecord.Evidence> { PageField<WorkerRecord.Evidence>(after: culprit) }
+            static var phase: PageField<Phase> { PageField<Phase>(after: evidence) }
+            static var thread: PageField<WorkerRecord.ThreadKind> { PageField<WorkerRecord.ThreadKind>(after: phase) }
+            static var address: PageField<UInt64> { PageField<UInt64>(after: thread) }
+            static var size: Int { aligned(address.end, to: 8) }
         }
 
         /// A step: phase, policy, start and deadline.
         enum Step {
-            static let phase = PageField<Phase>(at: 0)
-            static let policy = PageField<OverrunPolicy>(after: phase)
-            static let started = PageField<MonotonicInstant>(after: policy)
+            static var phase: PageField<Phase> { PageField<Phase>(at: 0) }
+            static var policy: PageField<OverrunPolicy> { PageField<OverrunPolicy>(after: phase) }
+            static var started: PageField<MonotonicInstant> { PageField<MonotonicInstant>(after: policy) }
             /// The instant 0 while no step is under way.
-            static let deadline = PageField<MonotonicInstant>(after: started)
-            static let size = aligned(deadline.end, to: 8)
+            static var deadline: PageField<MonotonicInstant> { PageField<MonotonicInstant>(after: started) }
+            static var size: Int { aligned(deadline.end, to: 8) }
         }
 
         /// A thread's slot: whose code it runs, in which phase, and which thread it is.
         enum Slot {
-            static let plugin = PageField<PluginNumber?>(at: 0)
-            static let phase = PageField<Phase>(after: plugin)
-            static let thread = PageField<UInt64>(after: phase)
-            static let size = aligned(thread.end, to: 8)
+            static var plugin: PageField<PluginNumber?> { PageField<PluginNumber?>(at: 0) }
+            static var phase: PageField<Phase> { PageField<Phase>(after: plugin) }
+            static var thread: PageField<UInt64> { PageField<UInt64>(after: phase) }
+            static var size: Int { aligned(thread.end, to: 8) }
         }
 
         /// A plugin's entry.
         enum Plugin {
-            static let textOffset = PageField<Int32>(at: 0)
-            static let nameLength = PageField<Int32>(after: textOffset)
-            static let fileLength = PageField<Int32>(after: nameLength)
-            static let versionLength = PageField<Int32>(after: fileLength)
-            static let step = PageRegion(after: versionLength, size: Step.size)
-            static let codeLower = PageField<UInt64>(after: step)
-            static let codeUpper = PageField<UInt64>(after: codeLower)
-            static let device = PageField<UInt64>(after: codeUpper)
-            static let inode = PageField<UInt64>(after: device)
-            static let fileSize = PageField<Int64>(after: inode)
-            static let modified = PageField<Int64>(after: fileSize)
-            static let changed = PageField<Int64>(after: modified)
-            static let requirementsOffset = PageField<Int32>(after: changed)
-            static let requirementsCount = PageField<Int32>(after: requirementsOffset)
-            static let state = PageField<PluginState>(after: requirementsCount)
-            static let providesService = PageField<Bool>(after: state)
-            static let size = aligned(providesService.end, to: 8)
+            static var textOffset: PageField<Int32> { PageField<Int32>(at: 0) }
+            static var nameLength: PageField<Int32> { PageField<Int32>(after: textOffset) }
+            static var fileLength: PageField<Int32> { PageField<Int32>(after: nameLength) }
+            static var versionLength: PageField<Int32> { PageField<Int32>(after: fileLength) }
+            static var step: PageRegion { PageRegion(after: versionLength, size: Step.size) }
+            static var codeLower: PageField<UInt64> { PageField<UInt64>(after: step) }
+            static var codeUpper: PageField<UInt64> { PageField<UInt64>(after: codeLower) }
+            static var device: PageField<UInt64> { PageField<UInt64>(after: codeUpper) }
+            static var inode: PageField<UInt64> { PageField<UInt64>(after: device) }
+            static var fileSize: PageField<Int64> { PageField<Int64>(after: inode) }
+            static var modified: PageField<Int64> { PageField<Int64>(after: fileSize) }
+            static var changed: PageField<Int64> { PageField<Int64>(after: modified) }
+            static var requirementsOffset: PageField<Int32> { PageField<Int32>(after: changed) }
+            static var requirementsCount: PageField<Int32> { PageField<Int32>(after: requirementsOffset) }
+            static var state: PageField<PluginState> { PageField<PluginState>(after: requirementsCount) }
+            static var providesService: PageField<Bool> { PageField<Bool>(after: state) }
+            static var size: Int { aligned(providesService.end, to: 8) }
         }
 
         /// A required plugin's number.
-        static let requirement = PageField<PluginNumber?>(at: 0)
+        static var requirement: PageField<PluginNumber?> { PageField<PluginNumber?>(at: 0) }
 
         /// The tables after the header, which starts a page of its own.
-        static let slots = PageRegion(at: aligned(Header.size, to: 4096), size: slotCapacity * Slot.size)
-        static let plugins = PageRegion(after: slots, size: pluginCapacity * Plugin.size)
-        static let requirements = PageRegion(after: plugins, size: requirementCapacity * MemoryLayout<Int32>.size)
-        static let texts = PageRegion(after: requirements, size: textCapacity, alignment: 1)
-        static let outputBytes = PageRegion(after: texts, size: outputCapacity, alignment: 1)
-        static let end = outputBytes.end
+        static var slots: PageRegion { PageRegion(at: aligned(Header.size, to: 4096), size: slotCapacity * Slot.size) }
+        static var plugins: PageRegion { PageRegion(after: slots, size: pluginCapacity * Plugin.size) }
+        static var requirements: PageRegion { PageRegion(after: plugins, size: requirementCapacity * MemoryLayout<Int32>.size) }
+        static var texts: PageRegion { PageRegion(after: requirements, size: textCapacity, alignment: 1) }
+        static var outputBytes: PageRegion { PageRegion(after: texts, size: outputCapacity, alignment: 1) }
+        static var end: Int { outputBytes.end }
     }
 
     private static let magicValue: UInt64 = 0x504C_5547_484F_5354  // "PLUGHOST"
@@ -137,10 +141,6 @@ final class SupervisionPage: Sendable {
     private let acknowledgements: SharedSemaphore
 
     /// Maps a new, zeroed page shared with processes forked from now on.
-    ///
-    /// Its layout is worked out before anything is mapped: the fields are static values,
-    /// computed the first time they are read, which a signal handler must not be the first
-    /// to do.
     ///
     /// - Throws: ``SystemError`` when the memory cannot be mapped.
     init() throws(SystemError) {
@@ -360,11 +360,6 @@ final class SupervisionPage: Sendable {
     /// The phase of the last step `plugin` began, whether or not it is over.
     func lastPhase(of plugin: PluginNumber) -> Phase {
         load(Layout.Step.phase, in: stepBase(of: plugin))
-    }
-
-    /// Whose steps the page can hold: the host's (`nil`), then each plugin's.
-    var stepOwners: [PluginNumber?] {
-        [nil] + plugins.map { $0 }
     }
 
     // MARK: Plugins

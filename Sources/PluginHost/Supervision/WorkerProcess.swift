@@ -142,18 +142,33 @@ final class WorkerProcess {
             workerPhase: page.workerPhase, failedPlugin: page.failedPlugin, plugins: plugins, rewrittenInPlace: rewritten, stall: stall)
     }
 
-    /// The first step of the worker past its limit at `now`, if any.
+    /// The step of the worker past its limit at `now`, if any: the one with the earliest limit.
     func overrun(at now: MonotonicInstant) -> (owner: PluginNumber?, step: SupervisionPage.Step)? {
-        for owner in page.stepOwners {
-            guard let step = page.step(of: owner), step.isLimited, now >= step.limit else { continue }
-            return (owner, step)
-        }
-        return nil
+        guard let earliest = earliestStep(), now >= earliest.step.limit else { return nil }
+        return earliest
     }
 
     /// The earliest limit of the worker's steps, if any has one.
-    var nextStepLimit: MonotonicInstant? {
-        page.stepOwners.compactMap { owner in page.step(of: owner).flatMap { $0.isLimited ? $0.limit : nil } }.min()
+    var nextStepLimit: MonotonicInstant? { earliestStep()?.step.limit }
+
+    /// The last scan of the steps, and the progress count it was made at.
+    private var scan: (progress: Int32, earliest: (owner: PluginNumber?, step: SupervisionPage.Step)?)?
+
+    /// The step with the earliest limit, of those that have one. The steps are read again only
+    /// when the worker began or ended one since the last time (its progress count moved): the
+    /// supervisor looks at every turn of its loop, and a worker has thousands of plugins.
+    private func earliestStep() -> (owner: PluginNumber?, step: SupervisionPage.Step)? {
+        let progress = page.progress
+        if let scan, scan.progress == progress { return scan.earliest }
+        var earliest: (owner: PluginNumber?, step: SupervisionPage.Step)?
+        func consider(_ owner: PluginNumber?) {
+            guard let step = page.step(of: owner), step.isLimited, step.limit < earliest?.step.limit ?? .distantFuture else { return }
+            earliest = (owner, step)
+        }
+        consider(nil)
+        for plugin in 0..<page.pluginCount { consider(PluginNumber(plugin)) }
+        scan = (progress, earliest)
+        return earliest
     }
 
     /// `plugin Domain (FILE) was bootstrapping`, for each plugin whose code runs now.

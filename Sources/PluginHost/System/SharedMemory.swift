@@ -49,8 +49,8 @@ final class SharedMemory: @unchecked Sendable {
     }
 
     /// The bytes and the alignment a process-shared semaphore takes, for a layout to place one.
-    static let semaphoreSize = MemoryLayout<sem_t>.size
-    static let semaphoreAlignment = MemoryLayout<sem_t>.alignment
+    static var semaphoreSize: Int { MemoryLayout<sem_t>.size }
+    static var semaphoreAlignment: Int { MemoryLayout<sem_t>.alignment }
 
     /// The process-shared semaphore at `offset`, set to 0 when `initialize` (do it once,
     /// before any process waits on it).
