@@ -49,21 +49,30 @@ struct RestartHistory: Equatable, Sendable {
     /// Restarts so far.
     private(set) var count = 0
 
-    /// Records a restart at `now` if `policy` allows one more.
+    /// When the next restart in a row would start after a failure at `now`: at once, or once
+    /// its backoff has passed.
+    func nextStart(after now: MonotonicInstant, within policy: RestartPolicy) -> MonotonicInstant {
+        now + policy.wait(beforeRestartInARow: inARow + 1)
+    }
+
+    /// Records a restart that starts at `start` if `policy` allows one more: a restart
+    /// counts when its generation starts, so that a backoff cannot move more of them into
+    /// one window than the limit.
     ///
-    /// - Returns: Whether it does: fewer than `limit` restarts in the window before `now`.
-    mutating func recordRestart(at now: MonotonicInstant, within policy: RestartPolicy) -> Bool {
-        times.removeAll { now - $0 >= policy.window }
+    /// - Returns: Whether it does: fewer than `limit` restarts in the window that ends at
+    ///   `start`.
+    mutating func recordRestart(startingAt start: MonotonicInstant, within policy: RestartPolicy) -> Bool {
+        times.removeAll { start - $0 >= policy.window }
         guard times.count < policy.limit else { return false }
-        times.append(now)
+        times.append(start)
         inARow += 1
         count += 1
         return true
     }
 
-    /// How many restarts fall in the window before `now`.
-    func recent(at now: MonotonicInstant, within policy: RestartPolicy) -> Int {
-        times.filter { now - $0 < policy.window }.count
+    /// How many restarts started within the window that ends at `instant`.
+    func recent(endingAt instant: MonotonicInstant, within policy: RestartPolicy) -> Int {
+        times.filter { instant - $0 < policy.window }.count
     }
 
     /// A generation served steadily: the next restart is the first in a row again.

@@ -589,13 +589,14 @@ struct SupervisionMachine: Sendable {
             return
         }
         if let readyAt = generation.readyAt, now - readyAt >= configuration.restart.maximumDelay { restarts.servedSteadily() }
-        guard restarts.recordRestart(at: now, within: configuration.restart) else {
-            sayRestartLimit()
+        let start = restarts.nextStart(after: now, within: configuration.restart)
+        guard restarts.recordRestart(startingAt: start, within: configuration.restart) else {
+            sayRestartLimit(at: start)
             finish(ending.status, .restartLimit)
             return
         }
         leaveOut(culpritBuilds, reason: ending.summary)
-        let wait = configuration.restart.wait(beforeRestartInARow: restarts.inARow)
+        let wait = start - now
         let without: String
         switch ending.exoneration {
         case .rewrittenInPlace: without = " (no plugin is to blame: a plugin file changed under the worker; the files as they are now are loaded)"
@@ -609,12 +610,12 @@ struct SupervisionMachine: Sendable {
         notify(.status(
             "Restarting after " + (culpritBuilds.isEmpty ? "the worker \(ending.summary)" : "plugin \(culpritBuilds.map(\.name).joined(separator: ", ")) \(ending.summary)")
                 + "; left out: " + (leaving.isEmpty ? "nothing" : leaving.sorted().joined(separator: ", "))))
-        schedule(.restart, after: wait)
+        schedule(.restart, at: start)
     }
 
-    /// Starts a generation for `cause` now, or once `wait` has passed.
-    private mutating func schedule(_ cause: GenerationPlan.Cause, after wait: Duration) {
-        state = wait > .zero ? .backingOff(until: now + wait, then: cause) : .recovering(startGeneration(cause))
+    /// Starts a generation for `cause` at `start`: now, or once the backoff has passed.
+    private mutating func schedule(_ cause: GenerationPlan.Cause, at start: MonotonicInstant) {
+        state = start > now ? .backingOff(until: start, then: cause) : .recovering(startGeneration(cause))
     }
 
     /// `; in 0.2 s (3 in a row)` when a restart waits.
@@ -622,8 +623,8 @@ struct SupervisionMachine: Sendable {
         wait > .zero ? "; in \(TextFormat.seconds(wait)) (\(restarts.inARow) in a row, --restart-delay)" : ""
     }
 
-    private mutating func sayRestartLimit() {
-        say("plugin-host: not restarting: \(restarts.recent(at: now, within: configuration.restart)) restarts "
+    private mutating func sayRestartLimit(at start: MonotonicInstant) {
+        say("plugin-host: not restarting: \(restarts.recent(endingAt: start, within: configuration.restart)) restarts "
             + "within \(TextFormat.seconds(configuration.restart.window)) already (--restart-limit "
             + "\(configuration.restart.limit)/\(TextFormat.seconds(configuration.restart.window)))")
     }
@@ -670,7 +671,8 @@ struct SupervisionMachine: Sendable {
         guard let ending = generations[candidate]?.ending else { return }
         let suspects = failedBuilds(of: candidate, comparedTo: replaced)
         leaveOut(suspects, reason: ending.isIntended ? "failed to start in a new worker" : ending.summary)
-        guard restarts.recordRestart(at: now, within: configuration.restart) else {
+        let start = restarts.nextStart(after: now, within: configuration.restart)
+        guard restarts.recordRestart(startingAt: start, within: configuration.restart) else {
             say("plugin-host: not restoring the builds that ran before: too many restarts within "
                 + "\(TextFormat.seconds(configuration.restart.window)) (--restart-limit)")
             finish(ending.isIntended ? .failure : ending.status, .restartLimit)
@@ -679,12 +681,12 @@ struct SupervisionMachine: Sendable {
         let restored = suspects.compactMap { suspect in
             held.first { $0.name == suspect.name && !isLeftOut($0) }
         }
-        let wait = configuration.restart.wait(beforeRestartInARow: restarts.inARow)
+        let wait = start - now
         say("plugin-host: error: the upgrade failed after the plugins before it had stopped; bringing back the builds that ran "
             + "before: " + (restored.isEmpty ? "none held" : restored.map(\.nameAndVersion).joined(separator: ", "))
             + "; left out until their files change: " + suspects.map(\.nameAndVersion).joined(separator: ", ") + waitClause(wait))
         notify(.status("Upgrade failed: bringing back \(restored.map(\.nameAndVersion).joined(separator: ", "))"))
-        schedule(.restore, after: wait)
+        schedule(.restore, at: start)
     }
 
     /// Whether `build` is left out.
