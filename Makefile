@@ -232,6 +232,7 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 	$(MICRO)
 	python3 Benchmarks/lifecycle.py
 	python3 Benchmarks/generations.py
+	python3 Benchmarks/control.py
 	python3 Benchmarks/startup.py
 
 # The supervisor's state machine under seeded random fault sequences (Tests/PluginHostTests/
@@ -270,8 +271,19 @@ TOOL_TMPDIR := $(abspath $(BUILD))/tmp
 
 # Tests/run-all.sh prints a line per step, the failures in full and "N passed, M failed";
 # everything else goes to build/test.log (V=1 shows it as it runs).
-test: all
+# The metrics are checked with the Prometheus project's own parser (its Python client),
+# installed into the build directory from PyPI unless Python already has it.
+PROMETHEUS_CLIENT := $(BUILD)/python/.installed
+
+test: all $(PROMETHEUS_CLIENT)
 	@bash Tests/run-all.sh "$(MAKE)" "$(SWIFT)" "$(TOOL_TMPDIR)"
+
+$(PROMETHEUS_CLIENT):
+	$(call announce,PIP,prometheus_client)
+	$(Q)mkdir -p $(BUILD)/python
+	$(Q)python3 -c 'import prometheus_client' 2>/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target $(BUILD)/python prometheus_client
+	$(Q)touch $@
 
 # plugin-abi.pc: `pkg-config --cflags --libs plugin-abi` gives the swiftc flags to build a
 # plugin against this install tree; ${pcfiledir} keeps it right when the tree moves.

@@ -38,7 +38,7 @@ struct InstallTests {
         try Repository.make(["install", "PREFIX=\(prefix.path)"])
         let unit = try String(contentsOf: prefix.appending(path: "lib/systemd/system/plugin-host.service"), encoding: .utf8)
         let lines = unit.split(separator: "\n").map(String.init)
-        for setting in ["Type=notify", "ExecReload=/bin/kill -HUP $MAINPID", "WatchdogSec=30", "KillMode=mixed"] {
+        for setting in ["Type=notify", "WatchdogSec=30", "KillMode=mixed", "RuntimeDirectory=plugin-host", "RuntimeDirectoryMode=0700"] {
             #expect(lines.contains(setting), "\(setting)")
         }
         // systemd's own check of both units (.ci/run installs systemd where it is missing).
@@ -51,19 +51,33 @@ struct InstallTests {
         let command = execStart.split(separator: " ").map(String.init)
         #expect(command.first == prefix.appending(path: "bin/plugin-host").path)
 
+        let execReload = try #require(lines.first { $0.hasPrefix("ExecReload=") }).dropFirst("ExecReload=".count)
+        let reloadCommand = execReload.split(separator: " ").map(String.init)
+        #expect(Array(reloadCommand.prefix(2)) == [command[0], "reload"])
+
         // As systemd starts it: its environment, the watchdog from WatchdogSec=, the data
-        // directory from Environment= (here a scratch one instead of /var/lib).
+        // directory from Environment=, the runtime directory from RuntimeDirectory= (here
+        // scratch ones instead of /var/lib and /run).
+        // A socket's path must be short: the runtime directory is not under the scratch one.
+        let runtime = URL(fileURLWithPath: "/tmp/plugin-host-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: runtime) }
         let listener = try NotifyListener()
         let host = try RunningHost(command[0], Array(command.dropFirst()), environment: [
             "NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "30000000", "XDG_DATA_HOME": prefix.appending(path: "var").path,
+            "RUNTIME_DIRECTORY": runtime.path,
         ])
         #expect(listener.nextSkippingPings() == "READY=1\nSTATUS=3 plugins running")
-        host.send(SIGHUP)
+        // `systemctl reload`: ExecReload= asks through the control socket and waits for the result.
+        let reload = try Command.run(reloadCommand[0], Array(reloadCommand.dropFirst()), environment: ["RUNTIME_DIRECTORY": runtime.path])
+        #expect(reload.status == 0 && reload.standardOutput == "reload applied\n", "\(reload.standardError)")
         #expect(listener.nextSkippingPings()?.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") == true)
         #expect(listener.nextSkippingPings() == "READY=1\nSTATUS=3 plugins running")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runtime.path).count == 1, "the control socket is in RuntimeDirectory=")
         let result = host.stop(with: SIGTERM)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(FileManager.default.fileExists(atPath: prefix.appending(path: "var/plugin-host/bananas.json").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runtime.path).isEmpty, "the control socket is removed")
     }
 }
 

@@ -79,4 +79,39 @@ struct CommandTests {
         let error = try #require(throws: UsageError.self) { try parse(arguments) }
         #expect(error.message == message)
     }
+
+    @Test("status, reload, restart and stop ask the host at --control, or the host of the plugin directories at its default path")
+    func controlCommands() throws {
+        let atPath = ControlOptions(target: .path("/run/ph.sock"))
+        #expect(try parse(["status", "--control", "/run/ph.sock"]) == .control(.status, atPath))
+        #expect(try parse(["status", "--dir", "p", "--json"]) == .control(.status, ControlOptions(target: .directories(["p"]), json: true)))
+        #expect(try parse(["status"], path: "a:b") == .control(.status, ControlOptions(target: .directories(["a", "b"]))))
+        #expect(try parse(["status", "--control=/run/ph.sock", "--follow"]) == .control(.follow, atPath))
+        #expect(try parse(["status", "--control=/run/ph.sock", "--metrics"]) == .control(.metrics, atPath))
+        #expect(try parse(["reload", "--control", "/run/ph.sock"]) == .control(.reload, atPath))
+        #expect(try parse(["restart", "--control", "/run/ph.sock", "Ticker", "Echo"]) == .control(.restart(["Ticker", "Echo"]), atPath))
+        #expect(try parse(["stop", "--control", "/run/ph.sock"]) == .control(.stop, atPath))
+        #expect(try parse(["list", "--running", "--dir", "p"]) == .running(.list, ControlOptions(target: .directories(["p"]))))
+        #expect(try parse(["inspect", "--running", "Ticker", "--control", "/run/ph.sock"]) == .running(.inspect("Ticker"), atPath))
+        #expect(try parse(["graph", "--running", "--control", "/run/ph.sock"]) == .running(.graph, atPath))
+
+        #expect(throws: UsageError(message: "which host? give its --control socket, or its plugin directory with --dir or PLUGIN_HOST_PATH")) {
+            try parse(["status"])
+        }
+        #expect(throws: UsageError(message: "--follow and --metrics do not go together")) {
+            try parse(["status", "--dir", "p", "--follow", "--metrics"])
+        }
+        #expect(throws: UsageError(message: "unexpected argument 'Ticker'")) { try parse(["reload", "--dir", "p", "Ticker"]) }
+        #expect(throws: UsageError(message: "--follow does not apply to 'plugin-host reload'")) { try parse(["reload", "--dir", "p", "--follow"]) }
+        #expect(throws: UsageError(message: "--running does not apply to 'plugin-host check'")) { try parse(["check", "--dir", "p", "--running"]) }
+    }
+
+    @Test("a run takes --control and --metrics-listen")
+    func runControlOptions() throws {
+        var options = RunOptions(search: SearchOptions(directories: ["p"]))
+        options.control = "/run/ph.sock"
+        options.metricsListen = ":9464"
+        #expect(try parse(["--dir", "p", "--control", "/run/ph.sock", "--metrics-listen", ":9464"]) == .run(options))
+        #expect(throws: UsageError(message: "--control needs the path of a socket, not an empty string")) { try parse(["--dir", "p", "--control="]) }
+    }
 }

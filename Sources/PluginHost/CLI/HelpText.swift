@@ -13,11 +13,16 @@ enum HelpText {
                            [--timeout SECONDS] [--shutdown-timeout SECONDS] [--timeline FILE.svg] [--allow-any-owner]
                            [--watch] [--health-interval SECONDS] [--restart on-failure|no] [--restart-limit N/SECONDS]
                            [--restart-delay SECONDS] [--restart-max-delay SECONDS] [--listen NAME=ADDRESS]...
+                           [--control PATH] [--metrics-listen ADDRESS]
                plugin-host list [--dir DIR]... [--json]
                plugin-host inspect [--json] FILE
                plugin-host check [--dir DIR]...
                plugin-host graph [--dir DIR]...
                plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
+               plugin-host status [--dir DIR | --control PATH] [--json] [--follow | --metrics]
+               plugin-host reload | stop [--dir DIR | --control PATH] [--json]
+               plugin-host restart [--dir DIR | --control PATH] [--json] [PLUGIN]...
+               plugin-host list | graph | inspect NAME --running [--dir DIR | --control PATH]
 
         """
 
@@ -66,6 +71,19 @@ enum HelpText {
                          against this install with one `make`; --requires A,B (linked),
                          --optional C,D (looked up if present), --service (a component that
                          runs a service and handles readiness, health and drain); --into DIR
+
+        Commands that ask a running host, through its control socket (--control PATH, or the
+        default path of the host of the plugin directories; see docs/operations.md):
+          status         its state, generations, plugins and the builds that run, restarts,
+                         last reload and upgrade, warnings; --json (schema 1), --follow (a
+                         line per change until interrupted), --metrics (Prometheus text)
+          reload         what SIGHUP does, waiting for the outcome: exit 0 applied, 1 refused
+          restart [PLUGIN]...
+                         a new generation beside the serving one; the plugins named are tried
+                         again if left out; exit 0 once it serves
+          stop           what SIGTERM does, waiting for the end; prints the exit status
+          list, inspect NAME, graph with --running
+                         the builds the host runs, not the files on disk
 
         Options:
           --dir DIR      a plugin directory; repeat it for several. PLUGIN_HOST_PATH (colon-
@@ -118,6 +136,12 @@ enum HelpText {
                          restarts and upgrades: unix:PATH, /PATH, @NAME, HOST:PORT,
                          [IPV6]:PORT or :PORT; repeatable. Sockets systemd passes
                          (LISTEN_FDS, FileDescriptorName=) are held the same way
+          --control PATH the control socket (default: RUNDIR/KEY.sock, RUNDIR the first of
+                         $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR/plugin-host, /run/plugin-host
+                         for root, /tmp/plugin-host-UID; KEY from the plugin directories)
+          --metrics-listen ADDRESS
+                         serve the metrics as GET /metrics over HTTP (HOST:PORT, :PORT,
+                         /PATH), from the supervisor, for a Prometheus scrape
           --allow-any-owner
                          load plugins (and a directory) owned by other users too; for
                          development trees only. Files writable by group or others are

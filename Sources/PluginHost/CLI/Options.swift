@@ -12,6 +12,10 @@ enum Command: Equatable {
     case graph(SearchOptions)
     /// Write a new plugin project.
     case new(NewPluginOptions)
+    /// Ask a running host: `status`, `reload`, `restart`, `stop`.
+    case control(ControlRequest, ControlOptions)
+    /// What a running host serves, as `list`, `inspect` or `graph` show files: `--running`.
+    case running(RunningView, ControlOptions)
     case help
     /// The help of `plugin-host new`.
     case newHelp
@@ -27,7 +31,23 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
 extension Command {
     /// The subcommands; anything else is a run.
-    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new"]
+    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "status", "reload", "restart", "stop"]
+
+    /// The options of each subcommand.
+    private static let options: [String: Set<String>] = [
+        "run": ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
+                "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay",
+                "--listen", "--control", "--metrics-listen"],
+        "list": ["--dir", "--allow-any-owner", "--json", "--running", "--control"],
+        "check": ["--dir", "--allow-any-owner"],
+        "graph": ["--dir", "--allow-any-owner", "--running", "--control"],
+        "inspect": ["--json", "--running", "--control", "--dir"],
+        "new": ["--requires", "--optional", "--service", "--into"],
+        "status": ["--dir", "--control", "--json", "--follow", "--metrics"],
+        "reload": ["--dir", "--control", "--json"],
+        "restart": ["--dir", "--control", "--json"],
+        "stop": ["--dir", "--control", "--json"],
+    ]
 
     /// Parses the arguments that follow the program name.
     ///
@@ -62,25 +82,18 @@ extension Command {
         var service = false
         var parent: String?
         var positional: [String] = []
-        let accepted: Set<String> = switch subcommand {
-        case "run":
-            ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
-             "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay",
-             "--listen"]
-        case "list": ["--dir", "--allow-any-owner", "--json"]
-        case "check", "graph": ["--dir", "--allow-any-owner"]
-        case "inspect": ["--json"]
-        default: ["--requires", "--optional", "--service", "--into"]
-        }
+        var control: String?
+        var running = false
+        var follow = false
+        var metrics = false
+        let accepted = Self.options[subcommand] ?? []
         while let argument = try parser.next() {
             guard case .option(let name) = argument else {
                 if case .positional(let value) = argument { positional.append(value) }
                 continue
             }
             guard accepted.contains(name) else {
-                let known = Set(["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs",
-                                 "--shutdown-timeout", "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit",
-                                 "--restart-delay", "--restart-max-delay", "--listen", "--requires", "--optional", "--service", "--into"])
+                let known = Self.options.values.reduce(Set<String>()) { $0.union($1) }
                 throw UsageError(message: known.contains(name)
                     ? "\(name) does not apply to 'plugin-host \(subcommand)'" : "unknown option '\(name.debugEscaped)'")
             }
@@ -141,6 +154,17 @@ extension Command {
             case "--optional":
                 optional += try parser.value(for: name).split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
             case "--service": try parser.flag(name); service = true
+            case "--running": try parser.flag(name); running = true
+            case "--follow": try parser.flag(name); follow = true
+            case "--metrics": try parser.flag(name); metrics = true
+            case "--control":
+                let path = try parser.value(for: name)
+                guard !path.isEmpty else { throw UsageError(message: "--control needs the path of a socket, not an empty string") }
+                control = path
+            case "--metrics-listen":
+                let address = try parser.value(for: name)
+                guard !address.isEmpty else { throw UsageError(message: "--metrics-listen needs an address such as :9464 or /run/metrics.sock") }
+                run.metricsListen = address
             default:  // --into
                 parent = try parser.value(for: name)
             }
@@ -151,6 +175,31 @@ extension Command {
         var search = directories + (searchPath ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
         if directories.isEmpty, let defaultDirectory { search.append(defaultDirectory) }
         let searchOptions = SearchOptions(directories: search, allowAnyOwner: allowAnyOwner)
+        let asksHost = ["status", "reload", "restart", "stop"].contains(subcommand) || running
+        if asksHost {
+            guard control != nil || !search.isEmpty else {
+                throw UsageError(message: "which host? give its --control socket, or its plugin directory with --dir or PLUGIN_HOST_PATH")
+            }
+            let options = ControlOptions(target: control.map(ControlTarget.path) ?? .directories(search), json: json)
+            if follow && metrics { throw UsageError(message: "--follow and --metrics do not go together") }
+            if subcommand != "restart", subcommand != "inspect", let extra = positional.first {
+                throw UsageError(message: "unexpected argument '\(extra.debugEscaped)'")
+            }
+            switch subcommand {
+            case "status": self = .control(follow ? .follow : metrics ? .metrics : .status, options)
+            case "reload": self = .control(.reload, options)
+            case "restart": self = .control(.restart(positional), options)
+            case "stop": self = .control(.stop, options)
+            case "list": self = .running(.list, options)
+            case "graph": self = .running(.graph, options)
+            default:
+                guard positional.count == 1 else { throw UsageError(message: "inspect --running takes one plugin name") }
+                self = .running(.inspect(positional[0]), options)
+            }
+            return
+        }
+        if control != nil, subcommand != "run" { throw UsageError(message: "--control applies to a run, to --running and to status, reload, restart, stop") }
+        if subcommand == "inspect", directories.count > 0 { throw UsageError(message: "--dir does not apply to 'plugin-host inspect FILE'; it takes the file's path") }
         if ["run", "list", "check", "graph"].contains(subcommand) {
             guard positional.isEmpty else { throw UsageError(message: "unexpected argument '\(positional[0].debugEscaped)'") }
             guard !search.isEmpty else {
@@ -182,6 +231,7 @@ extension Command {
         default:
             run.search = searchOptions
             run.json = json
+            run.control = control
             self = .run(run)
         }
     }

@@ -60,6 +60,14 @@ struct PluginHostCommand {
                     return .failure
                 }
             }
+            supervision.directories = options.search.directories
+            do {
+                try openControl(options, into: &supervision, console: console)
+            } catch {
+                console.write("plugin-host: error: \(error)\n", to: .error)
+                for socket in supervision.sockets { socket.close() }
+                return .failure
+            }
             Supervisor.start(supervision) { [options] link, plan in WorkerMain(options: options, link: link, plan: plan).run() }
         case .list(let options, let json):
             return ListCommand(options: options, json: json).run()
@@ -71,6 +79,44 @@ struct PluginHostCommand {
             return GraphCommand(options: options).run()
         case .new(let options):
             return NewPluginCommand(options: options, installPrefix: installPrefix).run()
+        case .control(let request, let options):
+            return ControlCommand(request: request, options: options, path: controlPath(of: options)).run()
+        case .running(let view, let options):
+            return RunningCommand(view: view, options: options, path: controlPath(of: options)).run()
+        }
+    }
+
+    /// The control socket a client command asks.
+    private static func controlPath(of options: ControlOptions) -> String {
+        options.target.path(environment: Process.environment, user: currentUser)
+    }
+
+    /// Opens the control socket (at `--control`, else its default path) and the metrics
+    /// endpoint (`--metrics-listen`).
+    ///
+    /// At the default path, a failure is not the end of the host (another host of the same
+    /// plugin directories may answer there): it runs without a control socket, and says why
+    /// and how to give it one.
+    ///
+    /// - Throws: ``SocketError`` naming the address that cannot be listened on.
+    private static func openControl(_ options: RunOptions, into supervision: inout Supervisor.Configuration, console: Console) throws(SocketError) {
+        if let path = options.control {
+            supervision.control = try ControlSocket.listen(at: path)
+        } else {
+            let path = ControlPath.forHost(of: options.search.directories, environment: Process.environment, user: currentUser)
+            do {
+                supervision.control = try ControlSocket.listen(at: path, privateDirectory: true)
+            } catch {
+                console.write("plugin-host: warning: no control socket: \(error); give one with --control PATH\n", to: .error)
+            }
+        }
+        if let address = options.metricsListen {
+            do {
+                supervision.metrics = try NamedSocket.open(name: "metrics", address: address)
+            } catch {
+                supervision.control?.close()
+                throw SocketError(address: "--metrics-listen \(address)", reason: error.reason)
+            }
         }
     }
 

@@ -36,6 +36,13 @@ struct PluginCalls {
     ///
     /// - Returns: The outcome of each call, in order.
     func perform(_ calls: [PluginCall], within timeout: Duration?, until deadline: MonotonicInstant? = nil) -> [PluginCallOutcome] {
+        performTimed(calls, within: timeout, until: deadline).map(\.outcome)
+    }
+
+    /// ``perform(_:within:until:)``, with how long each call that ended took.
+    func performTimed(
+        _ calls: [PluginCall], within timeout: Duration?, until deadline: MonotonicInstant? = nil
+    ) -> [(outcome: PluginCallOutcome, duration: Duration?)] {
         guard !calls.isEmpty else { return [] }
         let run = SequenceRun(calls: calls, threads: threads, timeout: timeout, until: deadline)
         return run.perform()
@@ -46,8 +53,9 @@ struct PluginCalls {
 private final class SequenceRun: Sendable {
     private struct State {
         var outcomes: [PluginCallOutcome?]
-        /// When each call began.
+        /// When each call began, and how long each that ended took.
         var started: [MonotonicInstant?]
+        var durations: [Duration?]
         /// Bumped each time a call is left behind; a task of an older generation stops.
         var generation = 0
     }
@@ -65,10 +73,12 @@ private final class SequenceRun: Sendable {
         self.threads = threads
         self.timeout = timeout
         self.until = until
-        state = Mutex(State(outcomes: Array(repeating: nil, count: calls.count), started: Array(repeating: nil, count: calls.count)))
+        state = Mutex(State(
+            outcomes: Array(repeating: nil, count: calls.count), started: Array(repeating: nil, count: calls.count),
+            durations: Array(repeating: nil, count: calls.count)))
     }
 
-    func perform() -> [PluginCallOutcome] {
+    func perform() -> [(outcome: PluginCallOutcome, duration: Duration?)] {
         start(from: 0, generation: 0)
         var index = 0
         while index < calls.count {
@@ -91,7 +101,7 @@ private final class SequenceRun: Sendable {
                 if index < calls.count { start(from: index, generation: generation) }
             }
         }
-        return state.withLock { $0.outcomes.map { $0 ?? .overran } }
+        return state.withLock { state in state.outcomes.indices.map { (state.outcomes[$0] ?? .overran, state.durations[$0]) } }
     }
 
     /// When a call that started at `started` must end: its timeout, or the deadline of the
@@ -132,6 +142,7 @@ private final class SequenceRun: Sendable {
                 let current = state.withLock { state -> Bool in
                     guard state.generation == generation else { return false }
                     state.outcomes[index] = outcome
+                    state.durations[index] = state.started[index].map { .now - $0 }
                     return true
                 }
                 guard current else { return }

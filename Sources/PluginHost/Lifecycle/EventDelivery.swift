@@ -11,6 +11,8 @@ struct EventDelivery {
         let plugin: RunningPlugin
         let outcome: PluginCallOutcome
         let answer: Answer?
+        /// How long the call took, when it ended.
+        let duration: Duration?
     }
 
     /// Delivers the event `make` gives for each plugin to those of `plugins` that handle
@@ -30,11 +32,11 @@ struct EventDelivery {
                 if let answer = try await plugin.lifecycle.deliver(event) { answers.set(position, answer) }
             }
         }
-        let outcomes = PluginCalls(threads: threads).perform(calls, within: timeout, until: deadline)
+        let outcomes = PluginCalls(threads: threads).performTimed(calls, within: timeout, until: deadline)
         return ordered.indices.map { position in
             Delivered(
-                plugin: ordered[position], outcome: outcomes[position],
-                answer: outcomes[position] == .finished ? answers.get(position) : nil)
+                plugin: ordered[position], outcome: outcomes[position].outcome,
+                answer: outcomes[position].outcome == .finished ? answers.get(position) : nil, duration: outcomes[position].duration)
         }
     }
 

@@ -8,7 +8,14 @@ extension LifecycleRunner {
     /// component is unhealthy.
     mutating func checkHealth() {
         let timeout = context.timeout
-        let answers = delivery.deliver(HealthCheck.self, to: plugins, phase: .health, within: timeout) { _ in HealthCheck() }
+        let delivered = delivery.deliver(HealthCheck.self, to: plugins, phase: .health, within: timeout) { _ in HealthCheck() }
+        var durations: [String: Double] = [:]
+        for call in delivered {
+            let duration = call.duration ?? timeout ?? .zero
+            durations[call.plugin.name] = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        link.tell(.health(durations))
+        let answers = delivered
             .map { delivered -> (plugin: RunningPlugin, health: Health) in
                 switch delivered.outcome {
                 case .finished: (delivered.plugin, delivered.answer ?? .healthy)
@@ -31,6 +38,6 @@ extension LifecycleRunner {
                 "plugin \(plugin.label) is \(health.severity >= 2 ? "unhealthy" : "degraded"): \(health.reason ?? "")"
             }.joined(separator: "; "))
         }
-        link.notify(.status(status()))
+        announce(.status(status()))
     }
 }

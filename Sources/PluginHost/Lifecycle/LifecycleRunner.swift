@@ -56,6 +56,14 @@ struct LifecycleRunner {
     var unwell: [(plugin: RunningPlugin, health: Health)] = []
     /// What rescans remember from one to the next.
     var rescans: RescanMemory
+    /// The settings each running plugin bootstrapped with, or last applied in a reload: what
+    /// it runs with.
+    var runningWith: [String: Settings]
+    /// The plugins that did not get ready and were removed, with why.
+    var notReady: [PluginCondition] = []
+    /// What the supervisor was last told of the plugins' conditions.
+    private var conditionsTold: [PluginCondition]?
+
     /// When the host was asked to stop, the instant its hooks must be over by: each drain,
     /// service stop and shutdown hook gets `--shutdown-timeout`, and all of them together
     /// that and half the grace, so that the worker names what it skipped and exits before the
@@ -75,6 +83,7 @@ struct LifecycleRunner {
         self.chain = chain
         self.settings = settings
         self.rescans = rescans
+        runningWith = settings
     }
 
     // MARK: Running
@@ -91,7 +100,7 @@ struct LifecycleRunner {
         }
         var (problems, unready) = bringUp(plugins, removingUnready: context.leavesFailuresOut)
         var stopping = !unready.isEmpty && !context.leavesFailuresOut
-        if !stopping { link.notify(.ready(status: status())) }
+        if !stopping { announce(.ready(status: status())) }
         let interval = context.healthInterval
         var nextCheck = interval.map { MonotonicInstant.now + $0 }
         if let interval { link.reportHealth(goodUntil: .now + interval * 2) }
@@ -106,13 +115,14 @@ struct LifecycleRunner {
                 link.notify(.reloading(at: .now))
                 // A reload or rescan that fails changes nothing; what went wrong is on
                 // stderr, and the exit status is the stop's. Plugins left out come back.
-                _ = reload()
+                let outcome = reload()
+                link.tell(.reload(applied: outcome.applied, reasons: outcome.problems.map(\.message)))
                 rescans.forgetExclusions()
                 _ = rescan()
-                link.notify(.ready(status: status()))
+                announce(.ready(status: status()))
             case .rescan:
                 _ = rescan()
-                link.notify(.status(status()))
+                announce(.status(status()))
             case .serviceEnded(let number, let error):
                 services.ended(number)
                 if let error, let plugin = plugins.first(where: { $0.number == number }),
@@ -140,6 +150,11 @@ struct LifecycleRunner {
         link.enter(.running)
         services.start(plugins, threads: context.threads, events: context.events)
         let unready = awaitReadiness(of: plugins, consequence: removingUnready ? "removing it" : "stopping")
+        notReady += unready.map { plugin, problem in
+            PluginCondition(
+                name: plugin.name, state: .notReady, file: plugin.candidate.file, version: plugin.candidate.manifest.version.description,
+                reason: problem.message)
+        }
         var problems = unready.map(\.problem)
         if removingUnready { problems += remove(unready.map(\.plugin)) }
         return (problems, unready.map(\.plugin))
@@ -224,6 +239,41 @@ struct LifecycleRunner {
     }
 
     // MARK: Status
+
+    /// Tells systemd `notification`, and the supervisor what became of every plugin, when
+    /// that changed.
+    mutating func announce(_ notification: ServiceNotification) {
+        link.notify(notification)
+        let conditions = conditions()
+        guard conditions != conditionsTold else { return }
+        conditionsTold = conditions
+        link.tell(.plugins(conditions))
+    }
+
+    /// Every plugin this worker runs or knows of and does not run: serving (or what its last
+    /// health check said), left out, not added, not ready, or optional and absent.
+    func conditions() -> [PluginCondition] {
+        var conditions = plugins.map { plugin in
+            let health = unwell.first { $0.plugin.number == plugin.number }?.health
+            let state: PluginCondition.State = health.map { $0.severity >= 2 ? .unhealthy : .degraded } ?? .serving
+            return PluginCondition(
+                name: plugin.name, state: state, file: plugin.candidate.file, version: plugin.candidate.manifest.version.description,
+                reason: health?.reason)
+        }
+        conditions += rescans.leftOut.map { PluginCondition(name: $0.name, state: .leftOut, file: $0.file, reason: $0.reason) }
+        conditions += notReady.filter { condition in !plugins.contains { $0.name == condition.name } }
+        conditions += rescans.notAddedProblems.map { problem in
+            PluginCondition(name: problem.plugin ?? problem.file ?? "?", state: .notAdded, file: problem.file, reason: problem.message)
+        }
+        let known = Set(conditions.map(\.name))
+        for plugin in plugins {
+            for optional in plugin.candidate.manifest.optional where !known.contains(optional) && !conditions.contains(where: { $0.name == optional }) {
+                conditions.append(PluginCondition(
+                    name: optional, state: .optionalAndAbsent, reason: "listed as optional by \(plugin.name), and not installed"))
+            }
+        }
+        return conditions
+    }
 
     /// What `STATUS=` tells systemd: how many plugins run, whether they are well, and which
     /// are left out.

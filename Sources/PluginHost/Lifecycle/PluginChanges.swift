@@ -33,6 +33,7 @@ extension LifecycleRunner {
 
         let reportedBefore = rescans.notAddedReported
         rescans.notAddedReported = []
+        rescans.notAddedProblems = []
         var fresh: [PluginCandidate] = []
         for candidate in scanned where runningFiles[candidate.file] == nil {
             if let plugin = runningNames[candidate.name] {
@@ -91,6 +92,7 @@ extension LifecycleRunner {
         let problem = Problem(problem.code, plugin: problem.plugin, file: problem.file, problem.message + "; not added")
         let key = "\(problem.file ?? problem.plugin ?? "")\n\(problem.message)"
         rescans.notAddedReported.insert(key)
+        rescans.notAddedProblems.append(problem)
         return reportedBefore.contains(key) ? [] : [report(problem)]
     }
 
@@ -131,17 +133,18 @@ extension LifecycleRunner {
         for problem in result.refused + result.problems { problems += notAdded(problem, reportedBefore) }
         let added = result.admitted
         guard !added.isEmpty else { return problems }
-        for warning in Configuration(settings: settings).keyWarnings(
-            of: added.map { ($0.name, $0.candidate.manifest.settings) }, file: context.configurationFile ?? "",
-            while: "while it bootstrapped") {
-            say("warning: " + warning)
+        for plugin in added {
+            link.tell(.warnings(topic: "settings of \(plugin.name)", Configuration(settings: settings).keyWarnings(
+                of: [(plugin.name, plugin.candidate.manifest.settings)], file: context.configurationFile ?? "", while: "while it bootstrapped")))
         }
         join(added, chain: result.outcome.bootstrapped)
+        for plugin in added { runningWith[plugin.name] = settings[plugin.name] }
+        notReady.removeAll { condition in added.contains { $0.name == condition.name } }
         let (readiness, unready) = bringUp(added, removingUnready: true)
         problems += readiness
         for plugin in added where !unready.contains(where: { $0.number == plugin.number }) {
             say("added plugin \(plugin.label)")
-            link.notify(.status("Added plugin \(plugin.name); \(status())"))
+            announce(.status("Added plugin \(plugin.name); \(status())"))
         }
         // The plugins that use one of them optionally learn of it, with a view that holds it.
         for plugin in added {
@@ -175,7 +178,7 @@ extension LifecycleRunner {
         leave(leaving)
         for plugin in removed {
             say("removed plugin \(plugin.label): drained and shut down; its code stays loaded until the worker ends")
-            link.notify(.status("Removed plugin \(plugin.name); \(status())"))
+            announce(.status("Removed plugin \(plugin.name); \(status())"))
         }
         return problems
     }

@@ -15,6 +15,8 @@ struct RescanMemory {
     private var upgradesAsked: Set<FileIdentity> = []
     /// The files not added at the last scan, each with why, reported already.
     var notAddedReported: Set<String>
+    /// The problems of the files not added at the last scan.
+    var notAddedProblems: [Problem]
     /// The files of running plugins that changed into something unusable, reported already.
     var changesReported: Set<String> = []
 
@@ -23,6 +25,7 @@ struct RescanMemory {
         self.builds = builds
         self.leftOut = leftOut
         notAddedReported = Set(notAdded.map { "\($0.file ?? $0.plugin ?? "")\n\($0.message); not added" })
+        notAddedProblems = notAdded
     }
 
     /// The files not added at the last scan, as `STATUS=` names them: `libBroken.so`.

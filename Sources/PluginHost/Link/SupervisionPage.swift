@@ -739,6 +739,8 @@ enum WorkerMessage: Equatable, Sendable {
     case output([UInt8])
     case error([UInt8])
     case notification(ServiceNotification)
+    /// What the worker tells the supervisor for the operator: ``WorkerNews``, encoded.
+    case news([UInt8])
 
     /// What a message is, as the page codes it.
     enum Kind: Int32, Sendable, PageCode {
@@ -748,6 +750,7 @@ enum WorkerMessage: Equatable, Sendable {
         case reloading = 4
         case status = 5
         case stopping = 6
+        case news = 7
 
         static let fallback = Kind.error
     }
@@ -761,6 +764,7 @@ enum WorkerMessage: Equatable, Sendable {
         case .notification(.reloading(let microseconds)): (.reloading, microseconds, [])
         case .notification(.status(let status)): (.status, 0, Array(status.utf8)[...])
         case .notification(.stopping(let status)): (.stopping, 0, Array(status.utf8)[...])
+        case .news(let bytes): (.news, 0, bytes[...])
         }
     }
 
@@ -773,6 +777,7 @@ enum WorkerMessage: Equatable, Sendable {
         case .reloading: self = .notification(.reloading(monotonicMicroseconds: value))
         case .status: self = .notification(.status(text))
         case .stopping: self = .notification(.stopping(status: text))
+        case .news: self = .news(bytes)
         }
     }
 }

@@ -114,6 +114,14 @@ final class WorkerLink: Sendable {
         writing.withLock { _ in _ = page.post(.notification(notification), wake: wakeSupervisor) }
     }
 
+    /// Tells the supervisor `news`, for the operator; does not wait for it to be taken.
+    func tell(_ news: WorkerNews) {
+        guard supervisor != nil else { return }
+        let bytes = news.encoded
+        guard bytes.count <= SupervisionPage.outputCapacity else { return }
+        writing.withLock { _ in _ = page.post(.news(bytes), wake: wakeSupervisor) }
+    }
+
     /// Records the outcome of a health check for systemd's watchdog: good until `deadline`,
     /// or bad (`nil`).
     func reportHealth(goodUntil deadline: MonotonicInstant?) {

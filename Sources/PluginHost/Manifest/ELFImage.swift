@@ -126,6 +126,23 @@ struct ELFImage {
         return nameTable[start..<start + name.count].elementsEqual(name)
     }
 
+    /// The build id the linker recorded (`.note.gnu.build-id`), in hexadecimal, as
+    /// `readelf -n` prints it; `nil` when the file has none, or a damaged one.
+    var buildID: String? {
+        guard let note = try? contents(ofSection: ".note.gnu.build-id", maximumSize: 1024), note.count >= 16 else { return nil }
+        let fields = ByteReader(note)
+        let (nameSize, descriptionSize, type) = (Int(fields.u32(0)), Int(fields.u32(4)), fields.u32(8))
+        let descriptionStart = 12 + (nameSize + 3) / 4 * 4
+        guard type == 3, descriptionSize > 0, descriptionStart + descriptionSize <= note.count else { return nil }
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        for byte in note[descriptionStart..<descriptionStart + descriptionSize] {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
     /// The contents of the section called `name`, or `nil` when there is none.
     ///
     /// - Parameter maximumSize: The largest contents accepted.

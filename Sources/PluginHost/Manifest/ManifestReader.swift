@@ -33,6 +33,13 @@ enum ManifestReader {
         return try? image.contents(ofSection: sectionName, maximumSize: maximumSize)
     }
 
+    /// The build id of the open file `file`, when it is an ELF file that records one.
+    static func buildID(of file: ReadOnlyFile) -> String? {
+        guard let size = try? file.status().size, let image = try? ELFImage(source: FileSource(file: file, size: UInt64(max(size, 0))))
+        else { return nil }
+        return image.buildID
+    }
+
     /// Reads the manifest of an open plugin file of `size` bytes, with where its loadable
     /// segments lie once mapped and the libraries it links.
     static func plugin(in file: ReadOnlyFile, size: UInt64) throws(ManifestError) -> Plugin {

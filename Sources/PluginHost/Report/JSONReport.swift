@@ -16,7 +16,7 @@ enum JSONReport {
             ("plugins", .array(report.plugins.map(plugin))),
             ("errors", .array(report.problems.map(error))),
             ("notAdded", .array(report.notAdded.map(error))),
-            ("warnings", .array(report.warnings.map(JSONOutput.string))),
+            ("warnings", .array((report.warnings + report.settingsWarnings).map(JSONOutput.string))),
             ("notes", .array(report.notes.map(JSONOutput.string))),
             ("generation", .number(Double(report.generation))),
             ("leftOut", .array(report.leftOut.map { plugin in

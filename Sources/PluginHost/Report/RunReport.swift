@@ -10,6 +10,10 @@ struct RunReport: Sendable {
     var notAdded: [Problem] = []
     /// Things that do not stop the run but are probably mistakes.
     var warnings: [String] = []
+    /// Mistakes in the configuration: unknown plugins, keys no plugin reads. The supervisor
+    /// says them once for every generation that finds them, so the text report leaves them
+    /// out; the JSON report lists them with the warnings.
+    var settingsWarnings: [String] = []
     /// Things worth knowing, such as which file of several with one name is used.
     var notes: [String] = []
     /// Wall time of the whole run, from reading the configuration to the end of the chain.

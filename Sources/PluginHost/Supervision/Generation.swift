@@ -8,6 +8,8 @@ struct Generation: Equatable, Sendable {
     var life: Life
     /// Its plugins, as it last published them.
     var plugins: [PublishedPlugin] = []
+    /// What it last told of its plugins' conditions: serving, left out, and why.
+    var conditions: [PluginCondition]?
     /// When it last said it was ready.
     var readyAt: MonotonicInstant?
     /// Its last health check: good until an instant, or bad (`nil`); `nil` also before the

@@ -8,6 +8,20 @@
 /// the file's name does not matter: the descriptor holds the file itself.
 struct HeldBuilds {
     private var held: [(build: PublishedPlugin, file: ReadOnlyFile)] = []
+    /// The build ids read so far, by build.
+    private var buildIDs: [FileIdentity: String] = [:]
+
+    /// The build id of each build held that has one, by plugin name: read from the file the
+    /// supervisor holds, which is the build that runs, whatever became of its name.
+    mutating func buildIDsByPlugin() -> [String: String] {
+        var byPlugin: [String: String] = [:]
+        for (build, file) in held {
+            guard let identity = build.identity else { continue }
+            if buildIDs[identity] == nil { buildIDs[identity] = ManifestReader.buildID(of: file) ?? "" }
+            if let id = buildIDs[identity], !id.isEmpty { byPlugin[build.name] = id }
+        }
+        return byPlugin
+    }
 
     /// Holds `builds` and lets go of the others. A build held already stays held; another
     /// is opened from its file, and held only when the file is still that build.

@@ -28,6 +28,10 @@ struct RunOptions: Equatable {
     var restart = RestartPolicy()
     /// The sockets to listen on for plugins, besides those systemd passes.
     var listen: [ListenAddress] = []
+    /// Where to make the control socket; `nil` for its default path (see ``ControlPath``).
+    var control: String?
+    /// Where to serve the metrics as `GET /metrics` over HTTP, if anywhere.
+    var metricsListen: String?
 
     /// The default of `--timeout`.
     static let defaultTimeout: Duration? = .seconds(30)

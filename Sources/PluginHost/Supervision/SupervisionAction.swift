@@ -21,6 +21,8 @@ enum SupervisionAction: Equatable, Sendable {
     /// Keep these builds open, and let go of the others: the builds an upgrade that fails
     /// after the generation before stopped can bring back.
     case hold([PublishedPlugin])
+    /// Answer the control client numbered `client`; a final answer closes its connection.
+    case answer(client: Int, ControlAnswer)
     /// End the host: end what is left, write what is waiting, remove the sockets' files, and
     /// exit with this status.
     case exit(ExitStatus, EndReason)

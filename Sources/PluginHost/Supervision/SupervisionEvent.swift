@@ -28,6 +28,13 @@ enum SupervisionEvent: Equatable, Sendable {
     case resumed(generation: Int, process: ProcessID)
     /// A generation's worker ended, and what is known of how.
     case ended(generation: Int, EndingEvidence)
+    /// A generation tells what an operator may ask about: its plugins' conditions, a
+    /// reload's outcome, the warnings in force, its health checks.
+    case news(generation: Int, WorkerNews)
+    /// An operator's request on the control socket, from the client numbered `client`.
+    case control(client: Int, ControlRequest)
+    /// A client of the control socket went away.
+    case clientLeft(client: Int)
 }
 
 extension SupervisionEvent {
@@ -47,6 +54,9 @@ extension SupervisionEvent {
         case .suspended: "stopped by a signal"
         case .resumed: "resumed"
         case .ended: "worker ended"
+        case .news: "news"
+        case .control(_, let request): request == .stop ? "plugin-host stop" : "control request"
+        case .clientLeft: "client left"
         }
     }
 }

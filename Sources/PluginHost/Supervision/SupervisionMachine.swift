@@ -106,6 +106,30 @@ struct SupervisionMachine: Sendable {
     private var generationsStarted = 0
     /// The status the host ends with once every generation has stopped.
     private var finalStatus = ExitStatus.success
+    /// When the host started.
+    private(set) var startedAt: MonotonicInstant
+    /// The warnings in force, by what they are about; each was said when it first applied.
+    private(set) var warnings: [String: [String]] = [:]
+    /// The failures blamed on each plugin: how many, and the last.
+    private(set) var failures: [String: (count: Int, last: FailureRecord)] = [:]
+    private(set) var lastReload: ReloadRecord?
+    private(set) var lastUpgrade: UpgradeRecord?
+    private(set) var reloadsApplied = 0
+    private(set) var reloadsRefused = 0
+    /// How long each plugin took to answer its last health check, in seconds.
+    private(set) var healthDurations: [String: Double] = [:]
+    /// The plugin conditions the generation that spoke for the host last told.
+    private(set) var lastConditions: [PluginCondition] = []
+    /// Control clients waiting for a reload's outcome, for a restart's (and the generation
+    /// that answers it), for the host's end; and those that follow its changes.
+    private var reloadClients: [Int] = []
+    /// The generation asked to reload that has not told the outcome yet.
+    private var reloading: Int?
+    private var restartClients: [(client: Int, generation: Int)] = []
+    private var stopClients: [Int] = []
+    private var followers: [Int] = []
+    /// What followers were last shown, to show them only changes.
+    private var shownToFollowers: HostStatus?
     /// The time of the event being handled.
     private var now: MonotonicInstant
     /// The actions of the event being handled, in order.
@@ -122,6 +146,7 @@ struct SupervisionMachine: Sendable {
     private init(configuration: Configuration, now: MonotonicInstant) {
         self.configuration = configuration
         self.now = now
+        startedAt = now
         state = .stopping(current: nil)
         nextPing = configuration.watchdog.map { _ in now }
     }
@@ -164,8 +189,18 @@ struct SupervisionMachine: Sendable {
             resumed(number, process: process)
         case .ended(let number, let evidence):
             ended(number, evidence)
+        case .news(let number, let news):
+            heard(news, from: number)
+        case .control(let client, let request):
+            answer(request, from: client)
+        case .clientLeft(let client):
+            followers.removeAll { $0 == client }
+            reloadClients.removeAll { $0 == client }
+            restartClients.removeAll { $0.client == client }
+            stopClients.removeAll { $0 == client }
         }
         forgetEndedGenerations()
+        showFollowers(event)
         return takeActions()
     }
 
@@ -231,12 +266,18 @@ struct SupervisionMachine: Sendable {
         }
     }
 
-    /// SIGINT or SIGTERM: every generation stops (an upgrade's candidate that has not begun
-    /// to bootstrap ends at once); the host ends when they have, or at their deadline.
-    private mutating func beginStop(_ signal: Signal) {
+    /// SIGINT or SIGTERM (or `plugin-host stop`, `because`): every generation stops (an
+    /// upgrade's candidate that has not begun to bootstrap ends at once); the host ends when
+    /// they have, or at their deadline.
+    private mutating func beginStop(_ signal: Signal, because request: String? = nil) {
         firstStop = (signal, now)
-        say("plugin-host: received \(signal.name); shutting down (send it again after a second to exit at once)")
-        announceStopping("Stopping (received \(signal.name))")
+        if let request {
+            say("plugin-host: asked to stop (\(request)); shutting down")
+            announceStopping("Stopping (\(request))")
+        } else {
+            say("plugin-host: received \(signal.name); shutting down (send it again after a second to exit at once)")
+            announceStopping("Stopping (received \(signal.name))")
+        }
         let current = currentGeneration
         for generation in liveGenerations {
             switch generation.life {
@@ -259,6 +300,7 @@ struct SupervisionMachine: Sendable {
         switch state {
         case .serving(let number):
             actions.append(.ask(generation: number, .reload))
+            reloading = number
         case .starting, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
             pendingReloads += 1
         case .stopping, .finished:
@@ -300,6 +342,8 @@ struct SupervisionMachine: Sendable {
     private mutating func becomeServing(_ number: Int, status: String) {
         state = .serving(number)
         guard let generation = generations[number] else { return }
+        if let conditions = generation.conditions { lastConditions = conditions }
+        answerRestart(of: number, ok: true, "generation \(number) serves")
         let running = generation.plugins.running
         servicePlugins.formUnion(running.filter(\.providesService).map(\.name))
         // Held before the host says it is ready, so that a file replaced once it is can
@@ -312,6 +356,7 @@ struct SupervisionMachine: Sendable {
         while pendingReloads > 0 {
             pendingReloads -= 1
             actions.append(.ask(generation: number, .reload))
+            reloading = number
         }
     }
 
@@ -378,6 +423,7 @@ struct SupervisionMachine: Sendable {
         say("plugin-host: error: cannot start a worker process: \(reason)")
         generation.life = .ended(WorkerEnding(status: .crashed, message: reason, culprits: [], phase: "start-up", summary: "could not start"))
         generations[number] = generation
+        answerRestart(of: number, ok: false, "generation \(number) could not start: \(reason)")
         switch state {
         case .starting(let current):
             if current == number { finish(.failure, .cannotStartWorker) }
@@ -406,6 +452,19 @@ struct SupervisionMachine: Sendable {
         generation.endedIn = evidence.workerPhase
         generations[number] = generation
         if let message = ending.message { say("plugin-host: error: " + message) }
+        for culprit in ending.culprits {
+            guard let name = evidence.plugins[number: culprit]?.name else { continue }
+            failures[name] = ((failures[name]?.count ?? 0) + 1, FailureRecord(at: now, summary: ending.summary))
+        }
+        if restartClients.contains(where: { $0.generation == number }) {
+            answerRestart(of: number, ok: false, "generation \(number) ended before it served: \(ending.message ?? "it was ended")")
+        }
+        if reloading == number {
+            reloading = nil
+            let reason = "generation \(number) ended before it told the reload's outcome: \(ending.message ?? "it was ended")"
+            for client in reloadClients { actions.append(.answer(client: client, .reload(applied: false, reasons: [reason]))) }
+            reloadClients = []
+        }
         // Whatever it started ends with it.
         actions.append(.endProcesses(generation: number))
         // A held build whose file was written in place holds the new bytes: it cannot come back.
@@ -449,6 +508,173 @@ struct SupervisionMachine: Sendable {
             finishStopIfDone()
         case .finished:
             break
+        }
+    }
+
+    // MARK: What generations tell, and what operators ask
+
+    private mutating func heard(_ news: WorkerNews, from number: Int) {
+        guard generations[number] != nil else { return }
+        switch news {
+        case .plugins(let conditions):
+            generations[number]?.conditions = conditions
+            if number == currentGeneration { lastConditions = conditions }
+        case .reload(let applied, let reasons):
+            if reloading == number { reloading = nil }
+            lastReload = ReloadRecord(at: now, applied: applied, reasons: reasons)
+            if applied { reloadsApplied += 1 } else { reloadsRefused += 1 }
+            for client in reloadClients { actions.append(.answer(client: client, .reload(applied: applied, reasons: reasons))) }
+            reloadClients = []
+        case .warnings(let topic, let list):
+            // A warning is said when it first applies (or changes), not again while it holds.
+            let inForce = Set(warnings.values.joined())
+            for warning in list where !inForce.contains(warning) { say("plugin-host: warning: " + warning) }
+            warnings[topic] = list.isEmpty ? nil : list
+        case .health(let durations):
+            if number == currentGeneration { healthDurations = durations }
+        }
+    }
+
+    private mutating func answer(_ request: ControlRequest, from client: Int) {
+        switch request {
+        case .status:
+            actions.append(.answer(client: client, .status(status)))
+        case .metrics:
+            actions.append(.answer(client: client, .metrics(status)))
+        case .follow:
+            // What a follower is shown first is the status now; what it is shown next is what
+            // changed from it.
+            if followers.isEmpty { shownToFollowers = status }
+            followers.append(client)
+            actions.append(.answer(client: client, .change("following", status)))
+        case .reload:
+            switch state {
+            case .stopping, .finished:
+                actions.append(.answer(client: client, .refused("the host is stopping")))
+            case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+                reloadClients.append(client)
+                reloadRequested()
+            }
+        case .restart(let names):
+            restart(names, for: client)
+        case .stop:
+            stopClients.append(client)
+            switch state {
+            case .stopping, .finished:
+                break
+            case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+                beginStop(.terminate, because: "plugin-host stop")
+            }
+        }
+    }
+
+    /// `plugin-host restart [PLUGIN...]`: the plugins named are no longer left out, and a new
+    /// generation takes over as an upgrade does: it loads beside the serving one, which keeps
+    /// serving until then. A restart waiting out its backoff starts at once.
+    private mutating func restart(_ names: [String], for client: Int) {
+        let unknown = names.filter { name in !quarantine.contains { $0.name == name } && !lastConditions.contains { $0.name == name } }
+        guard unknown.isEmpty else {
+            actions.append(.answer(client: client, .refused(
+                "no plugin \(unknown.joined(separator: ", ")) is left out or running; plugin-host status lists the plugins")))
+            return
+        }
+        switch state {
+        case .serving(let serving):
+            quarantine.removeAll { names.contains($0.name) }
+            startUpgrade(of: serving)
+            if case .upgrading(_, let candidate) = state { restartClients.append((client, candidate)) }
+        case .backingOff(_, let cause):
+            quarantine.removeAll { names.contains($0.name) }
+            let started = startGeneration(cause)
+            state = .recovering(started)
+            restartClients.append((client, started))
+        case .starting, .recovering, .upgrading, .handingOver, .takingOver:
+            actions.append(.answer(client: client, .refused("a new generation is starting already; ask again once the host serves")))
+        case .stopping, .finished:
+            actions.append(.answer(client: client, .refused("the host is stopping")))
+        }
+    }
+
+    /// Answers the clients waiting for generation `number`'s restart.
+    private mutating func answerRestart(of number: Int, ok: Bool, _ message: String) {
+        for waiting in restartClients where waiting.generation == number {
+            actions.append(.answer(client: waiting.client, .restart(ok: ok, message: message)))
+        }
+        restartClients.removeAll { $0.generation == number }
+    }
+
+    /// Shows the clients that follow the host what changed, when something did.
+    private mutating func showFollowers(_ event: SupervisionEvent) {
+        guard !followers.isEmpty else { return }
+        var current = status
+        current.now = shownToFollowers?.now ?? current.now
+        guard current != shownToFollowers else { return }
+        let before = shownToFollowers
+        current.now = now
+        shownToFollowers = current
+        let what = before.map { $0.state != current.state ? "\($0.state) -> \(current.state)" : event.kind } ?? "following"
+        for client in followers { actions.append(.answer(client: client, .change(what, current))) }
+    }
+
+    /// The host's status now, as far as the machine knows it.
+    var status: HostStatus {
+        var generationsNow: [GenerationStatus] = []
+        for generation in liveGenerations {
+            generationsNow.append(GenerationStatus(
+                role: role(of: generation), number: generation.number, cause: generation.cause, startedAt: generation.startedAt,
+                readyAt: generation.readyAt))
+        }
+        generationsNow.sort { ($0.number == currentGeneration ? 0 : 1, $0.number) < ($1.number == currentGeneration ? 0 : 1, $1.number) }
+        let backingOff: MonotonicInstant? = if case .backingOff(let until, _) = state { until } else { nil }
+        let restartsNow = RestartStatus(
+            used: restarts.recent(endingAt: now, within: configuration.restart), limit: configuration.restart.limit,
+            window: configuration.restart.window, total: restarts.count, inARow: restarts.inARow,
+            nextDelay: configuration.restart.wait(beforeRestartInARow: restarts.inARow + 1), enabled: configuration.restart.enabled)
+        return HostStatus(
+            state: state.name, startedAt: startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
+            plugins: pluginStatuses, restarts: restartsNow, lastReload: lastReload, lastUpgrade: lastUpgrade,
+            reloadsApplied: reloadsApplied, reloadsRefused: reloadsRefused, warnings: warnings.keys.sorted().flatMap { warnings[$0]! },
+            healthDurations: healthDurations)
+    }
+
+    /// The plugins as the generation that speaks for the host told them, with the builds it
+    /// runs, and those left out that it does not know of.
+    private var pluginStatuses: [PluginStatus] {
+        let speaking = currentGeneration.flatMap { generations[$0] }
+        let published = speaking?.plugins ?? []
+        let conditions = speaking?.conditions ?? (speaking == nil ? lastConditions : published.running.map {
+            PluginCondition(name: $0.name, state: .serving, file: $0.file, version: $0.version)
+        })
+        var statuses = conditions.map { condition in
+            let build = published.last { $0.name == condition.name && $0.isRunning }
+            return PluginStatus(
+                name: condition.name, state: condition.state, reason: condition.reason, version: build?.version ?? condition.version,
+                file: build?.file ?? condition.file, build: build?.identity, requires: build?.requires ?? [],
+                failures: failures[condition.name]?.count ?? 0, lastFailure: failures[condition.name]?.last)
+        }
+        for excluded in quarantine where !statuses.contains(where: { $0.name == excluded.name }) {
+            statuses.append(PluginStatus(
+                name: excluded.name, state: .leftOut, reason: "\(excluded.reason); left out until its file changes", file: excluded.file,
+                failures: failures[excluded.name]?.count ?? 0, lastFailure: failures[excluded.name]?.last))
+        }
+        return statuses
+    }
+
+    /// What `generation` does for the host, in a few words.
+    private func role(of generation: Generation) -> String {
+        switch generation.life {
+        case .killed: return "being ended"
+        case .stopping: return generation.number == currentGeneration && !isChangingHands ? "stopping" : "draining"
+        case .prepared: return "waiting to take over"
+        case .proceeding: return "taking over"
+        case .serving: return "serving"
+        case .ended: return "ended"
+        case .starting:
+            switch generation.cause {
+            case .start: return "starting"
+            case .restart, .restore: return "recovering"
+            case .upgrade: return "loading beside the serving one"
+            }
         }
     }
 
@@ -663,6 +889,8 @@ struct SupervisionMachine: Sendable {
             + suspects.map { "\($0.nameAndVersion) (\($0.file))" }.joined(separator: ", "))
         notify(.status(
             "Upgrade failed: \(suspects.map(\.nameAndVersion).joined(separator: ", ")) left out; the running plugins keep serving"))
+        lastUpgrade = UpgradeRecord(
+            at: now, result: "failed", detail: "left out: " + suspects.map(\.nameAndVersion).joined(separator: ", ") + "; the generation before serves on")
     }
 
     /// The new generation failed after the one before had stopped: a generation with the
@@ -686,6 +914,10 @@ struct SupervisionMachine: Sendable {
             + "before: " + (restored.isEmpty ? "none held" : restored.map(\.nameAndVersion).joined(separator: ", "))
             + "; left out until their files change: " + suspects.map(\.nameAndVersion).joined(separator: ", ") + waitClause(wait))
         notify(.status("Upgrade failed: bringing back \(restored.map(\.nameAndVersion).joined(separator: ", "))"))
+        lastUpgrade = UpgradeRecord(
+            at: now, result: "rolled back",
+            detail: "brought back: " + (restored.isEmpty ? "none held" : restored.map(\.nameAndVersion).joined(separator: ", "))
+                + "; left out: " + suspects.map(\.nameAndVersion).joined(separator: ", "))
         schedule(.restore, at: start)
     }
 
@@ -702,6 +934,8 @@ struct SupervisionMachine: Sendable {
         let changed = generation.plugins.filter { build in !before.contains { $0.isSameBuild(as: build) } }
         let culprits = (ending.isIntended ? generation.failedPlugin.map { [$0] } ?? [] : ending.culprits)
             .compactMap { generation.plugins[number: $0] }
+        // With no build changed (`plugin-host restart`), the plugins its ending names failed.
+        guard !changed.isEmpty else { return culprits }
         let changedCulprits = culprits.filter { culprit in changed.contains { $0.name == culprit.name } }
         return changedCulprits.isEmpty ? changed : changedCulprits
     }
@@ -712,7 +946,9 @@ struct SupervisionMachine: Sendable {
             guard let before = replaced.first(where: { $0.name == build.name }) else { return "\(build.nameAndVersion) (new)" }
             return before.isSameBuild(as: build) ? nil : "\(build.name) \(before.version) -> \(build.version)"
         }
-        say("plugin-host: upgraded: \(changes.isEmpty ? "no plugin's build changed" : changes.joined(separator: ", "))")
+        let upgraded = changes.isEmpty ? "no plugin's build changed" : changes.joined(separator: ", ")
+        say("plugin-host: upgraded: \(upgraded)")
+        lastUpgrade = UpgradeRecord(at: now, result: "upgraded", detail: upgraded)
     }
 
     // MARK: Ending
@@ -724,6 +960,13 @@ struct SupervisionMachine: Sendable {
 
     private mutating func finish(_ status: ExitStatus, _ reason: EndReason) {
         state = .finished(status, reason)
+        for client in stopClients { actions.append(.answer(client: client, .stopped(status))) }
+        for client in reloadClients + restartClients.map(\.client) {
+            actions.append(.answer(client: client, .refused("the host ended with status \(status.rawValue) first")))
+        }
+        stopClients = []
+        reloadClients = []
+        restartClients = []
         actions.append(.exit(status, reason))
     }
 

@@ -33,6 +33,11 @@ struct Supervisor {
         var watching: [String] = []
         /// The sockets plugins serve on, held for the life of the host.
         var sockets: [NamedSocket] = []
+        /// The control socket operators ask the host on, and the metrics endpoint.
+        var control: ControlSocket?
+        var metrics: NamedSocket?
+        /// The plugin directories, as the operator named them.
+        var directories: [String] = []
     }
 
     private let configuration: Configuration
@@ -54,6 +59,8 @@ struct Supervisor {
     private var directories: DirectoryWatch?
     /// Events seen while waiting, handled at the next turn.
     private var waiting: [SupervisionEvent] = []
+    /// The control socket's and the metrics endpoint's connections.
+    private var control: ControlServer
 
     /// Starts the first worker generation and supervises until the host ends, then exits
     /// with the run's status.
@@ -83,6 +90,7 @@ struct Supervisor {
         self.run = run
         descriptorLimit = DescriptorLimit.current.soft
         directories = configuration.watching.isEmpty ? nil : DirectoryWatch(directories: configuration.watching)
+        control = ControlServer(socket: configuration.control, metrics: configuration.metrics, owner: currentUser)
         var settings = configuration.machine
         settings.watching = !configuration.watching.isEmpty
         settings.watchdog = configuration.systemd.watchdog
@@ -202,6 +210,9 @@ struct Supervisor {
         case .notification(let notification):
             worker.page.acknowledge(number)
             return [.notification(generation: worker.generation, notification)]
+        case .news(let bytes):
+            worker.page.acknowledge(number)
+            return WorkerNews(encoded: bytes).map { [.news(generation: worker.generation, $0)] } ?? []
         }
     }
 
@@ -241,6 +252,10 @@ struct Supervisor {
                 configuration.systemd.pingWatchdog()
             case .hold(let held):
                 builds.hold(held)
+            case .answer(let client, let answer):
+                var written: StatusDocument?
+                if let status = answer.carriedStatus { written = document(status) }
+                events += control.send(answer, to: client, document: written, at: .now)
             case .exit(let status, _):
                 finish(status)
             }
@@ -256,7 +271,9 @@ struct Supervisor {
         plan.builds.substitutes = plan.builds.substitutes.compactMap(builds.locate)
         plan.sockets = Dictionary(configuration.sockets.map { ($0.name, $0.descriptor) }, uniquingKeysWith: { first, _ in first })
         plan.systemdListens = configuration.systemd.socket != nil
-        let closing = [directories?.descriptor, configuration.systemd.socket?.descriptor].compactMap { $0 }
+        // The worker keeps none of the supervisor's own descriptors: a plugin must not
+        // accept on the control socket, nor answer its clients.
+        let closing = [directories?.descriptor, configuration.systemd.socket?.descriptor].compactMap { $0 } + control.descriptors
         do {
             workers[plan.number] = try WorkerProcess.start(
                 plan, signals: signals, closing: closing, descriptorLimit: descriptorLimit,
@@ -265,6 +282,22 @@ struct Supervisor {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// The status document of `status`, with what the driver sees now.
+    private mutating func document(_ status: HostStatus) -> StatusDocument {
+        var facts = StatusDocument.Facts(
+            process: ProcessControl.current, wallNow: WallClock.secondsSinceEpoch, monotonicNow: .now)
+        facts.workers = workers.mapValues(\.process)
+        facts.sockets = configuration.sockets.map { ($0.name, $0.address) }
+        facts.control = configuration.control?.path
+        facts.directories = configuration.directories
+        facts.buildIDs = builds.buildIDsByPlugin()
+        for plugin in status.plugins {
+            guard let file = plugin.file, facts.onDisk[file] == nil else { continue }
+            facts.onDisk[file] = .some((try? FileStatus(path: file))?.identity)
+        }
+        return StatusDocument(status: status, facts: facts)
     }
 
     private mutating func sayEnded(_ processes: [ProcessID]) {
@@ -291,6 +324,8 @@ struct Supervisor {
         for process in reaped.values { sayEnded(ProcessControl.endProcesses(inGroup: process, orphansExcept: nil)) }
         sayEnded(ProcessControl.endProcesses(inGroup: nil, orphansExcept: inheritedChildren.union(workers.values.map(\.process))))
         for socket in configuration.sockets { socket.close() }
+        control.flush(for: .seconds(1))
+        control.close()
         output.drain(givingUpAfter: .seconds(2))
         ProcessControl.exitImmediately(status.rawValue)
     }
@@ -300,7 +335,7 @@ struct Supervisor {
     /// When the loop must wake by itself next: the machine's next deadline, the limit of a
     /// worker's step, a moment after a worker was killed (to reap it).
     private func nextWake() -> MonotonicInstant? {
-        var next = machine.nextDeadline ?? .distantFuture
+        var next = min(machine.nextDeadline ?? .distantFuture, control.nextDeadline ?? .distantFuture)
         for worker in workers.values {
             if worker.killed {
                 next = min(next, .now + .milliseconds(100))
@@ -331,7 +366,13 @@ struct Supervisor {
             interests.append(Poll.Interest(descriptor: watch.descriptor, writing: false))
             return interests.count - 1
         }
+        let controlAt = interests.count
+        interests += control.interests
         let ready = Poll.wait(for: interests, timeout: wake.map { max(.zero, $0 - .now) })
+        let now = MonotonicInstant.now
+        let (requests, log) = control.serve(Array(ready[controlAt...]), at: now)
+        waiting += requests + control.expire(at: now)
+        for line in log { output.append(Array((line + "\n").utf8), to: .standardError, acknowledging: nil) }
         if let outputAt, ready[outputAt], let written = output.writeHead() {
             workers[written.generation]?.page.acknowledge(written.message)
         }

@@ -50,6 +50,7 @@ struct WorkerMain {
         var report = started.report
         for warning in ProcessState.restore(after: "loading and bootstrapping") { report.warnings.append(warning) }
         if link.stopRequested { report.stoppedBySignal = true }
+        link.tell(.warnings(topic: "settings", report.settingsWarnings))
         link.enter(.report)
         print(report, candidateFailed: started.candidateFailed)
         if let timeline = options.timeline {
@@ -137,12 +138,12 @@ struct WorkerMain {
         let survey = PluginSurvey(options.search, builds: plan.builds)
         let found = Set(survey.scan.candidates.map(\.name) + survey.leftOut.map(\.name))
         for name in configuration.settings.keys.sorted() where !found.contains(name) {
-            start.report.warnings.append(
+            start.report.settingsWarnings.append(
                 "configuration file \(options.configurationFile ?? "") has settings for plugin \(name.debugEscaped), "
                     + "which is not in \(start.report.directory); "
                     + (Spelling.closest(to: name, among: found).map { "did you mean \($0)?" } ?? "check the spelling"))
         }
-        start.report.warnings += configuration.undeclaredKeyWarnings(
+        start.report.settingsWarnings += configuration.undeclaredKeyWarnings(
             of: survey.scan.candidates.map { ($0.name, $0.manifest.settings) }, file: options.configurationFile ?? "")
         start.report.notes = survey.shadowingNotes
         start.report.leftOut = survey.leftOut
@@ -179,7 +180,7 @@ struct WorkerMain {
         if watching { start.report.notAdded += result.refused } else { start.report.problems += result.refused }
         start.report.problems += result.problems
         start.report.duration = clock.now - epoch
-        start.report.warnings += Configuration.misspeltKeyWarnings(
+        start.report.settingsWarnings += Configuration.misspeltKeyWarnings(
             configuration.settings, of: result.admitted.filter { $0.candidate.manifest.settings == nil }.map(\.name),
             file: options.configurationFile ?? "", while: "while it bootstrapped")
         start.rescans = RescanMemory(builds: plan.builds, leftOut: survey.leftOut, notAdded: start.report.notAdded)

@@ -44,6 +44,16 @@ struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConvertible
     var description: String { "\(nanoseconds) ns" }
 }
 
+/// The wall clock (`CLOCK_REALTIME`), for writing instants as the times operators read.
+enum WallClock {
+    /// Now, in seconds since the Unix epoch.
+    static var secondsSinceEpoch: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
 extension Duration {
     /// The duration in whole nanoseconds, saturating at `Int64.max` (and `Int64.min`).
     var nanoseconds: Int64 {

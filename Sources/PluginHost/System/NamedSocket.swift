@@ -15,6 +15,8 @@ struct NamedSocket: Sendable, Equatable {
     let descriptor: Int32
     /// The file of a Unix socket the host created, removed when it ends.
     let createdFile: String?
+    /// Where it listens, as the operator gave it (or `systemd` for a socket systemd passed).
+    var address = "systemd"
 
     /// The sockets systemd passed (`LISTEN_FDS`, `LISTEN_PID`, `LISTEN_FDNAMES`), named as
     /// `FileDescriptorName=` says; removes the variables, so that plugins never see them.
@@ -42,11 +44,15 @@ struct NamedSocket: Sendable, Equatable {
     ///
     /// - Throws: ``SocketError`` naming the address and the system's reason.
     static func open(name: String, address: String) throws(SocketError) -> NamedSocket {
+        var socket: NamedSocket
         if address.hasPrefix("unix:") || address.hasPrefix("/") || address.hasPrefix("@") {
             let path = address.hasPrefix("unix:") ? String(address.dropFirst(5)) : address
-            return try openUnix(name: name, path: path, address: address)
+            socket = try openUnix(name: name, path: path, address: address)
+        } else {
+            socket = try openTCP(name: name, address: address)
         }
-        return try openTCP(name: name, address: address)
+        socket.address = address
+        return socket
     }
 
     /// Closes the socket and removes its file, if the host created one.

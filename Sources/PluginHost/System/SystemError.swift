@@ -34,6 +34,9 @@ struct SystemError: Error, Equatable, CustomStringConvertible {
     /// Whether the call failed because the file it was to create exists.
     var isExistingFile: Bool { code == EEXIST }
 
+    /// Whether the call failed because the caller lacks the permission.
+    var isPermissionDenied: Bool { code == EACCES || code == EPERM }
+
     /// The system's text for the error, such as `No such file or directory`.
     var reason: String { String(cString: strerror(code)) }
 

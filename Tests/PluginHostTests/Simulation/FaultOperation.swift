@@ -44,6 +44,18 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case junk
     }
 
+    /// What an operator asks through the control socket.
+    enum Request: Equatable, Sendable, CaseIterable {
+        case status
+        case follow
+        case reload
+        /// A new generation, with every plugin left out tried again.
+        case restartLeftOut
+        /// A new generation, plugins as they are.
+        case restart
+        case stop
+    }
+
     /// Time passes, in milliseconds.
     case advance(milliseconds: Int)
     /// Time passes to just past the supervisor's next deadline.
@@ -79,6 +91,10 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
     case remove(plugin: Int)
     /// The system refuses the next worker process.
     case refuseNextFork
+    /// An operator's client connects and asks.
+    case ask(Request)
+    /// The client that connected first, of those still connected, hangs up.
+    case clientLeaves
 
     var description: String {
         switch self {
@@ -97,6 +113,8 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case .rewriteInPlace(let plugin, let build): ".rewriteInPlace(plugin: \(plugin), with: .\(build))"
         case .remove(let plugin): ".remove(plugin: \(plugin))"
         case .refuseNextFork: ".refuseNextFork"
+        case .ask(let request): ".ask(.\(request))"
+        case .clientLeaves: ".clientLeaves"
         }
     }
 }

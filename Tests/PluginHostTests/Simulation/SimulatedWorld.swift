@@ -94,6 +94,14 @@ struct SimulatedWorld {
     /// The builds the driver holds open, and the file each is.
     private var held: [(build: PublishedPlugin, inode: UInt64)] = []
     private var refuseFork = false
+    /// The operators' clients still connected, by number: what each asked, and whether it
+    /// has its whole answer.
+    private var clients: [Int: (request: FaultOperation.Request, answered: Bool)] = [:]
+    private var nextClient = 0
+    /// The exit status the host answered a `stop` with, if it did.
+    private var stoppedAnswer: ExitStatus?
+    /// When an operator last asked for a restart.
+    private var restartAskedAt: MonotonicInstant?
     private var nextDaemon = 10_000
     /// How the host ended, when it has.
     private(set) var exit: (status: ExitStatus, reason: EndReason, at: MonotonicInstant)?
@@ -203,7 +211,41 @@ struct SimulatedWorld {
             deliver(.directoryChanged)
         case .refuseNextFork:
             refuseFork = true
+        case .ask(let request):
+            nextClient += 1
+            clients[nextClient] = (request, false)
+            let asked: ControlRequest = switch request {
+            case .status: .status
+            case .follow: .follow
+            case .reload: .reload
+            case .restart: .restart([])
+            case .restartLeftOut: .restart(machine.status.plugins.filter { $0.state == .leftOut }.map(\.name))
+            case .stop: .stop
+            }
+            deliver(.control(client: nextClient, asked))
+        case .clientLeaves:
+            guard let client = clients.keys.min() else { return }
+            clients[client] = nil
+            deliver(.clientLeft(client: client))
         }
+    }
+
+    /// Checks an answer to client `id`: to one still connected, once, of the kind its
+    /// request asks for.
+    private mutating func receive(_ answer: ControlAnswer, by id: Int) {
+        guard let client = clients[id] else {
+            violate("the host answered client \(id), which had left or had its whole answer: \(answer)")
+            return
+        }
+        let fits = switch (client.request, answer) {
+        case (_, .refused): client.request != .status && client.request != .follow
+        case (.status, .status), (.follow, .change), (.reload, .reload), (.restart, .restart), (.restartLeftOut, .restart), (.stop, .stopped): true
+        default: false
+        }
+        if !fits { violate("client \(id) asked \(client.request) and was answered \(answer)") }
+        if case .stopped(let status) = answer { stoppedAnswer = status }
+        // A whole answer is written, then the connection closed.
+        if answer.isFinal { clients[id] = nil }
     }
 
     /// Ends the run as an operator would: SIGTERM, then time enough for the host to end by
@@ -226,6 +268,9 @@ struct SimulatedWorld {
         switch machine.state {
         case .serving, .finished: break
         default: violate("with no fault for 120 s the host is neither serving nor ended: \(machine.state)")
+        }
+        for (id, client) in clients.sorted(by: { $0.key < $1.key }) where client.request != .follow {
+            violate("with no fault for 120 s, client \(id) still waits for the answer to its \(client.request)")
         }
     }
 
@@ -458,6 +503,10 @@ struct SimulatedWorld {
                 workers[number]?.stepStarted = now
                 workers[number]?.overrunAt = now + setup.loadTimeout
             }
+            // A reload's hooks are plugin calls with a deadline: the first runs past it.
+            if request == .reload, worker.phase == .serving, worker.overrunAt == nil {
+                workers[number]?.overrunAt = now + setup.loadTimeout
+            }
             return
         }
         switch request {
@@ -479,6 +528,7 @@ struct SimulatedWorld {
         case .reload:
             guard worker.phase == .serving else { break }
             deliver(.notification(generation: number, .reloading(monotonicMicroseconds: now.nanoseconds / 1000)))
+            deliver(.news(generation: number, .reload(applied: true, reasons: [])))
             rescan(number)
             if workers[number]?.phase == .serving { deliver(.ready(generation: number, status: status(of: number), plugins: snapshot(number))) }
         case .rescan:
@@ -664,6 +714,9 @@ struct SimulatedWorld {
         let traced = trace.count
         if tracing { trace.append("  event \(describe(event))") }
         if case .signal(let signal, _) = event, signal.asksToStop, firstStopAt == nil { firstStopAt = now }
+        if case .control(_, .stop) = event, firstStopAt == nil { firstStopAt = now }
+        // An operator's restart starts at once: it cuts a backoff short.
+        if case .control(_, .restart) = event { restartAskedAt = now }
         let restartsBefore = machine.restarts.count
         let stateBefore = machine.state.name
         let actions = machine.handle(event, at: now)
@@ -707,6 +760,8 @@ struct SimulatedWorld {
                 break
             case .hold(let builds):
                 hold(builds)
+            case .answer(let client, let answer):
+                receive(answer, by: client)
             case .exit(let status, let reason):
                 exit = (status, reason, now)
                 checkExit(status, reason)
@@ -791,7 +846,7 @@ struct SimulatedWorld {
         if restartStarts.count > policy.limit {
             violate("\(restartStarts.count) restarts within \(TextFormat.seconds(policy.window)), more than the limit \(policy.limit)")
         }
-        if let lastFailureAt {
+        if let lastFailureAt, restartAskedAt != now {
             let wait = policy.wait(beforeRestartInARow: restartsInARow)
             if now - lastFailureAt < wait {
                 violate("restart \(restartsInARow) in a row started \(TextFormat.seconds(now - lastFailureAt)) after the failure; the backoff asks for \(TextFormat.seconds(wait))")
@@ -802,6 +857,13 @@ struct SimulatedWorld {
     /// The host ends only for a documented reason, with a status that reason allows, and
     /// after a stop request within its deadline.
     private mutating func checkExit(_ status: ExitStatus, _ reason: EndReason) {
+        // Everyone who asked has an answer: a stop, the status the host ends with.
+        for (id, client) in clients.sorted(by: { $0.key < $1.key }) where client.request != .follow {
+            violate("the host ended without answering client \(id)'s \(client.request)")
+        }
+        if let stoppedAnswer, stoppedAnswer != status {
+            violate("the host answered a stop with status \(stoppedAnswer.rawValue), and ended with \(status.rawValue)")
+        }
         if !reason.statuses.contains(status.rawValue) {
             violate("the host ended with status \(status.rawValue), which \(reason) does not allow")
         }

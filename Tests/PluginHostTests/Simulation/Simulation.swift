@@ -69,6 +69,8 @@ enum Simulation {
         case 79..<86: return .daemonize(target)
         case 86..<88: return .environmentBreaks(plugin: plugin, build: build)
         case 88: return .refuseNextFork
+        case 89..<93: return .ask(FaultOperation.Request.allCases.randomElement(using: &random)!)
+        case 93: return .clientLeaves
         default: return .advance(milliseconds: Int.random(in: 1...40_000, using: &random))
         }
     }

@@ -1,0 +1,108 @@
+import PluginABI
+
+/// What a worker tells its supervisor beyond what its page holds, so that the supervisor can
+/// answer an operator without asking the worker: the condition of each plugin, the outcome of
+/// a reload, the warnings in force, the durations of health checks. It travels as a message of
+/// the page, as JSON.
+enum WorkerNews: Equatable, Sendable {
+    /// Every plugin the worker runs or knows of and does not run, and why.
+    case plugins([PluginCondition])
+    /// A reload (SIGHUP, or `plugin-host reload`) was applied, or refused for these reasons.
+    case reload(applied: Bool, reasons: [String])
+    /// The warnings that hold now about `topic` (`configuration`, `reload`): each replaces
+    /// what was said before about the same topic.
+    case warnings(topic: String, [String])
+    /// How long each plugin took to answer the last health check, in seconds.
+    case health([String: Double])
+
+    /// The news as the page carries it.
+    var encoded: [UInt8] {
+        let value: JSONOutput = switch self {
+        case .plugins(let conditions):
+            .object([("plugins", .array(conditions.map(\.json)))])
+        case .reload(let applied, let reasons):
+            .object([("reload", .object([("applied", .bool(applied)), ("reasons", .array(reasons.map(JSONOutput.string)))]))])
+        case .warnings(let topic, let warnings):
+            .object([("warnings", .object([("topic", .string(topic)), ("list", .array(warnings.map(JSONOutput.string)))]))])
+        case .health(let durations):
+            .object([("health", .object(durations.keys.sorted().map { ($0, .number(durations[$0]!)) }))])
+        }
+        return Array(value.rendered().utf8)
+    }
+
+    /// The news a page carried; `nil` for bytes that are none (a worker whose memory was
+    /// scribbled on).
+    init?(encoded bytes: [UInt8]) {
+        guard let value = try? JSONParser.parse(bytes), case .object(let members) = value, members.count == 1,
+            let (key, body) = members.first
+        else { return nil }
+        switch (key, body) {
+        case ("plugins", .array(let items)):
+            self = .plugins(items.compactMap(PluginCondition.init(json:)))
+        case ("reload", .object(let reload)):
+            guard case .bool(let applied)? = reload["applied"], case .array(let reasons)? = reload["reasons"] else { return nil }
+            self = .reload(applied: applied, reasons: reasons.compactMap(\.text))
+        case ("warnings", .object(let warnings)):
+            guard case .string(let topic)? = warnings["topic"], case .array(let list)? = warnings["list"] else { return nil }
+            self = .warnings(topic: topic, list.compactMap(\.text))
+        case ("health", .object(let durations)):
+            var seconds: [String: Double] = [:]
+            for (name, value) in durations { if case .number(let number) = value { seconds[name] = number } }
+            self = .health(seconds)
+        default:
+            return nil
+        }
+    }
+}
+
+/// One plugin as a worker sees it: serving, or not, and why.
+struct PluginCondition: Equatable, Sendable {
+    /// What became of the plugin in this worker.
+    enum State: String, Equatable, Sendable, CaseIterable {
+        /// Bootstrapped, ready, and its last health check (if any) was good.
+        case serving
+        /// Its last health check said it is degraded.
+        case degraded
+        /// Its last health check said it is unhealthy.
+        case unhealthy
+        /// Left out by the supervisor (its build failed), or because it requires one that is.
+        case leftOut = "left out"
+        /// Its file could not be added (a bad file, a missing requirement).
+        case notAdded = "not added"
+        /// It did not get ready, and was removed.
+        case notReady = "not ready"
+        /// A plugin that a running plugin lists as optional, and that is not installed.
+        case optionalAndAbsent = "optional and absent"
+    }
+
+    var name: String
+    var state: State
+    /// The file, when there is one.
+    var file: String?
+    var version: String?
+    /// Why it does not serve, or what its health check said.
+    var reason: String?
+
+    fileprivate var json: JSONOutput {
+        var members: [(String, JSONOutput)] = [("name", .string(name)), ("state", .string(state.rawValue))]
+        if let file { members.append(("file", .string(file))) }
+        if let version { members.append(("version", .string(version))) }
+        if let reason { members.append(("reason", .string(reason))) }
+        return .object(members)
+    }
+
+    fileprivate init?(json: Setting) {
+        guard case .object(let members) = json, case .string(let name)? = members["name"], case .string(let state)? = members["state"],
+            let parsed = State(rawValue: state)
+        else { return nil }
+        self.init(name: name, state: parsed, file: members["file"]?.text, version: members["version"]?.text, reason: members["reason"]?.text)
+    }
+
+    init(name: String, state: State, file: String? = nil, version: String? = nil, reason: String? = nil) {
+        self.name = name
+        self.state = state
+        self.file = file
+        self.version = version
+        self.reason = reason
+    }
+}

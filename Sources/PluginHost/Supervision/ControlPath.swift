@@ -1,0 +1,48 @@
+/// Where a host's control socket is, when `--control` does not say: in a runtime directory
+/// of the user's, named after the plugin directories the host serves, so that two hosts of
+/// different directories never share one, and `plugin-host status --dir DIR` finds the host
+/// that serves DIR.
+///
+/// The runtime directory is the first of: `$RUNTIME_DIRECTORY` (systemd's
+/// `RuntimeDirectory=`), `$XDG_RUNTIME_DIR/plugin-host`, `/run/plugin-host` for root,
+/// `/tmp/plugin-host-UID`. The file is `KEY.sock`, KEY sixteen hexadecimal digits of a hash
+/// of the directories' resolved paths.
+enum ControlPath {
+    /// The runtime directories to look in, in order; the host makes its socket in the first.
+    static func runtimeDirectories(environment: (String) -> String?, user: UInt32) -> [String] {
+        var directories: [String] = []
+        if let systemd = environment("RUNTIME_DIRECTORY")?.split(separator: ":").first, !systemd.isEmpty {
+            directories.append(String(systemd))
+        }
+        if let runtime = environment("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { directories.append(runtime + "/plugin-host") }
+        if user == 0 { directories.append("/run/plugin-host") }
+        directories.append("/tmp/plugin-host-\(user)")
+        return directories
+    }
+
+    /// The name of the socket file of a host of `directories`.
+    static func fileName(for directories: [String]) -> String {
+        let resolved = directories.map { (try? resolvedPath($0)) ?? $0 }.joined(separator: "\n")
+        // FNV-1a: stable across runs and builds, unlike Swift's hashing.
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in resolved.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits + ".sock"
+    }
+
+    /// Where a host of `directories` makes its control socket.
+    static func forHost(of directories: [String], environment: (String) -> String?, user: UInt32) -> String {
+        runtimeDirectories(environment: environment, user: user)[0] + "/" + fileName(for: directories)
+    }
+
+    /// Where a client looks for the host of `directories`: the first runtime directory that
+    /// holds its socket file, else where that host would make it.
+    static func forClient(of directories: [String], environment: (String) -> String?, user: UInt32) -> String {
+        let name = fileName(for: directories)
+        let candidates = runtimeDirectories(environment: environment, user: user).map { $0 + "/" + name }
+        return candidates.first { (try? FileStatus(linkAt: $0)) != nil } ?? candidates[0]
+    }
+}

@@ -1,0 +1,88 @@
+/// What the supervisor's state machine knows of the host, for `plugin-host status`: its state,
+/// its generations, its plugins and their builds, its restarts, its last reload and upgrade,
+/// the warnings in force. The driver adds what only it can see (process ids, the sockets,
+/// the files on disk now, build ids) when it writes it out.
+struct HostStatus: Equatable, Sendable {
+    /// `serving`, `backing off`: ``SupervisionMachine/State/name``.
+    var state: String
+    /// When the host started, and when this was taken.
+    var startedAt: MonotonicInstant
+    var now: MonotonicInstant
+    /// When a restart waits, until when.
+    var backingOffUntil: MonotonicInstant?
+    /// The generations whose worker lives, the one that speaks for the host first.
+    var generations: [GenerationStatus] = []
+    var plugins: [PluginStatus] = []
+    var restarts: RestartStatus
+    var lastReload: ReloadRecord?
+    var lastUpgrade: UpgradeRecord?
+    var reloadsApplied = 0
+    var reloadsRefused = 0
+    /// The warnings that hold now, each said once when it first applied.
+    var warnings: [String] = []
+    /// How long each plugin took to answer its last health check, in seconds.
+    var healthDurations: [String: Double] = [:]
+}
+
+/// A generation whose worker lives.
+struct GenerationStatus: Equatable, Sendable {
+    /// What it does for the host: `serving`, `starting`, `recovering`, `loading beside the
+    /// serving one`, `taking over`, `draining`, `stopping`, `being ended`.
+    var role: String
+    var number: Int
+    var cause: GenerationPlan.Cause
+    var startedAt: MonotonicInstant
+    var readyAt: MonotonicInstant?
+}
+
+/// A plugin of the host: what state it is in, and which build runs.
+struct PluginStatus: Equatable, Sendable {
+    var name: String
+    var state: PluginCondition.State
+    var reason: String?
+    var version: String?
+    var file: String?
+    /// The build that runs, when one does.
+    var build: FileIdentity?
+    /// The names of the plugins it requires.
+    var requires: [String] = []
+    /// How often it was blamed for a generation's end, and the last time.
+    var failures = 0
+    var lastFailure: FailureRecord?
+}
+
+/// A failure the supervisor blamed on a plugin.
+struct FailureRecord: Equatable, Sendable {
+    var at: MonotonicInstant
+    /// `crashed during the run phase: SIGSEGV`.
+    var summary: String
+}
+
+/// The restarts against their limit and backoff.
+struct RestartStatus: Equatable, Sendable {
+    /// Restarts within the window that ends now, and the most it allows.
+    var used: Int
+    var limit: Int
+    var window: Duration
+    /// Restarts so far, and in a row since a generation served steadily.
+    var total: Int
+    var inARow: Int
+    /// How long the next restart in a row would wait.
+    var nextDelay: Duration
+    var enabled: Bool
+}
+
+/// The last reload.
+struct ReloadRecord: Equatable, Sendable {
+    var at: MonotonicInstant
+    var applied: Bool
+    var reasons: [String]
+}
+
+/// The last upgrade, or rollback.
+struct UpgradeRecord: Equatable, Sendable {
+    var at: MonotonicInstant
+    /// `upgraded`, `failed`, `rolled back`.
+    var result: String
+    var detail: String
+}

@@ -1,0 +1,98 @@
+import PluginABI
+import Testing
+
+@testable import PluginHost
+
+@Suite("The control socket's requests, answers and documents")
+struct ControlTests {
+    private func request(_ json: String) throws(ControlError) -> ControlRequest {
+        try ControlRequest(json: Array(json.utf8))
+    }
+
+    @Test("a request is one JSON object with a command; anything else is refused with what to send")
+    func requests() throws {
+        #expect(try request(#"{"command": "status"}"#) == .status)
+        #expect(try request(#"{"command": "restart", "plugins": ["Ticker"]}"#) == .restart(["Ticker"]))
+        #expect(try request(#"{"command": "restart"}"#) == .restart([]))
+        #expect(throws: ControlError(#"not a JSON object; send one line such as {"command": "status"}"#)) { try request("status") }
+        #expect(throws: ControlError(#"not a JSON object; send one line such as {"command": "status"}"#)) { try request("[1]") }
+        #expect(throws: ControlError(#"no "command""#)) { try request(#"{"comand": "status"}"#) }
+        #expect(throws: ControlError(#""plugins" must be a list of names"#)) { try request(#"{"command": "restart", "plugins": "Ticker"}"#) }
+        #expect(throws: ControlError(#""plugins" must be a list of names"#)) { try request(#"{"command": "restart", "plugins": [""]}"#) }
+        #expect(throws: ControlError(#"unknown command "halt"; the commands are status, follow, metrics, reload, restart, stop"#)) {
+            try request(#"{"command": "halt"}"#)
+        }
+        // What a client sends, the host reads back.
+        for sent in [ControlRequest.status, .follow, .metrics, .reload, .restart(["A", "B \"quoted\""]), .stop] {
+            #expect(try request(sent.json) == sent)
+        }
+    }
+
+    private func document(plugins: [PluginStatus] = [], warnings: [String] = []) -> StatusDocument {
+        let start = MonotonicInstant(nanoseconds: 1_000_000_000)
+        let status = HostStatus(
+            state: "serving", startedAt: start, now: start + .seconds(90), generations: [
+                GenerationStatus(role: "serving", number: 3, cause: .restart, startedAt: start + .seconds(60), readyAt: start + .seconds(61)),
+            ], plugins: plugins,
+            restarts: RestartStatus(used: 1, limit: 5, window: .seconds(60), total: 2, inARow: 1, nextDelay: .milliseconds(200), enabled: true),
+            warnings: warnings)
+        let facts = StatusDocument.Facts(
+            process: ProcessID(rawValue: 100), workers: [3: ProcessID(rawValue: 103)], wallNow: 1_795_636_081, monotonicNow: start + .seconds(90))
+        return StatusDocument(status: status, facts: facts)
+    }
+
+    @Test("metrics: one HELP and TYPE a family, label values escaped as the text format asks")
+    func metrics() {
+        let odd = PluginStatus(name: "Odd\"Name\\with\nnewline", state: .leftOut, reason: "crashed")
+        let text = document(plugins: [odd]).metrics
+        #expect(text.contains(#"plugin_host_plugin_left_out{plugin="Odd\"Name\\with\nnewline"} 1"#), "\(text)")
+        #expect(text.contains("plugin_host_generation 3\n"))
+        #expect(text.contains("plugin_host_restarts_total 2\n"))
+        #expect(text.contains("plugin_host_start_time_seconds 1795635991\n"))
+        let families = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] }
+        #expect(Set(families).count == families.count, "each family once")
+        #expect(text.split(separator: "\n").allSatisfy { $0.hasPrefix("# HELP ") || $0.hasPrefix("# TYPE ") || $0.hasPrefix("plugin_host_") })
+    }
+
+    @Test("the JSON document: schema 1, instants as UTC, the worker of each generation")
+    func json() throws {
+        let parsed = try JSONParser.parse(Array(document(warnings: ["w"]).json.rendered().utf8))
+        #expect(parsed["schema"].whole == 1)
+        #expect(parsed["pid"].whole == 100)
+        #expect(parsed["startedAt"].text == "2026-11-25T19:46:31Z")
+        #expect(parsed["uptimeSeconds"].number == 90)
+        #expect(parsed["generations"].list.first?["pid"].whole == 103)
+        #expect(parsed["generations"].list.first?["ageSeconds"].number == 30)
+        #expect(parsed["restarts"]["nextDelaySeconds"].number == 0.2)
+        #expect(parsed["warnings"].list == [.string("w")])
+    }
+
+    @Test("the default control path: per user and per set of plugin directories, in the first runtime directory")
+    func defaultPath() {
+        let none: (String) -> String? = { _ in nil }
+        let xdg: (String) -> String? = { $0 == "XDG_RUNTIME_DIR" ? "/run/user/1000" : nil }
+        let systemd: (String) -> String? = { $0 == "RUNTIME_DIRECTORY" ? "/run/plugin-host" : nil }
+        #expect(ControlPath.forHost(of: ["/nonexistent/a"], environment: none, user: 1000).hasPrefix("/tmp/plugin-host-1000/"))
+        #expect(ControlPath.forHost(of: ["/nonexistent/a"], environment: none, user: 0).hasPrefix("/run/plugin-host/"))
+        #expect(ControlPath.forHost(of: ["/nonexistent/a"], environment: xdg, user: 1000).hasPrefix("/run/user/1000/plugin-host/"))
+        #expect(ControlPath.forHost(of: ["/nonexistent/a"], environment: systemd, user: 1000).hasPrefix("/run/plugin-host/"))
+        let a = ControlPath.fileName(for: ["/nonexistent/a"])
+        #expect(a == ControlPath.fileName(for: ["/nonexistent/a"]), "stable")
+        #expect(a != ControlPath.fileName(for: ["/nonexistent/b"]))
+        #expect(a != ControlPath.fileName(for: ["/nonexistent/a", "/nonexistent/b"]))
+        #expect(a.count == 21 && a.hasSuffix(".sock"))
+    }
+
+    @Test("spans as an operator reads them")
+    func spans() {
+        #expect(StatusText.span(0) == "0 s")
+        #expect(StatusText.span(0.42) == "0.4 s")
+        #expect(StatusText.span(42) == "42 s")
+        #expect(StatusText.span(60) == "1 min")
+        #expect(StatusText.span(192) == "3m 12s")
+        #expect(StatusText.span(7500) == "2h 5m")
+        #expect(StatusText.span(3 * 86_400 + 4 * 3600) == "3d 4h")
+        #expect(StatusText.byteCount(812) == "812 B")
+        #expect(StatusText.byteCount(188_416) == "184 KiB")
+    }
+}
