@@ -199,8 +199,43 @@ struct SupervisionSimulationTests {
         return setup
     }
 
+    /// The sequences, shrunk, in which the simulator found a request left unanswered.
+    static let unansweredOnce: [(UInt64, [FaultOperation])] = [
+        (667, [.advance(milliseconds: 100), .refuseNextFork, .ask(.restartLeftOut)]),
+        (3733, [.advance(milliseconds: 20), .hang(.oldest), .ask(.reload)]),
+        (37539, [.advance(milliseconds: 1000), .ask(.restartLeftOut), .environmentBreaks(plugin: 2, build: .hangsInLoad), .ask(.reload)]),
+    ]
+
     static func watchingWorld() -> SimulatedWorld {
         SimulatedWorld(setup: setup(watching: true), seed: 1)
+    }
+
+    @Test("every operator's request is answered: a restart that cannot fork, a reload whose generation ends, a reload during a failed upgrade",
+          arguments: Self.unansweredOnce)
+    func operatorsAreAnswered(seed: UInt64, operations: [FaultOperation]) {
+        let outcome = Simulation.run(seed: seed, operations: operations)
+        #expect(outcome.violations == [], "\(Simulation.report(outcome))")
+    }
+
+    @Test("an operator's restart cuts a backoff short, and the host serves again")
+    func restartCutsTheBackoff() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.kill(.current, .killedWhileIdle))
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.kill(.current, .killedWhileIdle))
+        world.apply(.advance(milliseconds: 1))
+        guard case .backingOff = world.machine.state else {
+            Issue.record("no backoff: \(world.machine.state)")
+            return
+        }
+        world.apply(.ask(.restart))
+        world.apply(.advance(milliseconds: 100))
+        #expect(world.violations == [])
+        guard case .serving = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
     }
 
     /// Whether the worker of generation `number` runs the plugin `name`.

@@ -70,6 +70,13 @@ struct RestartHistory: Equatable, Sendable {
         return true
     }
 
+    /// The restart recorded last starts at `instant` instead, earlier than its backoff
+    /// asked: an operator's `plugin-host restart` does not wait, nor ask the limit.
+    mutating func startLastSooner(at instant: MonotonicInstant) {
+        guard let last = times.indices.last, instant < times[last] else { return }
+        times[last] = instant
+    }
+
     /// How many restarts started within the window that ends at `instant`.
     func recent(endingAt instant: MonotonicInstant, within policy: RestartPolicy) -> Int {
         times.filter { instant - $0 < policy.window }.count

@@ -353,6 +353,13 @@ struct SupervisionMachine: Sendable {
             actions.append(.hold(held))
         }
         actions.append(.notify(.ready(status: status)))
+        askPendingReloads(of: number)
+    }
+
+    /// Asks generation `number`, which serves again, for the reloads asked for while no
+    /// generation served: SIGHUP and `plugin-host reload` during a start, a restart or an
+    /// upgrade are never lost.
+    private mutating func askPendingReloads(of number: Int) {
         while pendingReloads > 0 {
             pendingReloads -= 1
             actions.append(.ask(generation: number, .reload))
@@ -433,6 +440,7 @@ struct SupervisionMachine: Sendable {
             guard candidate == number else { break }
             say("plugin-host: error: the upgrade could not start; the running plugins keep serving as they were")
             state = .serving(serving)
+            askPendingReloads(of: serving)
         case .serving, .backingOff, .handingOver, .stopping, .finished:
             break
         }
@@ -483,6 +491,7 @@ struct SupervisionMachine: Sendable {
             if number == candidate {
                 upgradeFailed(candidate, serving: serving)
                 state = .serving(serving)
+                askPendingReloads(of: serving)
             } else if number == serving {
                 kill(candidate, because: .notNeeded, probing: false)
                 recover(from: serving)
@@ -585,6 +594,7 @@ struct SupervisionMachine: Sendable {
             if case .upgrading(_, let candidate) = state { restartClients.append((client, candidate)) }
         case .backingOff(_, let cause):
             quarantine.removeAll { names.contains($0.name) }
+            restarts.startLastSooner(at: now)
             let started = startGeneration(cause)
             state = .recovering(started)
             restartClients.append((client, started))

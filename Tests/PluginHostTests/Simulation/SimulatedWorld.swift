@@ -47,6 +47,11 @@ struct SimulatedWorld {
 
     /// A worker process of the simulation.
     struct Worker {
+        /// Whether it makes no progress by itself: stopped by a signal, or hung in a plugin
+        /// call, except while it stops on its own, where each hook has a deadline the worker
+        /// itself keeps (a hook that overruns it is skipped).
+        var isStuck: Bool { suspended || (hung && phase != .stopping) }
+
         let number: Int
         let cause: GenerationPlan.Cause
         var phase = Stage.loading
@@ -280,7 +285,7 @@ struct SimulatedWorld {
     private var nextWorldEvent: MonotonicInstant? {
         workers.values.flatMap { worker in
             // A worker that ended only has its end to be seen; one stopped only its deadline.
-            worker.ending != nil ? [worker.endsAt] : [worker.hung || worker.suspended ? nil : worker.milestoneAt, worker.overrunAt]
+            worker.ending != nil ? [worker.endsAt] : [worker.isStuck ? nil : worker.milestoneAt, worker.overrunAt]
         }.compactMap { $0 }.min()
     }
 
@@ -323,7 +328,7 @@ struct SimulatedWorld {
                     allowed: setup.loadTimeout, stall: nil)))
                 continue
             }
-            if let at = worker.milestoneAt, at <= now, !worker.hung, !worker.suspended, worker.ending == nil {
+            if let at = worker.milestoneAt, at <= now, !worker.isStuck, worker.ending == nil {
                 workers[number]?.milestoneAt = nil
                 reachMilestone(number)
             }
@@ -495,7 +500,8 @@ struct SimulatedWorld {
             workers[number]?.pendingRequests.append(request)
             return
         }
-        if worker.hung {
+        // What hangs is a plugin call: a reload with no plugin to call completes.
+        if worker.hung, request != .reload || worker.published.contains(where: { $0.loaded && $0.state == .running }) {
             // What hangs is the next plugin call: told to bootstrap, the worker's bootstrap
             // never returns and runs past its limit; anything else it never gets to.
             if request == .proceed, worker.phase == .prepared {
@@ -841,12 +847,14 @@ struct SimulatedWorld {
     /// Restarts respect the limit and the backoff.
     private mutating func checkRestart() {
         let policy = setup.machine.restart
+        // An operator's restart is started at once, whatever the limit and the backoff say.
+        if restartAskedAt == now { return }
         restartStarts.append(now)
         restartStarts.removeAll { now - $0 >= policy.window }
         if restartStarts.count > policy.limit {
             violate("\(restartStarts.count) restarts within \(TextFormat.seconds(policy.window)), more than the limit \(policy.limit)")
         }
-        if let lastFailureAt, restartAskedAt != now {
+        if let lastFailureAt {
             let wait = policy.wait(beforeRestartInARow: restartsInARow)
             if now - lastFailureAt < wait {
                 violate("restart \(restartsInARow) in a row started \(TextFormat.seconds(now - lastFailureAt)) after the failure; the backoff asks for \(TextFormat.seconds(wait))")
