@@ -11,6 +11,7 @@
 #   make simulate [SEQUENCES=100000] [SEED=N]
 #                   run seeded random fault sequences against the supervisor's state machine
 #   make diagram    redraw the supervisor's state diagram in docs/architecture.md
+#   make abi-check  compare PluginABI's public interface with the published ABI 2 baseline
 #   make fuzz [FUZZ_SECONDS=600]
 #                   fuzz the manifest and ELF reader with libFuzzer and AddressSanitizer
 #
@@ -45,7 +46,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate diagram clean
+.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate diagram abi-check clean
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
@@ -271,6 +272,12 @@ TOOL_TMPDIR := $(abspath $(BUILD))/tmp
 
 # Tests/run-all.sh prints a line per step, the failures in full and "N passed, M failed";
 # everything else goes to build/test.log (V=1 shows it as it runs).
+# PluginABI's public interface against the baseline of ABI 2 as it was published: additions
+# pass; anything library evolution forbids fails, naming the declaration (`make test` runs it).
+ABI_BASELINE := Tests/Baselines/PluginABI-2.0
+abi-check: $(ABI)
+	$(Q)Support/abi/check-abi.sh $(ABI_BASELINE) $(MODULES) PluginABI
+
 # The metrics are checked with the Prometheus project's own parser (its Python client),
 # installed into the build directory from PyPI unless Python already has it.
 PROMETHEUS_CLIENT := $(BUILD)/python/.installed

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test, as `make test` does: builds the tests, runs the demo plugins' own tests,
-# the Swift test suites (unit and integration) and a short fuzz run of the manifest reader.
+# the Swift test suites (unit and integration), the check of PluginABI's public interface
+# against its published baseline, and a short fuzz run of the manifest reader.
 # Everything goes to build/test.log; the terminal gets one line per step, the failures in
 # full, and a last line "N passed, M failed". With V=1 in the environment, everything is
 # shown as it runs as well.
@@ -80,6 +81,16 @@ if [ "$failing" -gt 0 ] || [ "$swift_status" -ne 0 ]; then
     awk '/^✘ Test .* recorded an issue/ { show = 1 } /^(◇|✔|✘ (Suite|Test run)|✘ Test .* failed after)/ && !/recorded an issue/ { show = 0 } show' "$swift_log" | sed 's/^/  /'
 fi
 rm -f "$swift_log"
+
+step "abi" "$make" --no-print-directory abi-check
+if [ "$last_status" -eq 0 ]; then
+    echo "abi:           1 passed, $(grep -E "^PluginABI: compatible" "$log" | tail -1 | sed 's/^PluginABI: //')"
+    passed=$((passed + 1))
+else
+    echo "abi:           FAILED"
+    sed -n '/^=== abi: /,/^=== abi: exit/p' "$log" | grep -v "^===" | head -20 | sed 's/^/  /'
+    failed=$((failed + 1))
+fi
 
 step "fuzz" env TMPDIR="$tmp" "$make" --no-print-directory fuzz-smoke
 if [ "$last_status" -eq 0 ]; then
