@@ -101,7 +101,7 @@ struct OperatorCommandTests {
         #expect(dot.hasPrefix("digraph plugins {\n"))
         #expect(dot.hasSuffix("}\n"))
         #expect(dot.contains(#""Domain" [label="Domain\n1.0.0"];"#))
-        #expect(dot.contains(#""Domain" -> "Persistence";"#))
+        #expect(dot.contains(#""Domain" -> "Persistence" [label="^1.0.0"];"#), "labelled with the versions Domain works with")
         #expect(dot.contains(#""Gauges" -> "Persistence" [style=dashed];"#))
         #expect(dot.contains(#""CycleA" [label="CycleA\n1.0.0", color=red, fontcolor=red];"#))
         #expect(dot.contains(#""CycleA" -> "CycleB" [color=red];"#))

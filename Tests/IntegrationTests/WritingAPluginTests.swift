@@ -33,6 +33,9 @@ struct WritingAPluginTests {
         #expect(source.contains("try bootstrapped.component(BananaPeeling.self)"))
         let makefile = try String(contentsOf: project.appending(path: "Makefile"), encoding: .utf8)
         #expect(makefile.contains("LINKS              := Domain Persistence\n"), "what Domain requires is linked too")
+        // The versions of Domain it works with: from the one installed, which it is built against.
+        let manifest = try String(contentsOf: project.appending(path: "manifest.json"), encoding: .utf8)
+        #expect(manifest.contains(#""requiredVersions": {"Domain": "^1.0.0"}"#), "\(manifest)")
 
         // 4. make; make test; make install (from the project directory, outside the repository).
         let build = try Command.run("/usr/bin/env", ["make"], in: project)

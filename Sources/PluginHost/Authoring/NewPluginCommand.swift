@@ -16,7 +16,8 @@ struct NewPluginCommand {
         var notes: [String] = []
         var warnings: [String] = []
         let requires = options.requires.map { required -> PluginTemplate.Dependency in
-            let dependency = Self.dependency(required, modulesIn: prefix + "/lib/swift")
+            var dependency = Self.dependency(required, modulesIn: prefix + "/lib/swift")
+            dependency.version = Self.installedManifest(of: required, pluginsIn: prefix + "/lib/plugin-host/plugins")?.version
             if !dependency.installed {
                 warnings.append("\(required) is not installed in \(prefix) (no lib/swift/\(required).swiftinterface); "
                     + "\(name) imports and links it, so make fails until \(required) is installed there")
@@ -65,13 +66,19 @@ struct NewPluginCommand {
             let name = queue.removeFirst()
             guard !links.contains(name) else { continue }
             links.append(name)
-            let file = directory + "/lib" + name + ".so"
-            guard let opened = try? ReadOnlyFile(path: file), let status = try? opened.status(),
-                let plugin = try? ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
-            else { continue }
-            queue += plugin.manifest.requires
+            guard let manifest = installedManifest(of: name, pluginsIn: directory) else { continue }
+            queue += manifest.requires
         }
         return links
+    }
+
+    /// The manifest of plugin `name` installed in `directory`, read without loading it.
+    static func installedManifest(of name: String, pluginsIn directory: String) -> PluginManifest? {
+        let file = directory + "/lib" + name + ".so"
+        guard let opened = try? ReadOnlyFile(path: file), let status = try? opened.status(),
+            let plugin = try? ManifestReader.plugin(in: opened, size: UInt64(max(status.size, 0)))
+        else { return nil }
+        return plugin.manifest
     }
 
     /// What the installed module interface of plugin `name` says others can use.

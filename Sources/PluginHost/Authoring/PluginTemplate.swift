@@ -13,6 +13,8 @@ struct PluginTemplate {
         /// members of a stand-in for tests; `nil` when it exports none a stand-in can be
         /// written for.
         let exported: (protocolName: String, standIn: [String])?
+        /// The version installed, which the new plugin is built against, when its file is.
+        var version: SemanticVersion? = nil
     }
 
     let name: String
@@ -37,12 +39,17 @@ struct PluginTemplate {
 
     var manifest: String {
         func list(_ names: [String]) -> String { names.map { "\"\($0)\"" }.joined(separator: ", ") }
+        // Each required plugin's versions from the one built against, as SwiftPM's `from:`.
+        let ranges = requires.compactMap { dependency in
+            dependency.version.map { "\"\(dependency.name)\": \"\(VersionRange.compatible(with: $0))\"" }
+        }
         return """
             {
               "name": "\(name)",
               "version": "0.1.0",
               "abi": \(PluginABIVersion.current),
               "requires": [\(list(requires.map(\.name)))],
+              "requiredVersions": {\(ranges.joined(separator: ", "))},
               "optional": [\(list(optional))],
               "settings": [\(list(service ? ["greeting", "interval"] : ["greeting"]))]
             }

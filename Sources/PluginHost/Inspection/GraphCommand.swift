@@ -1,7 +1,8 @@
 /// `plugin-host graph`: the dependency graph as Graphviz DOT, without loading anything.
 ///
 /// One node per plugin labelled with its name and version, an edge from each plugin to each
-/// plugin it requires (dashed for optional ones). Problems are red: a missing plugin as a
+/// plugin it requires (dashed for optional ones; labelled with the versions it works with,
+/// when its manifest says). Problems are red: a missing plugin as a
 /// dashed red node, the members and edges of a cycle, plugins with another graph problem,
 /// and each file that is not a plugin this host can use (an octagon, labelled with the file
 /// name and what is wrong). Every problem is also said on standard error. Exit 0, or 1 when
@@ -19,6 +20,7 @@ struct GraphCommand {
     static func dot(_ survey: PluginSurvey) -> String {
         let plugins = survey.resolution.order
         let names = Set(plugins.map(\.name))
+        let versions = Dictionary(plugins.map { ($0.name, $0.manifest.version) }, uniquingKeysWith: { first, _ in first })
         let cycleMembers = Set(survey.resolution.failures.filter { $0.value.code == .dependencyCycle }.map(\.key))
         var lines = ["digraph plugins {", "  rankdir=BT;", #"  node [shape=box, style="rounded", fontname="Helvetica"];"#]
         for plugin in plugins {
@@ -31,8 +33,12 @@ struct GraphCommand {
             for required in plugin.manifest.requires {
                 let inCycle = cycleMembers.contains(plugin.name) && cycleMembers.contains(required)
                 if !names.contains(required) { missing.insert(required) }
-                let red = inCycle || !names.contains(required)
-                lines.append("  \(quoted(plugin.name)) -> \(quoted(required))\(red ? " [color=red]" : "");")
+                let range = plugin.manifest.requiredVersions[required]
+                let outOfRange = range.map { range in versions[required].map { !range.admits($0) } ?? false } ?? false
+                let red = inCycle || !names.contains(required) || outOfRange
+                var attributes = red ? ["color=red"] : []
+                if let range { attributes.append("label=\(quoted(range.description))" + (outOfRange ? ", fontcolor=red" : "")) }
+                lines.append("  \(quoted(plugin.name)) -> \(quoted(required))\(attributes.isEmpty ? "" : " [\(attributes.joined(separator: ", "))]");")
             }
             for optional in plugin.manifest.optional where names.contains(optional) {
                 let red = cycleMembers.contains(plugin.name) && cycleMembers.contains(optional)

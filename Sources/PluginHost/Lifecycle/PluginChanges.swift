@@ -63,16 +63,32 @@ extension LifecycleRunner {
     /// plugin or path loaded here before (whose requirements run or come with it). Builds
     /// asked for already are passed over.
     ///
+    /// A new build that would leave a plugin requiring a version outside its
+    /// `requiredVersions` (the new build's own requirements, or a plugin that requires it) is
+    /// refused here, before anything is disturbed: the running builds serve on, and the
+    /// refusal names both plugins, once for each new build.
+    ///
     /// - Returns: Whether it asked.
     private mutating func requestUpgrade(
         for scanned: [PluginCandidate], runningFiles: [String: RunningPlugin], runningNames: [String: RunningPlugin]
     ) -> Bool {
         var changes: [String] = []
+        let byName = Dictionary(scanned.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for candidate in scanned {
             guard let identity = candidate.status?.identity else { continue }
             if let plugin = runningFiles[candidate.file], plugin.name == candidate.name || runningNames[candidate.name] == nil {
                 guard plugin.candidate.status?.identity != identity else { continue }
                 guard rescans.askUpgrade(for: identity) else { continue }
+                let broken = Self.versionProblems(of: candidate, among: byName)
+                guard broken.isEmpty else {
+                    for problem in broken {
+                        _ = report(Problem(
+                            problem.code, plugin: problem.plugin, file: problem.file,
+                            problem.message + "; not upgrading \(candidate.name) \(plugin.candidate.manifest.version) -> "
+                                + "\(candidate.manifest.version): the running plugins keep serving"))
+                    }
+                    continue
+                }
                 changes.append("the file of plugin \(plugin.label) changed (\(plugin.candidate.manifest.version) -> \(candidate.manifest.version))")
             } else if runningNames[candidate.name] == nil, rescans.loadedOtherBuild(than: candidate),
                 candidate.manifest.requires.allSatisfy({ required in scanned.contains { $0.name == required } }) {
@@ -84,6 +100,23 @@ extension LifecycleRunner {
         say(changes.joined(separator: "; ") + ": starting a new worker that loads the new builds beside the running plugins")
         link.requestUpgrade()
         return true
+    }
+
+    /// The plugins `candidate` would leave outside the versions they work with: its own
+    /// requirements, and the plugins of `scanned` that require it.
+    private static func versionProblems(of candidate: PluginCandidate, among scanned: [String: PluginCandidate]) -> [Problem] {
+        var problems: [Problem] = []
+        for (required, range) in candidate.manifest.requiredVersions.sorted(by: { $0.key < $1.key }) {
+            if let found = scanned[required], !range.admits(found.manifest.version) {
+                problems.append(DependencyResolver.outOfRange(found, range, of: candidate))
+            }
+        }
+        for dependent in scanned.values.sorted(by: { $0.name < $1.name }) {
+            if let range = dependent.manifest.requiredVersions[candidate.name], !range.admits(candidate.manifest.version) {
+                problems.append(DependencyResolver.outOfRange(candidate, range, of: dependent))
+            }
+        }
+        return problems
     }
 
     /// Reports `problem` of a file that was not added, unless the last scan reported it

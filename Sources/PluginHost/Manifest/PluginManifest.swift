@@ -3,13 +3,16 @@ import PluginABI
 /// What a plugin declares about itself, stored as JSON in its `.so` file.
 ///
 /// ```json
-/// { "name": "Domain", "version": "1.2.0", "abi": 1, "requires": ["Persistence"], "optional": ["Metrics"] }
+/// { "name": "Domain", "version": "1.2.0", "abi": 1, "requires": ["Persistence"], "optional": ["Metrics"],
+///   "requiredVersions": {"Persistence": "^1.0.0"} }
 /// ```
 ///
 /// `optional` names plugins used when present: they are ordered first and visible when they
 /// are installed, and the plugin bootstraps without them when they are not. `settings`, when
 /// present, lists every key the plugin reads from its settings: the host names any other key
-/// the configuration gives it, before loading anything.
+/// the configuration gives it, before loading anything. `requiredVersions` gives, for any of
+/// the plugins in `requires`, the versions it works with (a ``VersionRange``); a plugin named
+/// without one works with any version.
 ///
 /// Keys other than these are ignored, so that later versions may add some.
 ///
@@ -29,6 +32,8 @@ final class PluginManifest: Equatable, Sendable {
     let optional: [String]
     /// Every key the plugin reads from its settings, when it declares them.
     let settings: [String]?
+    /// The versions of the required plugins this one works with, where it says.
+    let requiredVersions: [String: VersionRange]
     /// The whole manifest as read, with any keys this host does not know.
     let document: Setting
 
@@ -37,7 +42,7 @@ final class PluginManifest: Equatable, Sendable {
 
     init(
         name: String, version: SemanticVersion, abi: Int, requires: [String] = [], optional: [String] = [],
-        settings: [String]? = nil, document: Setting = .object([:])
+        settings: [String]? = nil, requiredVersions: [String: VersionRange] = [:], document: Setting = .object([:])
     ) {
         self.name = name
         self.version = version
@@ -45,13 +50,15 @@ final class PluginManifest: Equatable, Sendable {
         self.requires = requires
         self.optional = optional
         self.settings = settings
+        self.requiredVersions = requiredVersions
         self.document = document
     }
 
     static func == (left: PluginManifest, right: PluginManifest) -> Bool {
         left === right
             || (left.name == right.name && left.version == right.version && left.abi == right.abi
-                && left.requires == right.requires && left.optional == right.optional && left.document == right.document)
+                && left.requires == right.requires && left.optional == right.optional && left.requiredVersions == right.requiredVersions
+                && left.document == right.document)
     }
 
     /// `requires` then `optional` (marked `?`), comma-separated, or `-`: as tables show them.
@@ -112,8 +119,26 @@ final class PluginManifest: Equatable, Sendable {
         case let other?:
             throw .malformed("\"settings\" must be an array of the keys of the plugin's settings, found \(other.typeName)")
         }
+        var requiredVersions: [String: VersionRange] = [:]
+        switch fields["requiredVersions"] {
+        case nil, .null?: break
+        case .object(let ranges)?:
+            for (required, value) in ranges.sorted(by: { $0.key < $1.key }) {
+                guard requires.contains(required) else {
+                    throw .malformed("\"requiredVersions\" gives a range for \(required.debugEscaped), which is not in \"requires\"; "
+                        + "a range applies to a required plugin")
+                }
+                guard case .string(let text) = value else {
+                    throw .malformed("\"requiredVersions\" must give each range as a string such as \">=1.2.0 <2.0.0\", found \(value.typeName) for \(required)")
+                }
+                requiredVersions[required] = try VersionRange(text)
+            }
+        case let other?:
+            throw .malformed("\"requiredVersions\" must be an object of ranges by plugin name, found \(other.typeName)")
+        }
         self.init(
-            name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional, settings: settings, document: document)
+            name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional, settings: settings,
+            requiredVersions: requiredVersions, document: document)
     }
 
     /// The plugin names listed under `key`: absent or `null` is none.

@@ -7,6 +7,13 @@ struct SemanticVersion: Hashable, Comparable, CustomStringConvertible, Sendable 
     let preRelease: [String]
     let build: [String]
 
+    /// A release version: no pre-release, no build metadata.
+    init(major: Int, minor: Int, patch: Int) {
+        (self.major, self.minor, self.patch) = (major, minor, patch)
+        preRelease = []
+        build = []
+    }
+
     /// Parses `text`, or returns `nil` when it is not a semantic version.
     init?(_ text: String) {
         // MAJOR.MINOR.PATCH, read byte by byte: every manifest has one.

@@ -41,6 +41,16 @@ struct DependencyResolver {
                 + "add the plugin \(required) to the plugin directory or remove it from \(plugin.name)'s requires")
     }
 
+    /// The problem of `plugin`, which requires a version of `found` within `range`, which
+    /// `found` is not.
+    static func outOfRange(_ found: PluginCandidate, _ range: VersionRange, of plugin: PluginCandidate) -> Problem {
+        plugin.problem(
+            .versionMismatch,
+            "plugin \(plugin.label) requires \(found.name) \(range), but \(found.name) \(found.manifest.version) is installed "
+                + "(\(found.file)); install a build of \(found.name) within \(range), or rebuild \(plugin.name) against "
+                + "\(found.name) \(found.manifest.version)")
+    }
+
     /// Resolves the bootstrap order of `candidates`.
     ///
     /// The plugins are handled by their indices in `candidates`, which are not copied:
@@ -73,6 +83,10 @@ struct DependencyResolver {
             for required in candidates[index].manifest.requires {
                 if let dependency = rankByName[required] {
                     edges.append(DependencyGraph.Edge(node: rank, dependency: dependency))
+                    let found = candidates[plugins[dependency]]
+                    if let range = candidates[index].manifest.requiredVersions[required], !range.admits(found.manifest.version) {
+                        resolution.record(Self.outOfRange(found, range, of: candidates[index]), failing: [candidates[index].name])
+                    }
                 } else {
                     resolution.record(Self.missing(required, of: candidates[index]), failing: [candidates[index].name])
                 }

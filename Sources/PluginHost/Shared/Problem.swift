@@ -18,6 +18,7 @@ struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
         static let duplicateName = Code("duplicate-name")
         static let abiMismatch = Code("abi-mismatch")
         static let missingDependency = Code("missing-dependency")
+        static let versionMismatch = Code("version-mismatch")
         static let undeclaredDependency = Code("undeclared-dependency")
         static let dependencyCycle = Code("dependency-cycle")
         static let loadFailed = Code("load-failed")
