@@ -216,12 +216,13 @@ struct ControlSocketTests {
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
-    @Test("while the host stops, status says stopping; stop waits for the end and prints its status")
+    @Test("while the host stops, status says stopping; stop waits for the end, longer than a request may take to come, and prints its status")
     func whileStopping() throws {
         let service = try ServiceFixture(settings: [#""Misbehaver": {"act": "hang", "phase": "shutdown"}"#])
         try service.replace("Misbehaver", with: "Misbehaver")
         let console = OperatorConsole()
-        let (host, listener) = try service.start(console.arguments + ["--shutdown-timeout", "3"])
+        // The hook that hangs holds the stop past the 5 s a client has to send its request.
+        let (host, listener) = try service.start(console.arguments + ["--shutdown-timeout", "6"])
         #expect(listener.wait(forPrefix: "READY=1") != nil)
         let stopper = try RunningHost(Repository.host.path, ["stop", "--control", console.path])
         let stopping = try #require(console.waitForStatus { $0.state == "stopping" })
@@ -263,6 +264,13 @@ struct ControlSocketTests {
 
         try good.write(to: service.directory.configuration)
         #expect(try console.run("reload").status == 0)
+
+        // A client that shuts its writing side after its request (as socat does) gets its answer.
+        let halfClosed = try #require(RawClient(unix: console.path))
+        halfClosed.send(#"{"command": "reload"}"# + "\n")
+        shutdown(halfClosed.descriptor, Int32(SHUT_WR))
+        let halfClosedAnswer = halfClosed.readToEnd()
+        #expect(halfClosedAnswer.closed && halfClosedAnswer.text.contains(#""applied":true"#), "\(halfClosedAnswer.text)")
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
@@ -315,6 +323,13 @@ struct ControlSocketTests {
         endless.send(String(repeating: "x", count: 20_000))
         let endlessAnswer = endless.readToEnd()
         #expect(endlessAnswer.closed && endlessAnswer.text.contains("longer than 8192 bytes"))
+
+        // One request a connection: a follower that sends more once it follows is dropped.
+        let chatty = try #require(RawClient(unix: console.path))
+        chatty.send(#"{"command": "follow"}"# + "\n")
+        #expect(chatty.readToEnd(limit: .seconds(1)).text.contains(#""change":"following""#))
+        chatty.send(#"{"command": "status"}"# + "\n")
+        #expect(chatty.readToEnd().closed, "dropped")
 
         // Half a request, then the client goes.
         RawClient(unix: console.path)?.send(#"{"comm"#)

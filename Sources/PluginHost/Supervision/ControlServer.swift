@@ -5,7 +5,9 @@
 ///
 /// - A request is one line of JSON, at most ``requestLimit`` bytes, within ``requestTime`` of
 ///   the connection; the answer is one line of JSON (a follower's, one line a change), and the
-///   connection closes once it is written.
+///   connection closes once it is written. The answer comes however long the request takes (a
+///   reload, a stop). One request a connection: a client that sends more is dropped; one that
+///   only shuts its writing side after its request still gets its answer.
 /// - On the metrics endpoint, a request is `GET /metrics` (at most ``requestLimit`` bytes of
 ///   request line and headers); anything else gets `400` or `404` and a closed connection.
 /// - At most ``clientLimit`` clients at once; more are closed as they come. An answer not
@@ -32,8 +34,12 @@ struct ControlServer {
         var received: [UInt8] = []
         var pending: [UInt8] = []
         var written = 0
-        /// Whether a request came: nothing more is read.
+        /// Whether a request came: one a connection.
         var asked = false
+        /// Whether its end is still watched for reading: until it has sent its request, and
+        /// after that to see it leave. A client that only shut its writing side after its
+        /// request still gets its answer.
+        var reading = true
         /// Close once what is pending is written.
         var closing = false
         /// When it must have sent its request, or taken its answer.
@@ -68,11 +74,16 @@ struct ControlServer {
         var interests: [Poll.Interest] = []
         if let socket { interests.append(Poll.Interest(descriptor: socket.descriptor, writing: false)) }
         if let metrics { interests.append(Poll.Interest(descriptor: FileDescriptor(rawValue: metrics.descriptor), writing: false)) }
-        for id in clients.keys.sorted() {
+        for id in watchedClients {
             guard let client = clients[id] else { continue }
             interests.append(Poll.Interest(descriptor: client.connection.descriptor, writing: client.written < client.pending.count))
         }
         return interests
+    }
+
+    /// The clients waited for, in order: those with an answer to take, or still read.
+    private var watchedClients: [Int] {
+        clients.keys.sorted().filter { id in clients[id].map { $0.written < $0.pending.count || $0.reading } ?? false }
     }
 
     /// Every descriptor of the server's: the listening sockets and the connections.
@@ -89,7 +100,7 @@ struct ControlServer {
     mutating func serve(_ ready: [Bool], at now: MonotonicInstant) -> (events: [SupervisionEvent], log: [String]) {
         var events: [SupervisionEvent] = []
         var log: [String] = []
-        let ids = clients.keys.sorted()
+        let ids = watchedClients
         var index = 0
         if let socket {
             if ready[index] { accept(from: socket.descriptor, speaking: .control, at: now, log: &log) }
@@ -121,8 +132,18 @@ struct ControlServer {
                 continue
             }
             guard !client.asked else {
-                // A follower that closed its end, or sent more: either way it is done.
-                if case .closed = client.connection.receive(upTo: 1) { events += drop(id) }
+                // One request a connection: a client that sends more is done. One that closed
+                // its end is gone; one that only shut its writing side waits for its answer.
+                switch client.connection.receive(upTo: 1) {
+                case .nothing: break
+                case .bytes: events += drop(id)
+                case .closed:
+                    if client.connection.peerHasClosed {
+                        events += drop(id)
+                    } else {
+                        clients[id]?.reading = false
+                    }
+                }
                 continue
             }
             switch client.connection.receive(upTo: Self.requestLimit - client.received.count + 1) {
@@ -244,6 +265,9 @@ struct ControlServer {
                 return nil
             }
             client.asked = true
+            // The host owes it an answer now, however long a reload or a stop takes; the
+            // answer's own time starts when it is written.
+            client.deadline = .distantFuture
             clients[id] = client
             if let refusal = client.refusal {
                 fail(id, Self.errorLine(refusal))
@@ -261,6 +285,9 @@ struct ControlServer {
                 return nil
             }
             client.asked = true
+            // The host owes it an answer now, however long a reload or a stop takes; the
+            // answer's own time starts when it is written.
+            client.deadline = .distantFuture
             clients[id] = client
             let head = String(decoding: client.received[..<end], as: UTF8.self)
             let requestLine = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""

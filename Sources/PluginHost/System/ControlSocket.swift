@@ -147,6 +147,14 @@ struct Connection: Hashable, Sendable {
         return .closed
     }
 
+    /// Whether the other end of a Unix socket has closed, not only shut its writing side
+    /// (`shutdown(SHUT_WR)` after its request, as `socat` and many scripts do), after a read
+    /// found the end of its bytes.
+    var peerHasClosed: Bool {
+        var waiting = pollfd(fd: descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
+        return poll(&waiting, 1, 0) < 0 || waiting.revents & Int16(POLLHUP | POLLERR) != 0
+    }
+
     /// Writes what it can of `bytes` from `offset` without blocking.
     ///
     /// - Returns: How many bytes were written; `nil` when the connection is broken.
