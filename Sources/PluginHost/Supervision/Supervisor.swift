@@ -230,6 +230,8 @@ struct Supervisor {
     /// - Returns: The events performing them gave (a worker that could not be started).
     private mutating func perform(_ actions: [SupervisionAction]) -> [SupervisionEvent] {
         var events: [SupervisionEvent] = []
+        // The followers of one change are shown one status: its document is written once.
+        var written: (status: HostStatus, document: StatusDocument)?
         for action in actions {
             switch action {
             case .start(let plan):
@@ -253,9 +255,12 @@ struct Supervisor {
             case .hold(let held):
                 builds.hold(held)
             case .answer(let client, let answer):
-                var written: StatusDocument?
-                if let status = answer.carriedStatus { written = document(status) }
-                events += control.send(answer, to: client, document: written, at: .now)
+                var shown: StatusDocument?
+                if let status = answer.carriedStatus {
+                    if written?.status != status { written = (status, document(status)) }
+                    shown = written?.document
+                }
+                events += control.send(answer, to: client, document: shown, at: .now)
             case .exit(let status, _):
                 finish(status)
             }
