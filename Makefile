@@ -58,7 +58,27 @@ Q := @
 announce = @printf '  %-8s %s\n' '$(1)' '$(2)'
 endif
 
-all: $(HOST) $(DEMO_PLUGINS)
+# The build directory is an install tree, so plugins can be developed beside these sources
+# against it (PLUGIN_HOST_PREFIX=build): its plugin directory is the demo's, and it holds the
+# SwiftPM package of the build tool plugin and the pkg-config file.
+TOOLS       := Support/swiftpm/PluginHostTools
+TOOLS_FILES := $(TOOLS)/Package.swift $(TOOLS)/Plugins/EmbedPluginManifest/EmbedPluginManifest.swift
+TREE        := $(LIB)/plugin-host/plugins $(BUILD)/share/plugin-host/PluginHostTools/Package.swift $(LIB)/pkgconfig/plugin-abi.pc
+
+all: $(HOST) $(DEMO_PLUGINS) $(TREE)
+
+$(LIB)/plugin-host/plugins:
+	@mkdir -p $(dir $@)
+	$(Q)ln -sfn $(abspath $(PLUGINS)) $@
+
+$(BUILD)/share/plugin-host/PluginHostTools/Package.swift: $(TOOLS_FILES)
+	@rm -rf $(BUILD)/share/plugin-host/PluginHostTools
+	@mkdir -p $(BUILD)/share/plugin-host
+	$(Q)cp -R $(TOOLS) $(BUILD)/share/plugin-host/
+
+$(LIB)/pkgconfig/plugin-abi.pc:
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' "$$PLUGIN_ABI_PC" > $@
 
 # One shared PluginABI for the host and every plugin: built once, with library evolution
 # and a textual interface, and linked dynamically everywhere (see docs/writing-plugins.md).
@@ -214,7 +234,7 @@ $(BENCH_PLUGIN)/manifest.json: $(HOST) $(ABI) Sources/PluginHost/Authoring/Plugi
 	$(call announce,NEW,$(BENCH_PLUGIN))
 	$(Q)$(HOST) new Stamp --into $(BUILD)/bench/new > /dev/null
 $(BUILD)/bench/libStamp.so: $(BENCH_PLUGIN)/manifest.json
-	$(call build-plugin,Stamp,$(BENCH_PLUGIN),$(BUILD)/bench,$(BUILD)/bench/modules,)
+	$(call build-plugin,Stamp,$(BENCH_PLUGIN),$(BUILD)/bench,$(BUILD)/bench/modules,,$(BENCH_PLUGIN)/Sources/Stamp/StampBootstrapping.swift)
 $(BUILD)/bench/floor: Benchmarks/floor.c $(ABI)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $< -L $(LIB) -Wl,--no-as-needed -lPluginABI -Wl,-rpath,'$$ORIGIN/../lib'
@@ -316,6 +336,10 @@ install: all
 	install -m 755 $(ABI) $(DESTDIR)$(PREFIX)/lib/libPluginABI.so
 	install -m 644 $(filter-out %.private.swiftinterface,$(wildcard $(MODULES)/*.swiftinterface)) $(DESTDIR)$(PREFIX)/lib/swift/
 	install -m 755 $(DEMO_PLUGINS) $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/
+	install -d $(DESTDIR)$(PREFIX)/share/plugin-host/PluginHostTools/Plugins/EmbedPluginManifest
+	install -m 644 $(TOOLS)/Package.swift $(DESTDIR)$(PREFIX)/share/plugin-host/PluginHostTools/
+	install -m 644 $(TOOLS)/Plugins/EmbedPluginManifest/EmbedPluginManifest.swift \
+	    $(DESTDIR)$(PREFIX)/share/plugin-host/PluginHostTools/Plugins/EmbedPluginManifest/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/plugin-host
 	install -m 644 README.md $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/plugin-host/
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
@@ -327,7 +351,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/plugin-host $(DESTDIR)$(PREFIX)/lib/libPluginABI.so $(DESTDIR)$(PREFIX)/lib/pkgconfig/plugin-abi.pc
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/swift/,PluginABI.swiftinterface Persistence.swiftinterface Domain.swiftinterface Application.swiftinterface)
-	rm -rf $(DESTDIR)$(PREFIX)/share/doc/plugin-host
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/plugin-host $(DESTDIR)$(PREFIX)/share/plugin-host/PluginHostTools
 	rm -f $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.service $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.socket
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/,$(notdir $(DEMO_PLUGINS)))
 

@@ -7,7 +7,7 @@ import Testing
 struct WritingAPluginTests {
     @Test("scaffold a plugin that requires Domain, build and test it, drop it in, and see it ordered after Domain")
     func walkthrough() throws {
-        let work = try Scratch.directory(named: "author")
+        let work = try Scratch.directoryOutsideRepository(named: "author")
         let prefix = work.appending(path: "ph")
         // 1. Install the host (make install PREFIX=...).
         try Repository.make(["install", "PREFIX=\(prefix.path)"])
@@ -25,10 +25,10 @@ struct WritingAPluginTests {
         let created = try Command.run(host, ["new", "Peel", "--requires", "Domain", "--optional", "Metrics", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
         let project = work.appending(path: "Peel")
-        for file in ["manifest.json", "PeelBootstrapping.swift", "Tests/PeelTests.swift", "Makefile"] {
+        for file in ["Package.swift", "manifest.json", "Sources/Peel/PeelBootstrapping.swift", "Tests/PeelTests/PeelTests.swift", "Makefile"] {
             #expect(FileManager.default.fileExists(atPath: project.appending(path: file).path), "\(file)")
         }
-        let source = try String(contentsOf: project.appending(path: "PeelBootstrapping.swift"), encoding: .utf8)
+        let source = try String(contentsOf: project.appending(path: "Sources/Peel/PeelBootstrapping.swift"), encoding: .utf8)
         #expect(source.contains("import Domain"))
         #expect(source.contains("try bootstrapped.component(BananaPeeling.self)"))
         let makefile = try String(contentsOf: project.appending(path: "Makefile"), encoding: .utf8)
@@ -37,12 +37,12 @@ struct WritingAPluginTests {
         let manifest = try String(contentsOf: project.appending(path: "manifest.json"), encoding: .utf8)
         #expect(manifest.contains(#""requiredVersions": {"Domain": "^1.0.0"}"#), "\(manifest)")
 
-        // 4. make; make test; make install (from the project directory, outside the repository).
+        // 4. The Makefile path: make; make test; make install (from the project directory, outside the repository).
         let build = try Command.run("/usr/bin/env", ["make"], in: project)
         #expect(build.status == 0, "\(build.standardOutput)\(build.standardError)")
         let tests = try Command.run("/usr/bin/env", ["make", "test"], in: project)
         #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
-        #expect(tests.standardOutput.contains("PeelTests: passed"))
+        #expect((tests.standardOutput + tests.standardError).contains("Test run with 4 tests in 1 suite passed"), "\(tests.standardOutput)\(tests.standardError)")
         let install = try Command.run("/usr/bin/env", ["make", "install"], in: project)
         #expect(install.status == 0, "\(install.standardError)")
 
@@ -65,24 +65,24 @@ struct WritingAPluginTests {
 
     @Test("new --service: a component whose service handles readiness, health and drain; its test passes; the host runs it")
     func serviceScaffold() throws {
-        let work = try Scratch.directory(named: "author")
+        let work = try Scratch.directoryOutsideRepository(named: "author")
         let prefix = work.appending(path: "ph")
         try Repository.make(["install", "PREFIX=\(prefix.path)"])
         let host = prefix.appending(path: "bin/plugin-host").path
         let created = try Command.run(host, ["new", "Ticker", "--service", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
         let project = work.appending(path: "Ticker")
-        let source = try String(contentsOf: project.appending(path: "TickerBootstrapping.swift"), encoding: .utf8)
+        let source = try String(contentsOf: project.appending(path: "Sources/Ticker/TickerBootstrapping.swift"), encoding: .utf8)
         for registration in ["lifecycle.run {", "lifecycle.onReady {", "lifecycle.onHealthCheck {", "lifecycle.onDrain {"] {
             #expect(source.contains(registration), "\(registration)")
         }
         // The test runs the service as the host does, through the harness: no method by hand.
-        let test = try String(contentsOf: project.appending(path: "Tests/TickerTests.swift"), encoding: .utf8)
+        let test = try String(contentsOf: project.appending(path: "Tests/TickerTests/TickerTests.swift"), encoding: .utf8)
         #expect(test.contains("harness.startService(of: \"Ticker\")") && test.contains("try await service.stop()"))
         #expect(!test.contains("worker.serve()"))
         let tests = try Command.run("/usr/bin/env", ["make", "test", "install"], in: project)
         #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
-        #expect(tests.standardOutput.contains("TickerTests: passed"))
+        #expect((tests.standardOutput + tests.standardError).contains("Test run with 3 tests in 1 suite passed"), "\(tests.standardOutput)\(tests.standardError)")
         #expect(!tests.standardError.contains("warning"), "\(tests.standardError)")
 
         let config = work.appending(path: "config.json")
@@ -104,12 +104,12 @@ struct WritingAPluginTests {
     func transitiveTypes() throws {
         let tree = try InstallTree.shared()
         let host = tree.prefix.appending(path: "bin/plugin-host").path
-        let work = try Scratch.directory(named: "author")
+        let work = try Scratch.directoryOutsideRepository(named: "author")
         let created = try Command.run(host, ["new", "Ripener", "--requires", "Domain", "--optional", "Metrics", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
         let project = work.appending(path: "Ripener")
         // Peeling.banana is a Persistence.Banana: the project must link Persistence too.
-        let source = project.appending(path: "RipenerBootstrapping.swift")
+        let source = project.appending(path: "Sources/Ripener/RipenerBootstrapping.swift")
         try Data((try String(contentsOf: source, encoding: .utf8) + """
 
             extension RipenerBootstrapping {
@@ -121,11 +121,11 @@ struct WritingAPluginTests {
         let tests = try Command.run("/usr/bin/env", ["make", "test"], in: project)
         #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
         // The generated test also hears Metrics, optional, join and leave.
-        #expect(tests.standardOutput.contains("RipenerTests: passed"))
+        #expect((tests.standardOutput + tests.standardError).contains("Test run with 4 tests in 1 suite passed"), "\(tests.standardOutput)\(tests.standardError)")
         let build = try Command.run("/usr/bin/env", ["make"], in: project)
         #expect(build.status == 0, "\(build.standardError)")
         let directory = try PluginDirectoryFixture.demo()
-        try directory.add(project.appending(path: "libRipener.so"))
+        try directory.add(project.appending(path: "build/libRipener.so"))
         let check = try Command.run(host, ["check", "--dir", directory.plugins.path])
         #expect(check.status == 0, "the link to Persistence is declared through Domain: \(check.standardOutput)\(check.standardError)")
     }
@@ -138,7 +138,7 @@ struct WritingAPluginTests {
         #expect(help.status == 0)
         for flag in ["--requires A,B", "--optional C,D", "--service", "--into DIR"] { #expect(help.standardOutput.contains(flag), "\(flag)") }
         #expect(help.standardOutput.hasPrefix("Usage: plugin-host new NAME"))
-        let work = try Scratch.directory(named: "author")
+        let work = try Scratch.directoryOutsideRepository(named: "author")
         let into = work.appending(path: "not/yet/there")
         let created = try Command.run(host, ["new", "Orchard", "--into", into.path])
         #expect(created.status == 0, "\(created.standardError)")
@@ -149,14 +149,22 @@ struct WritingAPluginTests {
     func newWithMissingDependency() throws {
         let tree = try InstallTree.shared()
         let host = tree.prefix.appending(path: "bin/plugin-host").path
-        let work = try Scratch.directory(named: "author")
+        let work = try Scratch.directoryOutsideRepository(named: "author")
         let created = try Command.run(host, ["new", "Orphan", "--requires", "Ghost", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
         #expect(created.standardError.contains(
             "plugin-host: warning: Ghost is not installed in \(tree.prefix.path) (no lib/swift/Ghost.swiftinterface); "
-                + "Orphan imports and links it, so make fails until Ghost is installed there"), "\(created.standardError)")
+                + "Orphan imports and links it, so its build fails until Ghost is installed there"), "\(created.standardError)")
         let again = try Command.run(host, ["new", "Orphan", "--into", work.path])
         #expect(again.status != 0)
-        #expect(again.standardError.contains("/Orphan/manifest.json exists; plugin-host new does not overwrite a project"), "\(again.standardError)")
+        #expect(again.standardError.contains("/Orphan/Package.swift exists; plugin-host new does not overwrite a project"), "\(again.standardError)")
+        // A directory that holds one of its files: refused before anything is written.
+        let started = work.appending(path: "Started")
+        try FileManager.default.createDirectory(at: started, withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: started.appending(path: "manifest.json"))
+        let partial = try Command.run(host, ["new", "Started", "--into", work.path])
+        #expect(partial.status != 0)
+        #expect(partial.standardError.contains("/Started/manifest.json exists"), "\(partial.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: started.appending(path: "Package.swift").path), "nothing written")
     }
 }

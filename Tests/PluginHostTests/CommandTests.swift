@@ -51,6 +51,8 @@ struct CommandTests {
             == .new(NewPluginOptions(name: "Peel", requires: ["Domain", "Persistence"], parent: "/tmp")))
         #expect(try parse(["new", "Ticker", "--service", "--optional", "Metrics"])
             == .new(NewPluginOptions(name: "Ticker", optional: ["Metrics"], service: true)))
+        #expect(try parse(["embed-manifest", "manifest.json", "--output", "out/PluginManifest.swift", "--plugin", "Peel"])
+            == .embedManifest(EmbedManifestOptions(manifest: "manifest.json", output: "out/PluginManifest.swift", plugin: "Peel")))
     }
 
     @Test("--help and --version win over everything else")
@@ -74,6 +76,10 @@ struct CommandTests {
         (["list", "--dir", "a", "--watch"], "--watch does not apply to 'plugin-host list'"),
         (["--dir", "a", "--health-interval", "soon"], "--health-interval needs a number of seconds (0 for never), not 'soon'"),
         (["--dir", "a", "--service"], "--service does not apply to 'plugin-host run'"),
+        (["embed-manifest", "manifest.json"], "embed-manifest takes one manifest.json and --output FILE.swift"),
+        (["embed-manifest", "--output", "a.swift"], "embed-manifest takes one manifest.json and --output FILE.swift"),
+        (["embed-manifest", "m.json", "--output", "a.swift", "--plugin", "lib/x"],
+         "--plugin: \"lib/x\" may hold only ASCII letters, digits, '.', '_' and '-', and must start with a letter or digit"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let error = try #require(throws: UsageError.self) { try parse(arguments) }

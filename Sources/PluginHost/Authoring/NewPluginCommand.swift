@@ -1,12 +1,13 @@
 /// `plugin-host new NAME [--requires A,B] [--optional C] [--service] [--into DIR]`: writes a plugin
-/// project that builds, tests and installs against the installed host with no edit.
+/// project that builds, tests and installs against the installed host with no edit, with
+/// SwiftPM (`swift build`, `swift test`) or with make.
 ///
 /// For each plugin it requires, the project links it, and its component looks it up through
 /// the protocol that plugin's component conforms to and its module exports (read from the
 /// installed module interface); the test stands in for it with a class of stub members.
 struct NewPluginCommand {
     let options: NewPluginOptions
-    /// The install tree of this host, written into the project's Makefile.
+    /// The install tree of this host, written into the project's Package.swift and Makefile.
     let installPrefix: String?
 
     func run() -> ExitStatus {
@@ -20,7 +21,7 @@ struct NewPluginCommand {
             dependency.version = Self.installedManifest(of: required, pluginsIn: prefix + "/lib/plugin-host/plugins")?.version
             if !dependency.installed {
                 warnings.append("\(required) is not installed in \(prefix) (no lib/swift/\(required).swiftinterface); "
-                    + "\(name) imports and links it, so make fails until \(required) is installed there")
+                    + "\(name) imports and links it, so its build fails until \(required) is installed there")
             } else if dependency.exported == nil {
                 notes.append("\(required) exports no protocol of its component that a test can stand in for; "
                     + "\(name) links it, but does not look it up")
@@ -30,10 +31,17 @@ struct NewPluginCommand {
         var template = PluginTemplate(name: name, requires: requires, optional: options.optional, service: options.service, prefix: prefix)
         template.links = Self.links(of: options.requires, pluginsIn: prefix + "/lib/plugin-host/plugins")
         let files = template.files
+        // Nothing is written into a directory that holds any of the project's files.
+        if let existing = files.map({ directory + "/" + $0.path }).first(where: { (try? FileStatus(path: $0)) != nil }) {
+            Console.direct.write(
+                "plugin-host: error: \(existing) exists; plugin-host new does not overwrite a project: "
+                    + "remove \(directory) or choose another name or --into directory\n", to: .error)
+            return .failure
+        }
         do {
             try makeDirectories(options.parent)
             try makeDirectory(directory)
-            try makeDirectory(directory + "/Tests")
+            for subdirectory in template.directories { try makeDirectory(directory + "/" + subdirectory) }
             for (path, contents) in files {
                 try writeNewFile(directory + "/" + path, contents: contents)
             }
@@ -47,12 +55,18 @@ struct NewPluginCommand {
             return .failure
         }
         Console.direct.write(Diagnostics.text(notes: notes, warnings: warnings), to: .error)
+        let plugins = prefix + "/lib/plugin-host/plugins"
         Console.direct.write(
             "Created plugin \(name) in \(directory):\n"
                 + files.map { "  \($0.path)\n" }.joined()
-                + "Build it with: make -C \(directory)\n"
-                + "Test it with:  make -C \(directory) test\n"
-                + "Install it:    make -C \(directory) install   (into \(installPrefix ?? "/usr/local")/lib/plugin-host/plugins)\n", to: .output)
+                + "With SwiftPM (cd \(directory)):\n"
+                + "  swift build              build .build/debug/lib\(name).so\n"
+                + "  swift test               run its tests\n"
+                + "  swift build -c release && install -m 755 .build/release/lib\(name).so \(plugins)/\n"
+                + "With make:\n"
+                + "  make -C \(directory)         build build/lib\(name).so\n"
+                + "  make -C \(directory) test    run its tests\n"
+                + "  make -C \(directory) install into \(plugins)\n", to: .output)
         return .success
     }
 

@@ -1,8 +1,8 @@
 import PluginABI
 
-/// The files of a new plugin project: a manifest, the component, a test that bootstraps it
-/// against stand-ins, and a Makefile that builds, tests and installs it against the host's
-/// install tree.
+/// The files of a new plugin project: a manifest, the component, tests that bootstrap it
+/// against stand-ins, and the two ways to build, test and install it against the host's
+/// install tree: a SwiftPM package and a Makefile (PluginTemplate+Build.swift).
 struct PluginTemplate {
     /// A plugin the new one requires, as its installed module interface describes it.
     struct Dependency {
@@ -25,15 +25,21 @@ struct PluginTemplate {
     let optional: [String]
     /// Whether the component runs a service that handles readiness, health and drain.
     var service = false
-    /// The install tree the Makefile builds against.
+    /// The install tree the project builds against.
     let prefix: String
 
+    /// The directories of the project, parents first.
+    var directories: [String] { ["Sources", "Sources/\(name)", "Tests", "Tests/\(name)Tests"] }
+
     var files: [(path: String, contents: String)] {
-        [("manifest.json", manifest), ("\(name)Bootstrapping.swift", source), ("Tests/\(name)Tests.swift", tests), ("Makefile", makefile)]
+        [
+            ("Package.swift", packageManifest), ("manifest.json", manifest), ("Sources/\(name)/\(name)Bootstrapping.swift", source),
+            ("Tests/\(name)Tests/\(name)Tests.swift", tests), ("Makefile", makefile), (".gitignore", gitignore),
+        ]
     }
 
     /// The dependencies used through their protocols.
-    private var used: [(dependency: Dependency, protocolName: String, standIn: [String])] {
+    var used: [(dependency: Dependency, protocolName: String, standIn: [String])] {
         requires.compactMap { dependency in dependency.exported.map { (dependency, $0.protocolName, $0.standIn) } }
     }
 
@@ -158,6 +164,7 @@ struct PluginTemplate {
                 var serving = false
                 var takingWork = true
                 var completed = 0
+                var rounds = 0
                 var problem: String?
             }
 
@@ -171,6 +178,9 @@ struct PluginTemplate {
             /// How many units of work it has done.
             public var completed: Int { state.withLock { $0.completed } }
 
+            /// How many times it has looked for work, whether it took any.
+            public var rounds: Int { state.withLock { $0.rounds } }
+
             /// Works until its task is cancelled (the host cancels it after the drain).
             public func serve() async {
                 state.withLock { $0.serving = true }
@@ -178,6 +188,7 @@ struct PluginTemplate {
                     state.withLock { state in
                         // Your work here; set `problem` when it goes wrong, clear it when it recovers.
                         if state.takingWork { state.completed += 1 }
+                        state.rounds += 1
                     }
                     do { try await Task.sleep(for: interval) } catch { return }
                 }
@@ -198,127 +209,6 @@ struct PluginTemplate {
                 state.withLock { $0.takingWork = false }
             }
         }
-        """
-    }
-
-    var tests: String {
-        let imports = (requires.map(\.name) + ["PluginABI"]).map { "import \($0)\n" }.joined()
-        var standIns = ""
-        var providing = ""
-        var checks = ""
-        for (dependency, protocolName, members) in used {
-            let variable = dependency.name.lowercasedFirst
-            standIns += "/// Stands in for what \(dependency.name) provides: give it the answers your tests need.\n"
-            standIns += "final class StandIn\(dependency.name): \(protocolName), @unchecked Sendable {\n"
-            standIns += members.map { "    \($0)\n" }.joined()
-            standIns += "}\n\n"
-            providing += "        let \(variable) = StandIn\(dependency.name)()\n"
-            checks += "        check(component.\(variable) as AnyObject === \(variable), \"the component finds \(dependency.name)'s stand-in\")\n"
-        }
-        for optional in optional {
-            let installed = "component.\(optional.lowercasedFirst)Installed"
-            checks += "        check(!\(installed), \"\(optional) is not installed here\")\n"
-            checks += "        // \(optional) joins the running host, then leaves it, as the host would announce it.\n"
-            checks += "        _ = try await harness.lifecycle(of: \"\(name)\")?.deliver(PluginAdded(name: \"\(optional)\", bootstrapped: chain))\n"
-            checks += "        check(\(installed), \"\(name) hears that \(optional) joined\")\n"
-            checks += "        _ = try await harness.lifecycle(of: \"\(name)\")?.deliver(PluginRemoved(name: \"\(optional)\"))\n"
-            checks += "        check(!\(installed), \"\(name) hears that \(optional) left\")\n"
-        }
-        if service {
-            checks += """
-                        // Its service, started as the host starts it, and the events the host delivers to it,
-                        // in the host's order.
-                        guard let lifecycle = harness.lifecycle(of: "\(name)"), let service = harness.startService(of: "\(name)") else {
-                            preconditionFailure("\(name) registered no service")
-                        }
-                        _ = try await lifecycle.deliver(Readiness())
-                        let health = try await lifecycle.deliver(HealthCheck())
-                        check(health == .healthy, "healthy while it serves")
-                        try await Task.sleep(for: .milliseconds(50))
-                        check(component.worker.completed > 0, "the service works")
-                        _ = try await lifecycle.deliver(Drain())
-                        let drained = component.worker.completed
-                        try await Task.sleep(for: .milliseconds(50))
-                        check(component.worker.completed == drained, "no new work after the drain")
-                        try await service.stop()
-
-                """
-        }
-        let provided = used.map { ".providing(\($0.dependency.name.lowercasedFirst), as: \"\($0.dependency.name)\")" }
-        let harness = (["BootstrapHarness()"] + provided).joined(separator: "\n            ")
-        return """
-            \(imports)
-            \(standIns)/// Tests of the component, without the host: BootstrapHarness bootstraps it against
-            /// stand-ins for the plugins it requires. `make test` builds and runs them.
-            @main
-            struct \(name)Tests {
-                static func main() async throws {
-            \(providing)        let harness = \(provided.isEmpty ? "" : "try ")\(harness)
-                    let chain = try await harness.bootstrap(\(name)Bootstrapping.self, as: "\(name)", settings: ["greeting": "hello"\(service ? ", \"interval\": 0.005" : "")])
-                    let component = try chain.component(\(name)Bootstrapping.self)
-                    check(component.greeting == "hello", "the greeting setting reaches the component")
-            \(checks)        _ = try await harness.lifecycle(of: "\(name)")?.deliver(Shutdown())
-                    print("\(name)Tests: passed")
-                }
-
-                static func check(_ condition: Bool, _ what: String) {
-                    precondition(condition, "\(name)Tests: \\(what)")
-                }
-            }
-
-            """
-    }
-
-    var makefile: String {
-        """
-        # Builds lib\(name).so against the plugin-host installed in PLUGIN_HOST_PREFIX.
-        #
-        #   make            build lib\(name).so
-        #   make test       build and run the tests in Tests/
-        #   make install    copy lib\(name).so into the host's plugin directory, and its module
-        #                   interface beside the host's, for plugins that use its types
-
-        PLUGIN_HOST_PREFIX ?= \(prefix)
-        PLUGINS_DIR        ?= $(PLUGIN_HOST_PREFIX)/lib/plugin-host/plugins
-        MODULES_DIR        ?= $(PLUGIN_HOST_PREFIX)/lib/swift
-        SWIFTC             ?= swiftc
-        OBJCOPY            ?= objcopy
-        NAME               := \(name)
-        # The plugins this one requires, and theirs, whose types it may use (what Domain returns
-        # can be a type of Persistence): linking them loads them first, and check accepts them.
-        # Never link an optional plugin: the dynamic loader would then require it.
-        LINKS              := \((links.isEmpty ? requires.map(\.name) : links).joined(separator: " "))
-
-        ABI_FLAGS := $(shell PKG_CONFIG_PATH=$(PLUGIN_HOST_PREFIX)/lib/pkgconfig pkg-config --cflags --libs plugin-abi)
-        SOURCES   := $(wildcard *.swift)
-
-        .PHONY: all test install clean
-        all: lib$(NAME).so
-
-        lib$(NAME).so: $(SOURCES) manifest.json
-        \t$(SWIFTC) -swift-version 6 -O -parse-as-library -emit-library -enable-library-evolution \\
-        \t    -module-name $(NAME) -emit-module-interface-path $(NAME).swiftinterface \\
-        \t    $(ABI_FLAGS) $(addprefix -l,$(LINKS)) \\
-        \t    -Xlinker -soname=lib$(NAME).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \\
-        \t    -o $@.unpackaged $(SOURCES)
-        \t$(OBJCOPY) --add-section .plugin_host_manifest=manifest.json \\
-        \t    --set-section-flags .plugin_host_manifest=noload,readonly $@.unpackaged $@
-        \trm -f $@.unpackaged
-        \tchmod 755 $@
-
-        test: $(SOURCES) Tests/*.swift
-        \t$(SWIFTC) -swift-version 6 -parse-as-library -module-name $(NAME)Tests $(ABI_FLAGS) $(addprefix -l,$(LINKS)) \\
-        \t    -Xlinker -rpath -Xlinker $(PLUGIN_HOST_PREFIX)/lib -Xlinker -rpath -Xlinker $(PLUGINS_DIR) \\
-        \t    -o $(NAME)-tests $(SOURCES) Tests/*.swift
-        \t./$(NAME)-tests
-
-        install: lib$(NAME).so
-        \tinstall -m 755 lib$(NAME).so $(PLUGINS_DIR)/
-        \tinstall -m 644 $(NAME).swiftinterface $(MODULES_DIR)/
-
-        clean:
-        \trm -f lib$(NAME).so lib$(NAME).so.unpackaged $(NAME).swiftinterface $(NAME)-tests
-
         """
     }
 }

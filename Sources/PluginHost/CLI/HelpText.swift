@@ -19,6 +19,7 @@ enum HelpText {
                plugin-host check [--dir DIR]...
                plugin-host graph [--dir DIR]...
                plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
+               plugin-host embed-manifest MANIFEST --output FILE.swift [--plugin NAME]
                plugin-host status [--dir DIR | --control PATH] [--json] [--follow | --metrics]
                plugin-host reload | stop [--dir DIR | --control PATH] [--json]
                plugin-host restart [--dir DIR | --control PATH] [--json] [PLUGIN]...
@@ -31,11 +32,14 @@ enum HelpText {
         Usage: plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
 
         Writes a plugin project, NAME/ in the current directory or in DIR, that builds, tests and
-        installs against this host's install tree with no edit:
-          manifest.json              the plugin's name, version, ABI, requires, optional, settings
-          NAMEBootstrapping.swift    the component: finds what it requires, handles its events
-          Tests/NAMETests.swift      a test that bootstraps it with BootstrapHarness, no host needed
-          Makefile                   make, make test, make install
+        installs against this host's install tree with no edit (PLUGIN_HOST_PREFIX names another):
+          Package.swift                     swift build, swift test; an editor's completion
+          manifest.json                     the plugin's name, version, ABI, requires, optional,
+                                            settings; embedded in libNAME.so by each build
+          Sources/NAME/NAMEBootstrapping.swift
+                                            the component: finds what it requires, handles its events
+          Tests/NAMETests/NAMETests.swift   tests that bootstrap it with BootstrapHarness, no host
+          Makefile                          the same without SwiftPM: make, make test, make install
 
         Options:
           --requires A,B   plugins that must bootstrap first: the project links them (and what
@@ -67,10 +71,15 @@ enum HelpText {
           inspect FILE   the whole manifest of one plugin file, with its path, size and time
           check          report every problem; exit 0 if the plugins would bootstrap, else 1
           graph          the dependency graph as Graphviz DOT (problems in red)
-          new NAME       write a plugin project (source, manifest, Makefile, test) that builds
-                         against this install with one `make`; --requires A,B (linked),
-                         --optional C,D (looked up if present), --service (a component that
-                         runs a service and handles readiness, health and drain); --into DIR
+          new NAME       write a plugin project (Package.swift, manifest, source, tests, Makefile)
+                         that builds against this install with `swift build` or `make`;
+                         --requires A,B (linked), --optional C,D (looked up if present),
+                         --service (a component that runs a service and handles readiness,
+                         health and drain); --into DIR
+          embed-manifest MANIFEST --output FILE.swift [--plugin NAME]
+                         check a plugin's manifest.json as the host reads it and write the
+                         Swift constant that embeds it (SwiftPM's build runs it; exit 1 with
+                         what is wrong)
 
         Commands that ask a running host, through its control socket (--control PATH, or the
         default path of the host of the plugin directories; see docs/operations.md):

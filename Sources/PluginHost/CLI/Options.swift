@@ -12,6 +12,8 @@ enum Command: Equatable {
     case graph(SearchOptions)
     /// Write a new plugin project.
     case new(NewPluginOptions)
+    /// Check a manifest and write the Swift source that embeds it (for SwiftPM's build).
+    case embedManifest(EmbedManifestOptions)
     /// Ask a running host: `status`, `reload`, `restart`, `stop`.
     case control(ControlRequest, ControlOptions)
     /// What a running host serves, as `list`, `inspect` or `graph` show files: `--running`.
@@ -31,7 +33,7 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
 extension Command {
     /// The subcommands; anything else is a run.
-    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "status", "reload", "restart", "stop"]
+    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "embed-manifest", "status", "reload", "restart", "stop"]
 
     /// The options of each subcommand.
     private static let options: [String: Set<String>] = [
@@ -43,6 +45,7 @@ extension Command {
         "graph": ["--dir", "--allow-any-owner", "--running", "--control"],
         "inspect": ["--json", "--running", "--control", "--dir"],
         "new": ["--requires", "--optional", "--service", "--into"],
+        "embed-manifest": ["--output", "--plugin"],
         "status": ["--dir", "--control", "--json", "--follow", "--metrics"],
         "reload": ["--dir", "--control", "--json"],
         "restart": ["--dir", "--control", "--json"],
@@ -81,6 +84,8 @@ extension Command {
         var optional: [String] = []
         var service = false
         var parent: String?
+        var output: String?
+        var plugin: String?
         var positional: [String] = []
         var control: String?
         var running = false
@@ -165,6 +170,8 @@ extension Command {
                 let address = try parser.value(for: name)
                 guard !address.isEmpty else { throw UsageError(message: "--metrics-listen needs an address such as :9464 or /run/metrics.sock") }
                 run.metricsListen = address
+            case "--output": output = try parser.value(for: name)
+            case "--plugin": plugin = try parser.value(for: name)
             default:  // --into
                 parent = try parser.value(for: name)
             }
@@ -228,6 +235,12 @@ extension Command {
                 throw UsageError(message: "\(both) is given with both --requires and --optional; keep one")
             }
             self = .new(NewPluginOptions(name: positional[0], requires: requires, optional: optional, service: service, parent: parent ?? "."))
+        case "embed-manifest":
+            guard positional.count == 1, let output, !output.isEmpty else {
+                throw UsageError(message: "embed-manifest takes one manifest.json and --output FILE.swift")
+            }
+            if let plugin, let problem = PluginManifest.problem(withName: plugin) { throw UsageError(message: "--plugin: \(problem)") }
+            self = .embedManifest(EmbedManifestOptions(manifest: positional[0], output: output, plugin: plugin))
         default:
             run.search = searchOptions
             run.json = json

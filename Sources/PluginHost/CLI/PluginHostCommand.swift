@@ -79,6 +79,8 @@ struct PluginHostCommand {
             return GraphCommand(options: options).run()
         case .new(let options):
             return NewPluginCommand(options: options, installPrefix: installPrefix).run()
+        case .embedManifest(let options):
+            return EmbedManifestCommand(options: options).run()
         case .control(let request, let options):
             return ControlCommand(request: request, options: options, path: controlPath(of: options)).run()
         case .running(let view, let options):

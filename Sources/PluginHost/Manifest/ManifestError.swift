@@ -17,7 +17,8 @@ enum ManifestError: Error, Equatable, CustomStringConvertible {
                 + "or replace it with the plugin built as a 64-bit shared object for this machine"
         case .missing:
             "no plugin manifest: the file has no \(ManifestReader.sectionName) section; "
-                + "add one with objcopy as docs/writing-plugins.md shows"
+                + "build the plugin with the Package.swift or Makefile `plugin-host new` writes, which embed its manifest.json "
+                + "(docs/writing-plugins.md)"
         case .malformed(let reason):
             "malformed plugin manifest: \(reason); fix the plugin's manifest.json and rebuild it (docs/writing-plugins.md, The manifest)"
         }

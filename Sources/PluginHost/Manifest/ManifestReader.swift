@@ -1,7 +1,8 @@
 /// Reads a plugin's manifest from its `.so` file without loading it.
 ///
 /// The manifest is JSON in an ELF section named ``sectionName``, added to the built
-/// library with `objcopy --add-section`. Reading it only parses the ELF section table, so
+/// library with `objcopy --add-section`, or compiled into it as a constant placed in that
+/// section (``ManifestSection``, for SwiftPM builds). Reading it only parses the ELF section table, so
 /// no code of the plugin runs and the whole dependency graph can be checked first.
 enum ManifestReader {
     /// The name of the ELF section holding the manifest.

@@ -48,6 +48,15 @@ enum Scratch {
         return url
     }
 
+    /// The root for projects that must not sit inside the repository (`make test` points
+    /// TMPDIR into build/): /tmp, as a plugin author's own directory would be.
+    private static let outsideRoot: Result<URL, any Error> = Result {
+        let url = URL(fileURLWithPath: "/tmp").appending(path: "plugin-host-authors-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { Scratch.removeAll() }
+        return url
+    }
+
     /// A new directory whose name starts with `name`.
     static func directory(named name: String) throws -> URL {
         let url = try root.get().appending(path: "\(name)-\(UUID().uuidString)")
@@ -55,7 +64,16 @@ enum Scratch {
         return url
     }
 
+    /// A new directory whose name starts with `name`, outside the repository.
+    static func directoryOutsideRepository(named name: String) throws -> URL {
+        let url = try outsideRoot.get().appending(path: "\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
     private static func removeAll() {
-        if case .success(let url) = root { try? FileManager.default.removeItem(at: url) }
+        for root in [root, outsideRoot] {
+            if case .success(let url) = root { try? FileManager.default.removeItem(at: url) }
+        }
     }
 }
