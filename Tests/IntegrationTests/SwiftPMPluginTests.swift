@@ -89,6 +89,56 @@ struct SwiftPMPluginTests {
         #expect(check.standardError.contains("but its manifest does not declare Application"), "\(check.standardError)")
     }
 
+    @Test("a plugin's public API, against its build installed last: a break within its major version fails swift build and make, named; an addition or a new major version passes")
+    func apiKeptAcrossBuilds() throws {
+        let work = try Scratch.directoryOutsideRepository(named: "author")
+        let prefix = work.appending(path: "ph")
+        try Repository.make(["install", "PREFIX=\(prefix.path)"])
+        let host = prefix.appending(path: "bin/plugin-host").path
+        #expect(try Command.run(host, ["new", "Pantry", "--into", work.path]).status == 0)
+        let project = work.appending(path: "Pantry")
+        let source = project.appending(path: "Sources/Pantry/PantryBootstrapping.swift")
+        try edit(source) { $0 + "\n/// What Pantry offers other plugins.\npublic protocol Stocking: AnyObject, Sendable {\n    func stock(of item: String) -> Int\n}\n" }
+
+        // Built with no build installed: nothing to compare with. Then installed.
+        let first = try swift(["build", "-c", "release"], in: project)
+        #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
+        let install = try Command.run("/usr/bin/env", ["make", "install"], in: project)
+        #expect(install.status == 0, "\(install.standardOutput)\(install.standardError)")
+        #expect(install.standardOutput.contains("check-api: Pantry 0.1.0: no build of Pantry is installed in \(prefix.path) to compare with"),
+                "\(install.standardOutput)")
+
+        // A requirement's return type changed, the version kept: both builds fail, naming it.
+        try edit(source) { $0.replacingOccurrences(of: "func stock(of item: String) -> Int\n", with: "func stock(of item: String) -> Int8\n") }
+        let named = "Func Stocking.stock(of:) has return type change from Swift.Int to Swift.Int8"
+        let swiftBuild = try swift(["build"], in: project)
+        #expect(swiftBuild.status != 0)
+        #expect((swiftBuild.standardOutput + swiftBuild.standardError).contains(named), "\(swiftBuild.standardOutput)\(swiftBuild.standardError)")
+        #expect((swiftBuild.standardOutput + swiftBuild.standardError).contains(
+            "plugin-host: error: Pantry 0.1.0 breaks the API of Pantry 0.1.0, installed in \(prefix.path)"))
+        let make = try Command.run("/usr/bin/env", ["make"], in: project)
+        #expect(make.status != 0)
+        #expect(make.standardError.contains(named), "\(make.standardError)")
+        #expect(try Command.run("/usr/bin/env", ["make", "install"], in: project).status != 0, "nor is it installed")
+
+        // Kept, with a declaration added: both pass.
+        try edit(source) {
+            $0.replacingOccurrences(of: "-> Int8\n", with: "-> Int\n") + "\nextension Stocking {\n    public func inStock(_ item: String) -> Bool { stock(of: item) > 0 }\n}\n"
+        }
+        #expect(try swift(["build"], in: project).status == 0)
+        let added = try Command.run("/usr/bin/env", ["make"], in: project)
+        #expect(added.standardOutput.contains("check-api: Pantry 0.1.0 keeps the API of the installed 0.1.0 (1 declaration added)"),
+                "\(added.standardOutput)\(added.standardError)")
+
+        // Broken again, as a new major version: passes, and says what it means.
+        try edit(source) { $0.replacingOccurrences(of: "func stock(of item: String) -> Int\n", with: "func stock(of item: String) -> Int8\n") }
+        try edit(project.appending(path: "manifest.json")) { $0.replacingOccurrences(of: #""version": "0.1.0""#, with: #""version": "0.2.0""#) }
+        #expect(try swift(["build"], in: project).status == 0)
+        let major = try Command.run("/usr/bin/env", ["make"], in: project)
+        #expect(major.status == 0, "\(major.standardError)")
+        #expect(major.standardOutput.contains("check-api: Pantry 0.2.0 is a new major version after the installed 0.1.0"), "\(major.standardOutput)")
+    }
+
     @Test("beside the host's sources: a project new writes from the build tree builds and tests against it")
     func besideTheSources() throws {
         let work = try Scratch.directoryOutsideRepository(named: "author")

@@ -53,6 +53,10 @@ struct CommandTests {
             == .new(NewPluginOptions(name: "Ticker", optional: ["Metrics"], service: true)))
         #expect(try parse(["embed-manifest", "manifest.json", "--output", "out/PluginManifest.swift", "--plugin", "Peel"])
             == .embedManifest(EmbedManifestOptions(manifest: "manifest.json", output: "out/PluginManifest.swift", plugin: "Peel")))
+        #expect(try parse(["check-api", "manifest.json", "--interface", "build/Peel.swiftinterface"])
+            == .checkAPI(CheckAPIOptions(manifest: "manifest.json", interface: "build/Peel.swiftinterface")))
+        #expect(try parse(["check-api", "manifest.json", "--output", "Check.swift", "A.swift", "B.swift"])
+            == .checkAPI(CheckAPIOptions(manifest: "manifest.json", sources: ["A.swift", "B.swift"], output: "Check.swift")))
     }
 
     @Test("--help and --version win over everything else")
@@ -77,6 +81,9 @@ struct CommandTests {
         (["--dir", "a", "--health-interval", "soon"], "--health-interval needs a number of seconds (0 for never), not 'soon'"),
         (["--dir", "a", "--service"], "--service does not apply to 'plugin-host run'"),
         (["embed-manifest", "manifest.json"], "embed-manifest takes one manifest.json and --output FILE.swift"),
+        (["check-api", "manifest.json"], "check-api takes a manifest.json, then --interface FILE.swiftinterface or the plugin's Swift sources"),
+        (["check-api", "m.json", "--interface", "P.swiftinterface", "A.swift"],
+         "check-api takes a manifest.json, then --interface FILE.swiftinterface or the plugin's Swift sources"),
         (["embed-manifest", "--output", "a.swift"], "embed-manifest takes one manifest.json and --output FILE.swift"),
         (["embed-manifest", "m.json", "--output", "a.swift", "--plugin", "lib/x"],
          "--plugin: \"lib/x\" may hold only ASCII letters, digits, '.', '_' and '-', and must start with a letter or digit"),

@@ -76,6 +76,7 @@ extension PluginTemplate {
         PLUGIN_HOST_PREFIX ?= \(prefix)
         PLUGINS_DIR        ?= $(PLUGIN_HOST_PREFIX)/lib/plugin-host/plugins
         MODULES_DIR        ?= $(PLUGIN_HOST_PREFIX)/lib/swift
+        PLUGIN_HOST        ?= $(PLUGIN_HOST_PREFIX)/bin/plugin-host
         SWIFTC             ?= swiftc
         OBJCOPY            ?= objcopy
         NAME               := \(name)
@@ -90,15 +91,19 @@ extension PluginTemplate {
         TESTS     := $(wildcard Tests/$(NAME)Tests/*.swift)
 
         .PHONY: all test install clean
+        .DELETE_ON_ERROR:
         all: $(OUT)/lib$(NAME).so
 
-        $(OUT)/lib$(NAME).so: $(SOURCES) manifest.json
+        # After compiling, check-api compares the public API with the build of $(NAME) installed
+        # last, which plugins built against it use: within the same major version, a break fails.
+        $(OUT)/lib$(NAME).so: $(SOURCES) manifest.json $(wildcard $(MODULES_DIR)/$(NAME).swiftinterface)
         \t@mkdir -p $(OUT)
         \t$(SWIFTC) -swift-version 6 -O -parse-as-library -emit-library -enable-library-evolution \\
         \t    -module-name $(NAME) -emit-module-path $(OUT)/$(NAME).swiftmodule -emit-module-interface-path $(OUT)/$(NAME).swiftinterface \\
         \t    $(ABI_FLAGS) $(addprefix -l,$(LINKS)) \\
         \t    -Xlinker -soname=lib$(NAME).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \\
         \t    -o $@.unpackaged $(SOURCES)
+        \t$(PLUGIN_HOST) check-api manifest.json --interface $(OUT)/$(NAME).swiftinterface
         \t$(OBJCOPY) --add-section .plugin_host_manifest=manifest.json \\
         \t    --set-section-flags .plugin_host_manifest=noload,readonly $@.unpackaged $@
         \trm -f $@.unpackaged

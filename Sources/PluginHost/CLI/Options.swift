@@ -14,6 +14,8 @@ enum Command: Equatable {
     case new(NewPluginOptions)
     /// Check a manifest and write the Swift source that embeds it (for SwiftPM's build).
     case embedManifest(EmbedManifestOptions)
+    /// Check that a plugin being built keeps the API of its installed build.
+    case checkAPI(CheckAPIOptions)
     /// Ask a running host: `status`, `reload`, `restart`, `stop`.
     case control(ControlRequest, ControlOptions)
     /// What a running host serves, as `list`, `inspect` or `graph` show files: `--running`.
@@ -33,7 +35,7 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
 extension Command {
     /// The subcommands; anything else is a run.
-    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "embed-manifest", "status", "reload", "restart", "stop"]
+    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "status", "reload", "restart", "stop"]
 
     /// The options of each subcommand.
     private static let options: [String: Set<String>] = [
@@ -46,6 +48,7 @@ extension Command {
         "inspect": ["--json", "--running", "--control", "--dir"],
         "new": ["--requires", "--optional", "--service", "--into"],
         "embed-manifest": ["--output", "--plugin"],
+        "check-api": ["--output", "--interface"],
         "status": ["--dir", "--control", "--json", "--follow", "--metrics"],
         "reload": ["--dir", "--control", "--json"],
         "restart": ["--dir", "--control", "--json"],
@@ -86,6 +89,7 @@ extension Command {
         var parent: String?
         var output: String?
         var plugin: String?
+        var interface: String?
         var positional: [String] = []
         var control: String?
         var running = false
@@ -172,6 +176,7 @@ extension Command {
                 run.metricsListen = address
             case "--output": output = try parser.value(for: name)
             case "--plugin": plugin = try parser.value(for: name)
+            case "--interface": interface = try parser.value(for: name)
             default:  // --into
                 parent = try parser.value(for: name)
             }
@@ -241,6 +246,11 @@ extension Command {
             }
             if let plugin, let problem = PluginManifest.problem(withName: plugin) { throw UsageError(message: "--plugin: \(problem)") }
             self = .embedManifest(EmbedManifestOptions(manifest: positional[0], output: output, plugin: plugin))
+        case "check-api":
+            guard let manifest = positional.first, (interface == nil) != (positional.count == 1) else {
+                throw UsageError(message: "check-api takes a manifest.json, then --interface FILE.swiftinterface or the plugin's Swift sources")
+            }
+            self = .checkAPI(CheckAPIOptions(manifest: manifest, interface: interface, sources: Array(positional.dropFirst()), output: output))
         default:
             run.search = searchOptions
             run.json = json

@@ -21,3 +21,27 @@ func directoryEntries(at path: String) throws(SystemError) -> [String] {
     }
     return names.sorted()
 }
+
+/// A new, empty directory of this process's own (mode 700) in `$TMPDIR` or `/tmp`, named
+/// after `purpose`.
+///
+/// - Throws: ``SystemError`` when it cannot be created.
+func makeTemporaryDirectory(for purpose: String) throws(SystemError) -> String {
+    let base = Process.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    var template = Array((base + "/plugin-host-\(purpose)-XXXXXX").utf8CString)
+    guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        throw SystemError("create a temporary directory", path: base)
+    }
+    return String(cString: created)
+}
+
+/// Removes `path` and, when it is a directory, everything in it; symbolic links are removed,
+/// never followed. What cannot be removed is left.
+func removeTree(_ path: String) {
+    if (try? FileStatus(linkAt: path))?.kind == .directory {
+        for name in (try? directoryEntries(at: path)) ?? [] { removeTree(path + "/" + name) }
+        rmdir(path)
+    } else {
+        unlink(path)
+    }
+}

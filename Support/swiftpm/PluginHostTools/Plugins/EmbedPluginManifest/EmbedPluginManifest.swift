@@ -6,6 +6,10 @@ import PackagePlugin
 /// `plugin-host embed-manifest` checks it as the host would and writes the Swift constant
 /// that holds it. A manifest the host would refuse fails the build, naming what is wrong.
 ///
+/// It also checks the plugin's public API against the build of it installed last, which
+/// plugins built against it use (`plugin-host check-api`): within the same major version, a
+/// declaration removed or changed fails the build, named.
+///
 /// The manifest is the target's `manifest.json` (for a package of several plugins; exclude
 /// it from the target's sources), else the package's.
 @main
@@ -27,13 +31,25 @@ struct EmbedPluginManifest: BuildToolPlugin {
             product is LibraryProduct && product.targets.contains { $0.id == target.id }
         }?.name ?? target.name
         let output = context.pluginWorkDirectoryURL.appending(path: "PluginManifest.swift")
+        let checked = context.pluginWorkDirectoryURL.appending(path: "PluginAPICheck.swift")
+        let sources = target.sourceFiles(withSuffix: "swift").map(\.url)
+        // The installed build it is compared with: a new one checks again.
+        let installed = ["lib/swift/\(library).swiftinterface", "lib/plugin-host/plugins/lib\(library).so"]
+            .map { Self.installTree.appending(path: $0) }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
         return [
             .buildCommand(
                 displayName: "Embedding \(manifest.lastPathComponent) in lib\(library).so",
                 executable: host,
                 arguments: ["embed-manifest", manifest.path, "--output", output.path, "--plugin", library],
                 inputFiles: [manifest],
-                outputFiles: [output])
+                outputFiles: [output]),
+            .buildCommand(
+                displayName: "Checking the API of \(library) against the build installed last",
+                executable: host,
+                arguments: ["check-api", manifest.path, "--output", checked.path] + sources.map(\.path),
+                inputFiles: [manifest] + sources + installed,
+                outputFiles: [checked]),
         ]
     }
 
