@@ -39,6 +39,9 @@ struct VersionRangeIntegrationTests {
         let check = try Command.run(Repository.host.path, ["check", "--dir", service.directory.plugins.path])
         #expect(check.status == 1)
         #expect(check.standardError.contains(message), "\(check.standardError)")
+        let list = try Command.run(Repository.host.path, ["list", "--dir", service.directory.plugins.path])
+        let row = list.standardOutput.split(separator: "\n").first { $0.contains("libApplication.so") } ?? ""
+        #expect(row.contains("Domain ^1.0.0  NOT LOADABLE"), "list shows the range: \(list.standardOutput)")
         let graph = try Command.run(Repository.host.path, ["graph", "--dir", service.directory.plugins.path])
         #expect(graph.standardOutput.contains(#""Application" -> "Domain" [color=red, label="^1.0.0", fontcolor=red];"#), "\(graph.standardOutput)")
 
@@ -67,6 +70,17 @@ struct VersionRangeIntegrationTests {
         #expect(status.generations.map { $0["number"] as? Int } == [1], "no new generation")
         #expect(status.plugin("Domain")?["version"] as? String == "1.0.0")
         #expect(status.plugin("Domain")?["fileChanged"] as? Bool == true)
+        #expect(service.echo().worker == worker)
+
+        // An operator's restart would load the files on disk too: refused for the same reason, before anything is disturbed.
+        let restart = try console.run("restart")
+        #expect(restart.status == 1, "\(restart.standardOutput)\(restart.standardError)")
+        #expect((restart.standardOutput + restart.standardError).contains("requires Domain ^1.0.0, but Domain 2.0.0 is installed"),
+                "\(restart.standardOutput)\(restart.standardError)")
+        #expect(restart.standardError.contains("; not restarting: the running plugins keep serving"), "\(restart.standardError)")
+        let after = try #require(console.status().map(HostStatusView.init))
+        #expect(after.generations.map { $0["number"] as? Int } == [1], "no new generation")
+        #expect(after.plugin("Application")?["condition"] as? String != "left out", "\(after.plugins)")
         #expect(service.echo().worker == worker)
 
         // Both at once: an Application that works with Domain 2 lets the upgrade go ahead.

@@ -61,6 +61,7 @@ struct PluginHostCommand {
                 }
             }
             supervision.directories = options.search.directories
+            supervision.search = options.search
             do {
                 try openControl(options, into: &supervision, console: console)
             } catch {

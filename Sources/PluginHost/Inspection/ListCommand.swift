@@ -21,7 +21,7 @@ struct ListCommand {
                 let manifest = entry.candidate?.manifest
                 return [
                     manifest?.name ?? "?", manifest?.version.description ?? "-", manifest.map { "\($0.abi)" } ?? "-",
-                    manifest?.dependencyList ?? "-", entry.problem == nil ? "loadable" : "NOT LOADABLE", entry.file,
+                    manifest?.dependencyList(showingRanges: true) ?? "-", entry.problem == nil ? "loadable" : "NOT LOADABLE", entry.file,
                 ]
             }
             var text = TextTable.render(header: ["plugin", "version", "abi", "requires", "state", "file"], rows: rows)

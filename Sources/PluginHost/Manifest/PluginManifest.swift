@@ -62,8 +62,15 @@ final class PluginManifest: Equatable, Sendable {
     }
 
     /// `requires` then `optional` (marked `?`), comma-separated, or `-`: as tables show them.
-    var dependencyList: String {
-        let all = requires + optional.map { $0 + "?" }
+    var dependencyList: String { dependencyList(showingRanges: false) }
+
+    /// ``dependencyList``, each required plugin followed by its range when it has one
+    /// (`Domain ^1.0.0,Metrics?`): as `list` shows them.
+    func dependencyList(showingRanges: Bool) -> String {
+        let required = requires.map { name in
+            showingRanges ? requiredVersions[name].map { "\(name) \($0)" } ?? name : name
+        }
+        let all = required + optional.map { $0 + "?" }
         return all.isEmpty ? "-" : all.joined(separator: ",")
     }
 

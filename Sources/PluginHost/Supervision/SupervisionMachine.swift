@@ -752,15 +752,28 @@ struct SupervisionMachine: Sendable {
         var plan = GenerationPlan()
         plan.number = generationsStarted
         plan.cause = cause
-        plan.builds = BuildSelection(
-            excluded: quarantine,
-            substitutes: held.compactMap { build in
-                build.identity.map { BuildSelection.Substitute(name: build.name, file: build.file, identity: $0) }
-            })
+        plan.builds = buildsOfNextGeneration
         plan.runningBefore = runningBefore
         generations[plan.number] = Generation(number: plan.number, cause: cause, startedAt: now, life: .starting)
         actions.append(.start(plan))
         return plan.number
+    }
+
+    /// The builds the next generation is to leave out, and those it loads instead.
+    private var buildsOfNextGeneration: BuildSelection {
+        BuildSelection(
+            excluded: quarantine,
+            substitutes: held.compactMap { build in
+                build.identity.map { BuildSelection.Substitute(name: build.name, file: build.file, identity: $0) }
+            })
+    }
+
+    /// What an operator's restart would start from while a generation serves (it loads the
+    /// files on disk beside that one, as an upgrade does): the builds it would select, and the
+    /// plugins the serving generation runs. `nil` when none serves.
+    var restartBasis: (builds: BuildSelection, running: [String])? {
+        guard case .serving(let serving) = state else { return nil }
+        return (buildsOfNextGeneration, (generations[serving]?.plugins.running ?? []).map(\.name))
     }
 
     /// Asks a generation to stop, by the deadline `--shutdown-timeout` and the grace allow.

@@ -38,6 +38,8 @@ struct Supervisor {
         var metrics: NamedSocket?
         /// The plugin directories, as the operator named them.
         var directories: [String] = []
+        /// How workers search them, which an operator's restart is checked against first.
+        var search = SearchOptions(directories: [])
     }
 
     private let configuration: Configuration
@@ -117,10 +119,22 @@ struct Supervisor {
     /// Has the machine decide on `event`, performs what it decided, and so on for the events
     /// that performing it gave.
     private mutating func handle(_ event: SupervisionEvent) {
+        if case .control(let client, .restart) = event, let refusal = restartRefusal() {
+            waiting += control.send(.refused(refusal), to: client, document: nil, at: .now)
+            return
+        }
         var queue = [event]
         while !queue.isEmpty {
             queue += perform(machine.handle(queue.removeFirst(), at: .now))
         }
+    }
+
+    /// Why an operator's restart must not start now, if it must not: the files on disk would
+    /// leave a running plugin outside the versions it works with (``RestartCheck``).
+    private func restartRefusal() -> String? {
+        guard let basis = machine.restartBasis else { return nil }
+        let problems = RestartCheck.versionProblems(in: configuration.search, builds: basis.builds, running: basis.running)
+        return problems.isEmpty ? nil : RestartCheck.refusal(problems)
     }
 
     // MARK: Turning what happened into events
