@@ -254,6 +254,7 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 	python3 Benchmarks/lifecycle.py
 	python3 Benchmarks/generations.py
 	python3 Benchmarks/control.py
+	python3 Benchmarks/manifest_section.py
 	python3 Benchmarks/startup.py
 
 # The supervisor's state machine under seeded random fault sequences (Tests/PluginHostTests/
