@@ -149,6 +149,9 @@ enum InstallTree {
     struct Tree {
         let root: URL
         let prefix: URL
+
+        /// Its `plugin-host`.
+        var host: String { prefix.appending(path: "bin/plugin-host").path }
     }
 
     private static let built: Result<Tree, any Error> = Result {
@@ -159,4 +162,13 @@ enum InstallTree {
     }
 
     static func shared() throws -> Tree { try built.get() }
+
+    /// A tree of one test's own, `make install`ed into `ph` of a directory outside the
+    /// repository, where the test may install plugins and write projects.
+    static func own() throws -> Tree {
+        let root = try Scratch.directoryOutsideRepository(named: "author")
+        let prefix = root.appending(path: "ph")
+        try Repository.make(["install", "PREFIX=\(prefix.path)"])
+        return Tree(root: root, prefix: prefix)
+    }
 }

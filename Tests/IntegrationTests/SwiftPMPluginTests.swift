@@ -8,10 +8,8 @@ import Testing
 struct SwiftPMPluginTests {
     @Test("new --requires --optional --service, then swift build and swift test with no edit; installed, it runs after Domain")
     func buildTestInstallRun() throws {
-        let work = try Scratch.directoryOutsideRepository(named: "author")
-        let prefix = work.appending(path: "ph")
-        try Repository.make(["install", "PREFIX=\(prefix.path)"])
-        let host = prefix.appending(path: "bin/plugin-host").path
+        let tree = try InstallTree.own()
+        let (work, prefix, host) = (tree.root, tree.prefix, tree.host)
         let created = try Command.run(host, ["new", "Peel", "--requires", "Domain", "--optional", "Metrics", "--service", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
         let project = work.appending(path: "Peel")
@@ -91,10 +89,8 @@ struct SwiftPMPluginTests {
 
     @Test("a plugin's public API, against its build installed last: a break within its major version fails swift build and make, named; an addition or a new major version passes")
     func apiKeptAcrossBuilds() throws {
-        let work = try Scratch.directoryOutsideRepository(named: "author")
-        let prefix = work.appending(path: "ph")
-        try Repository.make(["install", "PREFIX=\(prefix.path)"])
-        let host = prefix.appending(path: "bin/plugin-host").path
+        let tree = try InstallTree.own()
+        let (work, prefix, host) = (tree.root, tree.prefix, tree.host)
         #expect(try Command.run(host, ["new", "Pantry", "--into", work.path]).status == 0)
         let project = work.appending(path: "Pantry")
         let source = project.appending(path: "Sources/Pantry/PantryBootstrapping.swift")

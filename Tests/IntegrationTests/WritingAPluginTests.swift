@@ -7,11 +7,9 @@ import Testing
 struct WritingAPluginTests {
     @Test("scaffold a plugin that requires Domain, build and test it, drop it in, and see it ordered after Domain")
     func walkthrough() throws {
-        let work = try Scratch.directoryOutsideRepository(named: "author")
-        let prefix = work.appending(path: "ph")
         // 1. Install the host (make install PREFIX=...).
-        try Repository.make(["install", "PREFIX=\(prefix.path)"])
-        let host = prefix.appending(path: "bin/plugin-host").path
+        let tree = try InstallTree.own()
+        let (work, prefix, host) = (tree.root, tree.prefix, tree.host)
 
         // 2. pkg-config gives the swiftc flags.
         let flags = try Command.run("/usr/bin/env", ["pkg-config", "--cflags", "--libs", "plugin-abi"],
@@ -65,10 +63,8 @@ struct WritingAPluginTests {
 
     @Test("new --service: a component whose service handles readiness, health and drain; its test passes; the host runs it")
     func serviceScaffold() throws {
-        let work = try Scratch.directoryOutsideRepository(named: "author")
-        let prefix = work.appending(path: "ph")
-        try Repository.make(["install", "PREFIX=\(prefix.path)"])
-        let host = prefix.appending(path: "bin/plugin-host").path
+        let tree = try InstallTree.own()
+        let (work, host) = (tree.root, tree.host)
         let created = try Command.run(host, ["new", "Ticker", "--service", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
         let project = work.appending(path: "Ticker")
