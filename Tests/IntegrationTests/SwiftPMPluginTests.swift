@@ -13,6 +13,10 @@ struct SwiftPMPluginTests {
         let created = try Command.run(host, ["new", "Peel", "--requires", "Domain", "--optional", "Metrics", "--service", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
         let project = work.appending(path: "Peel")
+        // It sees the types of what it requires, and theirs: Peeling.banana is a Persistence.Banana.
+        try edit(project.appending(path: "Sources/Peel/PeelBootstrapping.swift")) {
+            $0 + "\nextension PeelBootstrapping {\n    public func nextBanana() throws -> Int { try domain.peelNext().banana.id }\n}\n"
+        }
 
         let build = try swift(["build"], in: project)
         #expect(build.status == 0, "\(build.standardOutput)\(build.standardError)")
@@ -146,6 +150,12 @@ struct SwiftPMPluginTests {
         let tests = try swift(["test"], in: project)
         #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
         #expect((tests.standardOutput + tests.standardError).contains("Test run with 3 tests in 1 suite passed"))
+
+        // PLUGIN_HOST_PREFIX points the same project at another install tree, tools and all.
+        let installed = try InstallTree.shared()
+        let elsewhere = try Command.run("/usr/bin/env", ["PLUGIN_HOST_PREFIX=\(installed.prefix.path)", "swift", "build", "-v"], in: project)
+        #expect(elsewhere.status == 0, "\(elsewhere.standardOutput)\(elsewhere.standardError)")
+        #expect((elsewhere.standardOutput + elsewhere.standardError).contains("\(installed.host) embed-manifest"))
     }
 
     @Test("embed-manifest, which the build tool plugin runs, names the manifest and what is wrong, and writes nothing then")
