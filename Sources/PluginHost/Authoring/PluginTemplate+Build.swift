@@ -15,8 +15,8 @@ extension PluginTemplate {
             //   swift build              .build/debug/lib\(name).so, its manifest.json embedded
             //   swift test               the tests in Tests/\(name)Tests
             //   swift build -c release   then install it (docs/writing-plugins.md):
-            //       install -m 755 .build/release/lib\(name).so "$PLUGIN_HOST_PREFIX/lib/plugin-host/plugins/"
-            //       install -m 644 .build/release/Modules/\(name).swiftinterface "$PLUGIN_HOST_PREFIX/lib/swift/"
+            //       install -m 755 .build/release/lib\(name).so \(prefix)/lib/plugin-host/plugins/
+            //       install -m 644 .build/release/Modules/\(name).swiftinterface \(prefix)/lib/swift/
             import PackageDescription
 
             /// The install tree of the host: PLUGIN_HOST_PREFIX, else the one that wrote this project.
