@@ -23,7 +23,7 @@ final class NotifyListener {
             path = nil
         } else {
             // A short path: a socket's path has at most 107 bytes.
-            name = "/tmp/plugin-host-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+            name = Scratch.socketPath(named: "notify")
             address = name
             path = name
         }

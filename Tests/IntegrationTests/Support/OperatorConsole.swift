@@ -9,7 +9,7 @@ struct OperatorConsole {
     let path: String
 
     init() {
-        path = "/tmp/plugin-host-control-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        path = Scratch.socketPath(named: "control")
     }
 
     /// What a host is started with to answer here.

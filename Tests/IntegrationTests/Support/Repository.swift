@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The repository and what `make` builds in it.
 enum Repository {
@@ -71,9 +72,22 @@ enum Scratch {
         return url
     }
 
+    /// The short paths handed out for sockets, removed at exit if a host killed in a
+    /// failing test left them.
+    private static let sockets = Mutex<[String]>([])
+
+    /// A new path for a Unix socket named after `name`: in /tmp, short as a socket's path must be.
+    static func socketPath(named name: String) -> String {
+        let path = "/tmp/plugin-host-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        sockets.withLock { $0.append(path) }
+        _ = try? root.get()  // registers the removal at exit
+        return path
+    }
+
     private static func removeAll() {
         for root in [root, outsideRoot] {
             if case .success(let url) = root { try? FileManager.default.removeItem(at: url) }
         }
+        for path in sockets.withLock({ $0 }) { unlink(path) }
     }
 }

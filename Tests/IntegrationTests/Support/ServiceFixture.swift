@@ -26,7 +26,7 @@ struct ServiceFixture {
         directory = try PluginDirectoryFixture.demo(fixtures: ticker ? ["Echo", "Ticker"] : ["Echo"])
         log = EventLog(directory.root.appending(path: "events.log"))
         trigger = directory.root.appending(path: "crash-now")
-        socket = "/tmp/plugin-host-echo-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        socket = Scratch.socketPath(named: "echo")
         try directory.configure(([
             #""Ticker": {"log": "\#(log.file.path)", "trigger": "\#(trigger.path)", "crashIn": "\#(crashIn)"\#(tickerSettings.isEmpty ? "" : ", " + tickerSettings)}"#,
             #""Echo": {"log": "\#(log.file.path)"\#(echoSettings.isEmpty ? "" : ", " + echoSettings)}"#,
