@@ -130,15 +130,7 @@ enum EchoClient {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return .refused(errno: errno) }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { return .refused(errno: errno) }
+        guard connect(descriptor, toUnixPath: path) == 0 else { return .refused(errno: errno) }
         let request = Array((line + "\n").utf8)
         guard send(descriptor, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return .unanswered }
         var reply: [UInt8] = []
