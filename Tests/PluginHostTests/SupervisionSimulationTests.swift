@@ -238,6 +238,36 @@ struct SupervisionSimulationTests {
         }
     }
 
+    @Test("a restart whose files on disk would break a running plugin is refused while the host serves; after a crash it still heals")
+    func restartBrokenOnDiskIsRefused() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.ask(.restartBrokenOnDisk))
+        world.apply(.advance(milliseconds: 100))
+        #expect(world.violations == [])
+        #expect(world.machine.generations.keys.sorted() == [1], "no generation started")
+        guard case .serving(1) = world.machine.state else {
+            Issue.record("generation 1 does not serve: \(world.machine.state)")
+            return
+        }
+        // Backing off, nothing serves: the restart starts the recovery at once, whatever the files say.
+        world.apply(.kill(.current, .killedWhileIdle))
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.kill(.current, .killedWhileIdle))
+        world.apply(.advance(milliseconds: 1))
+        guard case .backingOff = world.machine.state else {
+            Issue.record("no backoff: \(world.machine.state)")
+            return
+        }
+        world.apply(.ask(.restartBrokenOnDisk))
+        world.apply(.advance(milliseconds: 100))
+        #expect(world.violations == [])
+        guard case .serving = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+    }
+
     /// Whether the worker of generation `number` runs the plugin `name`.
     static func runs(_ name: String, in number: Int, _ world: SimulatedWorld) -> Bool {
         world.machine.generations[number]?.plugins.contains { $0.name == name && $0.isRunning } == true

@@ -10,7 +10,9 @@ enum ControlRequest: Equatable, Sendable {
     /// What SIGHUP does, answered with whether the reload was applied.
     case reload
     /// A new generation; the plugins named that are left out are tried again first.
-    case restart([String])
+    /// `brokenOnDisk` is not sent by the client: it is what the driver found the files on disk
+    /// would break (``RestartCheck``), the evidence the machine decides the restart on.
+    case restart([String], brokenOnDisk: [String] = [])
     /// What SIGTERM does, answered with the host's exit status once it has ended.
     case stop
 
@@ -52,7 +54,7 @@ enum ControlRequest: Equatable, Sendable {
         case .metrics: #"{"command":"metrics"}"#
         case .reload: #"{"command":"reload"}"#
         case .stop: #"{"command":"stop"}"#
-        case .restart(let names):
+        case .restart(let names, _):
             JSONOutput.object([("command", .string("restart")), ("plugins", .array(names.map(JSONOutput.string)))]).rendered()
         }
     }

@@ -564,8 +564,8 @@ struct SupervisionMachine: Sendable {
                 reloadClients.append(client)
                 reloadRequested()
             }
-        case .restart(let names):
-            restart(names, for: client)
+        case .restart(let names, let brokenOnDisk):
+            restart(names, brokenOnDisk: brokenOnDisk, for: client)
         case .stop:
             stopClients.append(client)
             switch state {
@@ -580,7 +580,12 @@ struct SupervisionMachine: Sendable {
     /// `plugin-host restart [PLUGIN...]`: the plugins named are no longer left out, and a new
     /// generation takes over as an upgrade does: it loads beside the serving one, which keeps
     /// serving until then. A restart waiting out its backoff starts at once.
-    private mutating func restart(_ names: [String], for client: Int) {
+    ///
+    /// While a generation serves, a restart whose files on disk would break a running plugin
+    /// (`brokenOnDisk`: version mismatches) is refused before anything starts, as the serving
+    /// worker refuses such an upgrade: the serving generation is not disturbed, and no build is
+    /// left out for it.
+    private mutating func restart(_ names: [String], brokenOnDisk: [String], for client: Int) {
         let unknown = names.filter { name in !quarantine.contains { $0.name == name } && !lastConditions.contains { $0.name == name } }
         guard unknown.isEmpty else {
             actions.append(.answer(client: client, .refused(
@@ -588,6 +593,9 @@ struct SupervisionMachine: Sendable {
             return
         }
         switch state {
+        case .serving where !brokenOnDisk.isEmpty:
+            actions.append(.answer(client: client, .refused(
+                brokenOnDisk.joined(separator: "; ") + "; not restarting: the running plugins keep serving (fix the files, then restart again)")))
         case .serving(let serving):
             quarantine.removeAll { names.contains($0.name) }
             startUpgrade(of: serving)
@@ -770,7 +778,8 @@ struct SupervisionMachine: Sendable {
 
     /// What an operator's restart would start from while a generation serves (it loads the
     /// files on disk beside that one, as an upgrade does): the builds it would select, and the
-    /// plugins the serving generation runs. `nil` when none serves.
+    /// plugins the serving generation runs, against which the driver checks the files on disk
+    /// for the restart's `brokenOnDisk`. `nil` when none serves.
     var restartBasis: (builds: BuildSelection, running: [String])? {
         guard case .serving(let serving) = state else { return nil }
         return (buildsOfNextGeneration, (generations[serving]?.plugins.running ?? []).map(\.name))

@@ -119,22 +119,19 @@ struct Supervisor {
     /// Has the machine decide on `event`, performs what it decided, and so on for the events
     /// that performing it gave.
     private mutating func handle(_ event: SupervisionEvent) {
-        if case .control(let client, .restart) = event, let refusal = restartRefusal() {
-            waiting += control.send(.refused(refusal), to: client, document: nil, at: .now)
-            return
-        }
-        var queue = [event]
+        var queue = [withEvidence(event)]
         while !queue.isEmpty {
             queue += perform(machine.handle(queue.removeFirst(), at: .now))
         }
     }
 
-    /// Why an operator's restart must not start now, if it must not: the files on disk would
-    /// leave a running plugin outside the versions it works with (``RestartCheck``).
-    private func restartRefusal() -> String? {
-        guard let basis = machine.restartBasis else { return nil }
-        let problems = RestartCheck.versionProblems(in: configuration.search, builds: basis.builds, running: basis.running)
-        return problems.isEmpty ? nil : RestartCheck.refusal(problems)
+    /// `event` with what the machine needs to know to decide on it that only files tell: an
+    /// operator's restart while a generation serves, with what the files on disk would break
+    /// (``RestartCheck``).
+    private func withEvidence(_ event: SupervisionEvent) -> SupervisionEvent {
+        guard case .control(let client, .restart(let names, _)) = event, let basis = machine.restartBasis else { return event }
+        let broken = RestartCheck.versionProblems(in: configuration.search, builds: basis.builds, running: basis.running)
+        return .control(client: client, .restart(names, brokenOnDisk: broken))
     }
 
     // MARK: Turning what happened into events

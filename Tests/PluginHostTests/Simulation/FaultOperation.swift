@@ -53,6 +53,8 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case restartLeftOut
         /// A new generation, plugins as they are.
         case restart
+        /// A restart whose files on disk would leave a running plugin outside its versions.
+        case restartBrokenOnDisk
         case stop
     }
 

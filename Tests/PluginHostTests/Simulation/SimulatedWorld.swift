@@ -225,6 +225,7 @@ struct SimulatedWorld {
             case .reload: .reload
             case .restart: .restart([])
             case .restartLeftOut: .restart(machine.status.plugins.filter { $0.state == .leftOut }.map(\.name))
+            case .restartBrokenOnDisk: .restart([], brokenOnDisk: ["plugin P1 requires P0 ^1.0.0, but P0 2.0.0 is installed"])
             case .stop: .stop
             }
             deliver(.control(client: nextClient, asked))
@@ -244,7 +245,8 @@ struct SimulatedWorld {
         }
         let fits = switch (client.request, answer) {
         case (_, .refused): client.request != .status && client.request != .follow
-        case (.status, .status), (.follow, .change), (.reload, .reload), (.restart, .restart), (.restartLeftOut, .restart), (.stop, .stopped): true
+        case (.status, .status), (.follow, .change), (.reload, .reload), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
+             (.stop, .stopped): true
         default: false
         }
         if !fits { violate("client \(id) asked \(client.request) and was answered \(answer)") }
@@ -725,6 +727,7 @@ struct SimulatedWorld {
         if case .control(_, .restart) = event { restartAskedAt = now }
         let restartsBefore = machine.restarts.count
         let stateBefore = machine.state.name
+        let stateBeforeEvent = machine.state
         let actions = machine.handle(event, at: now)
         if machine.state.name != stateBefore { transitions.insert(Transition(from: stateBefore, event: event.kind, to: machine.state.name)) }
         if case .ended(let number, _) = event, machine.restarts.count > restartsBefore {
@@ -732,6 +735,16 @@ struct SimulatedWorld {
             if let readyAt = readyTimes[number], now - readyAt >= setup.machine.restart.maximumDelay { restartsInARow = 0 }
             restartsInARow += 1
             lastFailureAt = now
+        }
+        // A restart while a generation serves whose files would break a running plugin is
+        // refused at once, and disturbs nothing.
+        if case .control(let client, .restart(_, let broken)) = event, !broken.isEmpty, case .serving = stateBeforeEvent {
+            if actions.contains(where: { if case .start = $0 { true } else { false } }) {
+                violate("a restart whose files on disk break a running plugin started a generation while one served")
+            }
+            if !actions.contains(where: { if case .answer(client, .refused) = $0 { true } else { false } }) {
+                violate("a restart whose files on disk break a running plugin was not refused at once")
+            }
         }
         perform(actions, after: describe(event))
         // A tick that did nothing but ping the watchdog says nothing.
