@@ -10,6 +10,8 @@
 #   make bench      run the benchmarks in Benchmarks/ and print their figures
 #   make simulate [SEQUENCES=100000] [SEED=N]
 #                   run seeded random fault sequences against the supervisor's state machine
+#   make mutants [MUTANT=ID] [SEED=N]
+#                   plant each bug of Tests/Mutants/planted-bugs.txt; the simulator must catch it
 #   make diagram    redraw the supervisor's state diagram in docs/architecture.md
 #   make abi-check  compare PluginABI's public interface with the published ABI 2 baseline
 #   make fuzz [FUZZ_SECONDS=600]
@@ -46,7 +48,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate diagram abi-check clean
+.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate mutants diagram abi-check clean
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
@@ -264,15 +266,22 @@ SIMULATOR   := $(BUILD)/simulate/simulate
 SEQUENCES   ?= 100000
 SEED        ?=
 SIMULATION_SOURCES := $(sort $(wildcard Tests/PluginHostTests/Simulation/*.swift)) Tests/Simulate/main.swift
+SIMULATOR_FLAGS := -swift-version 6 -O -wmo $(PACKAGE) -D STANDALONE_SIMULATOR -module-name Simulate \
+                   -I $(abspath $(MODULES)) -L $(abspath $(LIB)) -lPluginABI -Xlinker -rpath -Xlinker $(abspath $(LIB))
 $(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
 	@mkdir -p $(dir $@)
 	$(call announce,SWIFTC,$@)
-	$(Q)$(SWIFTC) -swift-version 6 -O -wmo $(PACKAGE) -D STANDALONE_SIMULATOR -module-name Simulate \
-	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
-	    -o $@ $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
+	$(Q)$(SWIFTC) $(SIMULATOR_FLAGS) -o $@ $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 
 simulate: $(SIMULATOR)
 	@$(SIMULATOR) $(SEQUENCES) $(SEED)
+
+# The planted bugs of Tests/Mutants/planted-bugs.txt, each in a copy of the sources, against
+# the simulator's default run; the last line reads "K/M planted bugs caught". MUTANT= one (or
+# several, with commas), SEED= the first sequence's.
+mutants: $(ABI)
+	@python3 Tests/Mutants/run.py --swiftc "$(SWIFTC)" --flags "$(SIMULATOR_FLAGS)" --build $(BUILD)/mutants \
+	    --sequences $(SEQUENCES) $(if $(SEED),--seed $(SEED)) $(if $(MUTANT),--only $(MUTANT))
 
 # The state diagram of docs/architecture.md, drawn from the transitions the simulator visits
 # (a test checks that the document holds what the machine draws).

@@ -34,7 +34,7 @@ struct ControlTests {
             state: "serving", startedAt: start, now: start + .seconds(90), generations: [
                 GenerationStatus(role: "serving", number: 3, cause: .restart, startedAt: start + .seconds(60), readyAt: start + .seconds(61)),
             ], plugins: plugins,
-            restarts: RestartStatus(used: 1, limit: 5, window: .seconds(60), total: 2, inARow: 1, nextDelay: .milliseconds(200), enabled: true),
+            restarts: RestartStatus(used: 1, limit: 5, window: .seconds(60), total: 2, inARow: 1, healed: 0, nextDelay: .milliseconds(200), enabled: true),
             warnings: warnings)
         let facts = StatusDocument.Facts(
             process: ProcessID(rawValue: 100), workers: [3: ProcessID(rawValue: 103)], wallNow: 1_795_636_081, monotonicNow: start + .seconds(90))

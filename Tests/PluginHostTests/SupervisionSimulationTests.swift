@@ -42,10 +42,10 @@ struct SupervisionSimulationTests {
             Issue.record("the host does not serve: \(world.machine.state)")
             return
         }
-        #expect(world.machine.quarantine.filter { $0.name == "Echo" }.count == 2, "both builds of Echo are left out")
+        #expect(world.truth.evidence.keys.filter { $0.name == "Echo" }.count == 2, "both builds of Echo are left out")
         #expect(!Self.runs("Echo", in: number, world), "the service runs without Echo")
         #expect(Self.runs("Ticker", in: number, world))
-        #expect(world.machine.restarts.count == 2, "the rollback and one restart: no loop")
+        #expect(world.restartStarts.count == 2, "the rollback and one restart: no loop")
     }
 
     @Test("after a rollback that worked, a crash of the brought-back build leaves it out; the service runs on")
@@ -80,7 +80,7 @@ struct SupervisionSimulationTests {
             Issue.record("the host does not serve: \(world.machine.state)")
             return
         }
-        #expect(world.machine.quarantine.isEmpty, "nothing is left out: \(world.machine.quarantine.map(\.name))")
+        #expect(world.truth.evidence.isEmpty, "nothing is left out: \(world.truth.evidence.keys)")
         for name in ["Persistence", "Domain", "Echo", "Ticker"] { #expect(Self.runs(name, in: number, world), "\(name) runs") }
     }
 
@@ -95,9 +95,9 @@ struct SupervisionSimulationTests {
             Issue.record("the host does not serve: \(world.machine.state)")
             return
         }
-        #expect(world.machine.quarantine.isEmpty)
+        #expect(world.truth.evidence.isEmpty)
         #expect(Self.runs("Echo", in: number, world) && Self.runs("Ticker", in: number, world))
-        #expect(world.machine.restarts.count == 1, "counted against the limit")
+        #expect(world.restartStarts.count == 1, "counted against the limit")
     }
 
     @Test("SIGTERM while a new generation loads ends the host at once, not at the load's deadline")
@@ -111,7 +111,7 @@ struct SupervisionSimulationTests {
             return
         }
         let stoppedAt = world.now
-        world.apply(.signal(.terminate, viaWorker: false))
+        world.apply(.signal(.terminate, to: .supervisor))
         world.apply(.advance(milliseconds: 500))
         #expect(world.violations == [])
         #expect(world.exit?.status == .success)
@@ -152,7 +152,7 @@ struct SupervisionSimulationTests {
         }
         #expect(world.violations == [])
         #expect(waits == [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400)])
-        #expect(world.machine.restarts.count == 4)
+        #expect(world.restartStarts.count == 4)
     }
 
     @Test("SIGTERM while a restart waits ends the host at once")
@@ -167,7 +167,7 @@ struct SupervisionSimulationTests {
             Issue.record("not backing off: \(world.machine.state)")
             return
         }
-        world.apply(.signal(.terminate, viaWorker: false))
+        world.apply(.signal(.terminate, to: .supervisor))
         #expect(world.exit?.status == .success)
         #expect(world.exit?.reason == .stopped)
         #expect(world.violations == [])
@@ -180,7 +180,7 @@ struct SupervisionSimulationTests {
         var machine = world.machine
         let now = world.now
         let events: [SupervisionEvent] = [
-            .ready(generation: 99, status: "x", plugins: []), .prepared(generation: 99), .upgradeRequested(generation: 99, plugins: []),
+            .ready(generation: 99, plugins: []), .prepared(generation: 99), .upgradeRequested(generation: 99, plugins: []),
             .notification(generation: 99, .status("x")), .health(generation: 99, goodUntil: nil),
             .overran(generation: 99, Overrun(owner: nil, phase: .load, policy: .endHost, allowed: .seconds(1))),
             .suspended(generation: 99, process: ProcessID(rawValue: 1), by: .stop, running: []),
@@ -245,7 +245,7 @@ struct SupervisionSimulationTests {
         world.apply(.ask(.restartBrokenOnDisk))
         world.apply(.advance(milliseconds: 100))
         #expect(world.violations == [])
-        #expect(world.machine.generations.keys.sorted() == [1], "no generation started")
+        #expect(world.workers.keys.sorted() == [1], "no generation started")
         guard case .serving(1) = world.machine.state else {
             Issue.record("generation 1 does not serve: \(world.machine.state)")
             return
@@ -268,9 +268,9 @@ struct SupervisionSimulationTests {
         }
     }
 
-    /// Whether the worker of generation `number` runs the plugin `name`.
+    /// Whether the worker of generation `number` runs the plugin `name`, as the world knows.
     static func runs(_ name: String, in number: Int, _ world: SimulatedWorld) -> Bool {
-        world.machine.generations[number]?.plugins.contains { $0.name == name && $0.isRunning } == true
+        world.workers[number]?.running.contains { $0.name == name } == true
     }
 }
 

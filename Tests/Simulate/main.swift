@@ -17,6 +17,24 @@ if arguments.first == "--trace", let seed = arguments.dropFirst().first.flatMap(
     print("ended: \(outcome.ending); violations: \(outcome.violations)")
     ProcessControl.exit(outcome.violations.isEmpty ? 0 : 1)
 }
+if arguments.first == "--survey" {
+    // Every failing seed's first violation, unshrunk, grouped by its words: to see what kinds
+    // of violation a change brings, all at once.
+    let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000
+    let first = arguments.dropFirst(2).first.flatMap { UInt64($0) } ?? 1
+    let outcomes = concurrentMap((0..<count).map { first &+ UInt64($0) }, minimumPerThread: 1) { seed in
+        Simulation.run(seed: seed, operations: Simulation.operations(seed: seed))
+    }
+    var kinds: [String: (count: Int, seed: UInt64)] = [:]
+    for outcome in outcomes {
+        guard let violation = outcome.violations.first else { continue }
+        let kind = String(violation.split(separator: " ").prefix(8).joined(separator: " ").map { $0.isNumber ? "#" : $0 })
+        kinds[kind] = ((kinds[kind]?.count ?? 0) + 1, kinds[kind]?.seed ?? outcome.seed)
+    }
+    for (kind, found) in kinds.sorted(by: { $0.value.count > $1.value.count }) { print("\(found.count)\tseed \(found.seed)\t\(kind)") }
+    print("\(outcomes.filter { !$0.violations.isEmpty }.count) of \(count) sequences fail")
+    ProcessControl.exit(0)
+}
 let sequences = arguments.first.flatMap { Int($0) } ?? 10_000
 let firstSeed = arguments.dropFirst().first.flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
 let batch = 512

@@ -20,8 +20,11 @@ struct StatusText {
         if restarts["enabled"].bool == true {
             var line = "\(restarts["used"].whole ?? 0) of \(restarts["limit"].whole ?? 0) within "
                 + "\(Self.span(restarts["windowSeconds"].number ?? 0)), \(restarts["total"].whole ?? 0) in all"
+            if let healed = restarts["healed"].whole, healed > 0 {
+                line += " (\(healed) healed by leaving a build out, at once)"
+            }
             if let delay = restarts["nextDelaySeconds"].number {
-                line += delay > 0 ? "; the next waits \(Self.span(delay))" : "; the next starts at once"
+                line += delay > 0 ? "; a failure leaving out does not heal waits \(Self.span(delay))" : "; the next starts at once"
             }
             facts.append(("Restarts", line))
         } else {

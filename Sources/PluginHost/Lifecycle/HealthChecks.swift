@@ -38,6 +38,6 @@ extension LifecycleRunner {
                 "plugin \(plugin.label) is \(health.severity >= 2 ? "unhealthy" : "degraded"): \(health.reason ?? "")"
             }.joined(separator: "; "))
         }
-        announce(.status(status()))
+        announce(.status(""))
     }
 }

@@ -100,7 +100,7 @@ struct LifecycleRunner {
         }
         var (problems, unready) = bringUp(plugins, removingUnready: context.leavesFailuresOut)
         var stopping = !unready.isEmpty && !context.leavesFailuresOut
-        if !stopping { announce(.ready(status: status())) }
+        if !stopping { announce(.ready(status: "")) }
         let interval = context.healthInterval
         var nextCheck = interval.map { MonotonicInstant.now + $0 }
         if let interval { link.reportHealth(goodUntil: .now + interval * 2) }
@@ -119,10 +119,10 @@ struct LifecycleRunner {
                 link.tell(.reload(applied: outcome.applied, reasons: outcome.problems.map(\.message)))
                 rescans.forgetExclusions()
                 _ = rescan()
-                announce(.ready(status: status()))
+                announce(.ready(status: ""))
             case .rescan:
                 _ = rescan()
-                announce(.status(status()))
+                announce(.status(""))
             case .serviceEnded(let number, let error):
                 services.ended(number)
                 if let error, let plugin = plugins.first(where: { $0.number == number }),
@@ -240,14 +240,17 @@ struct LifecycleRunner {
 
     // MARK: Status
 
-    /// Tells systemd `notification`, and the supervisor what became of every plugin, when
-    /// that changed.
+    /// Tells the supervisor what became of every plugin, when that changed, then
+    /// `notification`: the supervisor tells systemd, and says what `STATUS=` names of the
+    /// plugins from its own record of what it was told. A status's text is what happened
+    /// (`Added plugin Extra`), or empty.
     mutating func announce(_ notification: ServiceNotification) {
-        link.notify(notification)
         let conditions = conditions()
-        guard conditions != conditionsTold else { return }
-        conditionsTold = conditions
-        link.tell(.plugins(conditions))
+        if conditions != conditionsTold {
+            conditionsTold = conditions
+            link.tell(.plugins(conditions))
+        }
+        link.notify(notification)
     }
 
     /// Every plugin this worker runs or knows of and does not run: serving (or what its last
@@ -258,7 +261,7 @@ struct LifecycleRunner {
             let state: PluginCondition.State = health.map { $0.severity >= 2 ? .unhealthy : .degraded } ?? .serving
             return PluginCondition(
                 name: plugin.name, state: state, file: plugin.candidate.file, version: plugin.candidate.manifest.version.description,
-                reason: health?.reason)
+                reason: health?.reason, build: plugin.candidate.status?.identity)
         }
         conditions += rescans.leftOut.map { PluginCondition(name: $0.name, state: .leftOut, file: $0.file, reason: $0.reason) }
         conditions += notReady.filter { condition in !plugins.contains { $0.name == condition.name } }
@@ -273,23 +276,6 @@ struct LifecycleRunner {
             }
         }
         return conditions
-    }
-
-    /// What `STATUS=` tells systemd: how many plugins run, whether they are well, and which
-    /// are left out.
-    func status() -> String {
-        var text = "\(plugins.count) plugin\(plugins.count == 1 ? "" : "s") running"
-        if !unwell.isEmpty {
-            let worst = HealthCheck.reduce(unwell.map(\.health))
-            let word = worst.severity >= 2 ? "unhealthy" : "degraded"
-            text += "; \(word): " + unwell.map { "\($0.plugin.name) (\($0.health.reason ?? ""))" }.joined(separator: ", ")
-        }
-        if !rescans.leftOut.isEmpty {
-            text += "; left out: " + rescans.leftOut.map { "\($0.name) (\($0.reason))" }.joined(separator: ", ")
-        }
-        let notAdded = rescans.notAddedFiles
-        if !notAdded.isEmpty { text += "; not added: " + notAdded.joined(separator: ", ") }
-        return text
     }
 
     /// Prints a problem of the running host on stderr at once.

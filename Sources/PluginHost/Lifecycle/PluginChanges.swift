@@ -177,7 +177,7 @@ extension LifecycleRunner {
         problems += readiness
         for plugin in added where !unready.contains(where: { $0.number == plugin.number }) {
             say("added plugin \(plugin.label)")
-            announce(.status("Added plugin \(plugin.name); \(status())"))
+            announce(.status("Added plugin \(plugin.name)"))
         }
         // The plugins that use one of them optionally learn of it, with a view that holds it.
         for plugin in added {
@@ -211,7 +211,7 @@ extension LifecycleRunner {
         leave(leaving)
         for plugin in removed {
             say("removed plugin \(plugin.label): drained and shut down; its code stays loaded until the worker ends")
-            announce(.status("Removed plugin \(plugin.name); \(status())"))
+            announce(.status("Removed plugin \(plugin.name)"))
         }
         return problems
     }

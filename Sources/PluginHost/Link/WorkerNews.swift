@@ -73,6 +73,9 @@ struct PluginCondition: Equatable, Sendable {
         case notReady = "not ready"
         /// A plugin that a running plugin lists as optional, and that is not installed.
         case optionalAndAbsent = "optional and absent"
+        /// It ran in the generation that served last, and no generation serves now: the next
+        /// one starts, takes over, or the host stops. Only the supervisor says this.
+        case notServing = "not serving"
     }
 
     var name: String
@@ -82,12 +85,18 @@ struct PluginCondition: Equatable, Sendable {
     var version: String?
     /// Why it does not serve, or what its health check said.
     var reason: String?
+    /// The build it runs, when it runs.
+    var build: FileIdentity?
 
     fileprivate var json: JSONOutput {
         var members: [(String, JSONOutput)] = [("name", .string(name)), ("state", .string(state.rawValue))]
         if let file { members.append(("file", .string(file))) }
         if let version { members.append(("version", .string(version))) }
         if let reason { members.append(("reason", .string(reason))) }
+        if let build {
+            // As text: a device or inode number may not fit a JSON number exactly.
+            members.append(("build", .string("\(build.device) \(build.inode) \(build.size) \(build.modificationNanoseconds) \(build.changeNanoseconds)")))
+        }
         return .object(members)
     }
 
@@ -96,13 +105,21 @@ struct PluginCondition: Equatable, Sendable {
             let parsed = State(rawValue: state)
         else { return nil }
         self.init(name: name, state: parsed, file: members["file"]?.text, version: members["version"]?.text, reason: members["reason"]?.text)
+        if let text = members["build"]?.text {
+            let fields = text.split(separator: " ")
+            if fields.count == 5, let device = UInt64(fields[0]), let inode = UInt64(fields[1]), let size = Int64(fields[2]),
+                let modified = Int64(fields[3]), let changed = Int64(fields[4]) {
+                build = FileIdentity(device: device, inode: inode, size: size, modificationNanoseconds: modified, changeNanoseconds: changed)
+            }
+        }
     }
 
-    init(name: String, state: State, file: String? = nil, version: String? = nil, reason: String? = nil) {
+    init(name: String, state: State, file: String? = nil, version: String? = nil, reason: String? = nil, build: FileIdentity? = nil) {
         self.name = name
         self.state = state
         self.file = file
         self.version = version
         self.reason = reason
+        self.build = build
     }
 }

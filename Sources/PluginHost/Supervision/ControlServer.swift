@@ -196,9 +196,8 @@ struct ControlServer {
         metrics?.close()
     }
 
-    /// Writes what is pending to every client, for at most `time`, when the host ends.
-    mutating func flush(for time: Duration) {
-        let deadline = MonotonicInstant.now + time
+    /// Writes what is pending to every client, until `deadline` at most, when the host ends.
+    mutating func flush(until deadline: MonotonicInstant) {
         while MonotonicInstant.now < deadline, clients.values.contains(where: { $0.written < $0.pending.count }) {
             let waiting = clients.keys.sorted().filter { clients[$0]!.written < clients[$0]!.pending.count }
             let ready = Poll.wait(for: waiting.map { Poll.Interest(descriptor: clients[$0]!.connection.descriptor, writing: true) }, timeout: deadline - .now)
@@ -261,7 +260,7 @@ struct ControlServer {
         switch client.speaks {
         case .control:
             guard let newline = client.received.firstIndex(of: UInt8(ascii: "\n")) else {
-                if client.received.count > Self.requestLimit { fail(id, Self.errorLine("the request is longer than \(Self.requestLimit) bytes")) }
+                if client.received.count > Self.requestLimit { fail(id, Self.errorLine("the request is longer than \(Self.requestLimit) bytes"), at: now) }
                 return nil
             }
             client.asked = true
@@ -270,18 +269,18 @@ struct ControlServer {
             client.deadline = .distantFuture
             clients[id] = client
             if let refusal = client.refusal {
-                fail(id, Self.errorLine(refusal))
+                fail(id, Self.errorLine(refusal), at: now)
                 return nil
             }
             do {
                 return .control(client: id, try ControlRequest(json: Array(client.received[..<newline])))
             } catch {
-                fail(id, Self.errorLine(error.message))
+                fail(id, Self.errorLine(error.message), at: now)
                 return nil
             }
         case .http:
             guard let end = Self.endOfHeaders(client.received) else {
-                if client.received.count > Self.requestLimit { fail(id, Self.http(431, "Request Header Fields Too Large", body: "too long\n")) }
+                if client.received.count > Self.requestLimit { fail(id, Self.http(431, "Request Header Fields Too Large", body: "too long\n"), at: now) }
                 return nil
             }
             client.asked = true
@@ -293,33 +292,34 @@ struct ControlServer {
             let requestLine = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
             guard parts.count == 3, parts[2].hasPrefix("HTTP/1."), parts[1].hasPrefix("/") else {
-                fail(id, Self.http(400, "Bad Request", body: "expected GET /metrics HTTP/1.1\n"))
+                fail(id, Self.http(400, "Bad Request", body: "expected GET /metrics HTTP/1.1\n"), at: now)
                 return nil
             }
             guard parts[0] == "GET" else {
-                fail(id, Self.http(405, "Method Not Allowed", body: "only GET /metrics\n"))
+                fail(id, Self.http(405, "Method Not Allowed", body: "only GET /metrics\n"), at: now)
                 return nil
             }
             guard parts[1] == "/metrics" || parts[1].hasPrefix("/metrics?") else {
-                fail(id, Self.http(404, "Not Found", body: "only /metrics\n"))
+                fail(id, Self.http(404, "Not Found", body: "only /metrics\n"), at: now)
                 return nil
             }
             return .control(client: id, .metrics)
         }
     }
 
-    /// Answers client `id` with `text` and closes once it is written.
-    private mutating func fail(_ id: Int, _ text: String) {
-        fail(id, Array(text.utf8))
+    /// Answers client `id` with `text` and closes once it is written, or at `now` and the
+    /// answer's time.
+    private mutating func fail(_ id: Int, _ text: String, at now: MonotonicInstant) {
+        fail(id, Array(text.utf8), at: now)
     }
 
-    private mutating func fail(_ id: Int, _ bytes: [UInt8]) {
+    private mutating func fail(_ id: Int, _ bytes: [UInt8], at now: MonotonicInstant) {
         guard var client = clients[id] else { return }
         client.asked = true
         client.pending = bytes
         client.written = 0
         client.closing = true
-        client.deadline = .now + Self.answerTime
+        client.deadline = now + Self.answerTime
         clients[id] = client
     }
 

@@ -25,7 +25,9 @@ struct HeldBuilds {
 
     /// Holds `builds` and lets go of the others. A build held already stays held; another
     /// is opened from its file, and held only when the file is still that build.
-    mutating func hold(_ builds: [PublishedPlugin]) {
+    ///
+    /// - Returns: The builds held now.
+    mutating func hold(_ builds: [PublishedPlugin]) -> [PublishedPlugin] {
         DescriptorLimit.raise(toAtLeast: UInt64(builds.count + held.count) + 256)
         var next: [(build: PublishedPlugin, file: ReadOnlyFile)] = []
         for build in builds {
@@ -37,6 +39,7 @@ struct HeldBuilds {
             }
         }
         held = next
+        return next.map(\.build)
     }
 
     /// `substitute` with the path a forked worker loads it from, when its build is held and

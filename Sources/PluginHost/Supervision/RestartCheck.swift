@@ -1,5 +1,7 @@
 /// What an operator's restart would break, read from the files on disk before it starts: the
-/// evidence the supervisor's machine decides the restart on (``ControlRequest/restart(_:brokenOnDisk:)``).
+/// fact the supervisor's machine decides the restart on, which the driver finds when the
+/// machine asks (``SupervisionAction/checkRestart(client:builds:running:)``) and reports
+/// (``SupervisionEvent/restartChecked(client:problems:)``).
 ///
 /// A restart while the host serves loads the plugin files as they are on disk beside the
 /// serving generation, as an upgrade does. A file whose version is outside the range a

@@ -60,7 +60,7 @@ struct StatusDocument {
             ("restarts", .object([
                 ("used", .number(Double(status.restarts.used))), ("limit", .number(Double(status.restarts.limit))),
                 ("windowSeconds", .number(Self.seconds(status.restarts.window))), ("total", .number(Double(status.restarts.total))),
-                ("inARow", .number(Double(status.restarts.inARow))),
+                ("inARow", .number(Double(status.restarts.inARow))), ("healed", .number(Double(status.restarts.healed))),
                 ("nextDelaySeconds", .number(rounded(Self.seconds(status.restarts.nextDelay)))), ("enabled", .bool(status.restarts.enabled)),
             ])),
             ("sockets", .array(facts.sockets.map { .object([("name", .string($0.name)), ("address", .string($0.address))]) })),
@@ -105,6 +105,7 @@ struct StatusDocument {
             ])
         } ?? .null))
         members.append(("fileChanged", fileChanged(plugin).map(JSONOutput.bool) ?? .null))
+        members.append(("held", plugin.held.map(JSONOutput.string) ?? .null))
         members.append(("requires", .array(plugin.requires.map(JSONOutput.string))))
         members.append(("failures", .number(Double(plugin.failures))))
         members.append(("lastFailure", plugin.lastFailure.map { failure in

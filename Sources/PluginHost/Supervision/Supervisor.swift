@@ -117,21 +117,13 @@ struct Supervisor {
     }
 
     /// Has the machine decide on `event`, performs what it decided, and so on for the events
-    /// that performing it gave.
+    /// that performing it gave (the facts it found: a worker started or not, the builds it
+    /// holds, what the files on disk would break).
     private mutating func handle(_ event: SupervisionEvent) {
-        var queue = [withEvidence(event)]
+        var queue = [event]
         while !queue.isEmpty {
             queue += perform(machine.handle(queue.removeFirst(), at: .now))
         }
-    }
-
-    /// `event` with what the machine needs to know to decide on it that only files tell: an
-    /// operator's restart while a generation serves, with what the files on disk would break
-    /// (``RestartCheck``).
-    private func withEvidence(_ event: SupervisionEvent) -> SupervisionEvent {
-        guard case .control(let client, .restart(let names, _)) = event, let basis = machine.restartBasis else { return event }
-        let broken = RestartCheck.versionProblems(in: configuration.search, builds: basis.builds, running: basis.running)
-        return .control(client: client, .restart(names, brokenOnDisk: broken))
     }
 
     // MARK: Turning what happened into events
@@ -215,9 +207,10 @@ struct Supervisor {
         case .error(let bytes):
             output.append(bytes, to: .standardError, acknowledging: .init(generation: worker.generation, message: number))
             return []
-        case .notification(.ready(let status)):
+        case .notification(.ready):
+            // What the plugins' state is, systemd hears from the supervisor's own record.
             worker.page.acknowledge(number)
-            return [.ready(generation: worker.generation, status: status, plugins: worker.plugins)]
+            return [.ready(generation: worker.generation, plugins: worker.plugins)]
         case .notification(let notification):
             worker.page.acknowledge(number)
             return [.notification(generation: worker.generation, notification)]
@@ -246,7 +239,7 @@ struct Supervisor {
         for action in actions {
             switch action {
             case .start(let plan):
-                if let failure = start(plan) { events.append(.couldNotStart(generation: plan.number, reason: failure)) }
+                events.append(start(plan))
             case .ask(let generation, let request):
                 workers[generation]?.ask(request)
             case .kill(let generation, let probing):
@@ -263,8 +256,11 @@ struct Supervisor {
                 configuration.systemd.notify(notification)
             case .pingWatchdog:
                 configuration.systemd.pingWatchdog()
-            case .hold(let held):
-                builds.hold(held)
+            case .hold(let asked):
+                events.append(.holding(builds.hold(asked), asked: asked))
+            case .checkRestart(let client, let selection, let running):
+                let problems = RestartCheck.versionProblems(in: configuration.search, builds: selection, running: running)
+                events.append(.restartChecked(client: client, problems: problems))
             case .answer(let client, let answer):
                 var shown: StatusDocument?
                 if let status = answer.carriedStatus {
@@ -281,8 +277,8 @@ struct Supervisor {
 
     /// Forks a generation with the builds and sockets it needs.
     ///
-    /// - Returns: Why it could not be started, or `nil`.
-    private mutating func start(_ plan: GenerationPlan) -> String? {
+    /// - Returns: That it started, with the held builds it was handed; or why it could not.
+    private mutating func start(_ plan: GenerationPlan) -> SupervisionEvent {
         var plan = plan
         plan.builds.substitutes = plan.builds.substitutes.compactMap(builds.locate)
         plan.sockets = Dictionary(configuration.sockets.map { ($0.name, $0.descriptor) }, uniquingKeysWith: { first, _ in first })
@@ -294,9 +290,12 @@ struct Supervisor {
             workers[plan.number] = try WorkerProcess.start(
                 plan, signals: signals, closing: closing, descriptorLimit: descriptorLimit,
                 crashStatus: configuration.crashStatus, run: run)
-            return nil
+            let used = plan.builds.substitutes.filter { substitute in
+                (try? FileStatus(path: substitute.file)).map { plan.builds.excludes(substitute.name, $0.identity) } ?? false
+            }
+            return .started(generation: plan.number, substitutes: used)
         } catch {
-            return "\(error)"
+            return .couldNotStart(generation: plan.number, reason: "\(error)")
         }
     }
 
@@ -327,8 +326,9 @@ struct Supervisor {
     /// Ends what is left, removes the sockets' files, writes what is waiting, and exits
     /// with `status`.
     private mutating func finish(_ status: ExitStatus) -> Never {
+        let budget = machine.configuration.ending
         for worker in workers.values { worker.kill() }
-        let deadline = MonotonicInstant.now + .seconds(2)
+        let deadline = MonotonicInstant.now + budget.reap
         while !workers.isEmpty, MonotonicInstant.now < deadline {
             for (process, _) in ProcessControl.reapAll() {
                 guard let worker = workers.values.first(where: { $0.process == process }) else { continue }
@@ -340,9 +340,9 @@ struct Supervisor {
         for process in reaped.values { sayEnded(ProcessControl.endProcesses(inGroup: process, orphansExcept: nil)) }
         sayEnded(ProcessControl.endProcesses(inGroup: nil, orphansExcept: inheritedChildren.union(workers.values.map(\.process))))
         for socket in configuration.sockets { socket.close() }
-        control.flush(for: .seconds(1))
+        control.flush(until: .now + budget.answers)
         control.close()
-        output.drain(givingUpAfter: .seconds(2))
+        output.drain(givingUpAfter: budget.outputStall)
         ProcessControl.exitImmediately(status.rawValue)
     }
 

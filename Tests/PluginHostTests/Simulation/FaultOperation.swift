@@ -58,13 +58,24 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case stop
     }
 
+    /// Who a signal is sent to.
+    enum Recipient: Equatable, Sendable, CaseIterable {
+        /// The supervisor's process (`kill PID`).
+        case supervisor
+        /// The worker that speaks for the host, which passes it on.
+        case worker
+        /// The whole service (`kill -- -PGID`, `systemctl kill`, a terminal's ^C): the
+        /// supervisor and the worker each get a copy of one request; a worker stopped by a
+        /// signal passes its copy on only once it is resumed.
+        case service
+    }
+
     /// Time passes, in milliseconds.
     case advance(milliseconds: Int)
     /// Time passes to just past the supervisor's next deadline.
     case advanceToNextDeadline
-    /// A signal reaches the supervisor, or the worker that speaks for the host (which
-    /// passes it on).
-    case signal(Signal, viaWorker: Bool)
+    /// An operator sends a signal.
+    case signal(Signal, to: Recipient)
     /// A worker ends.
     case kill(Target, Death)
     /// A worker crashes in the code of this plugin, if it runs it (otherwise in the code of
@@ -102,7 +113,7 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .advance(let milliseconds): ".advance(milliseconds: \(milliseconds))"
         case .advanceToNextDeadline: ".advanceToNextDeadline"
-        case .signal(let signal, let viaWorker): ".signal(.\(signal.simulationName), viaWorker: \(viaWorker))"
+        case .signal(let signal, let recipient): ".signal(.\(signal.simulationName), to: .\(recipient))"
         case .kill(let target, let death): ".kill(.\(target), .\(death))"
         case .crash(let target, let plugin): ".crash(.\(target), inPlugin: \(plugin))"
         case .environmentBreaks(let plugin, let build): ".environmentBreaks(plugin: \(plugin), build: .\(build))"

@@ -60,8 +60,8 @@ enum Simulation {
         case 40..<48: return .replace(plugin: plugin, with: build)
         case 48..<53: return .rewriteInPlace(plugin: plugin, with: build)
         case 53..<56: return .remove(plugin: plugin)
-        case 56..<61: return .signal(.hangUp, viaWorker: Bool.random(using: &random))
-        case 61..<64: return .signal([.terminate, .interrupt].randomElement(using: &random)!, viaWorker: Bool.random(using: &random))
+        case 56..<61: return .signal(.hangUp, to: FaultOperation.Recipient.allCases.randomElement(using: &random)!)
+        case 61..<64: return .signal([.terminate, .interrupt].randomElement(using: &random)!, to: FaultOperation.Recipient.allCases.randomElement(using: &random)!)
         case 64..<68: return .hang(target)
         case 68..<71: return .suspend(target)
         case 71..<74: return .resume(target)
@@ -152,7 +152,7 @@ enum Simulation {
         (watching(limit: 5), [
             .advance(milliseconds: 100), .kill(.current, .killedWhileIdle), .advance(milliseconds: 200),
             .replace(plugin: 2, with: .good), .advance(milliseconds: 199), .advanceToNextDeadline,
-            .kill(.oldest, .killedWhileIdle), .advance(milliseconds: 1), .signal(.terminate, viaWorker: false), .advance(milliseconds: 10),
+            .kill(.oldest, .killedWhileIdle), .advance(milliseconds: 1), .signal(.terminate, to: .supervisor), .advance(milliseconds: 10),
         ]),
     ]
 

@@ -8,10 +8,17 @@ enum SupervisionEvent: Equatable, Sendable {
     case directoryChanged
     /// Time passed: every deadline up to now is due.
     case tick
+    /// The driver started a generation's worker, handing it these held builds in place of the
+    /// files whose builds are left out: those it found as they were held, for plugins whose
+    /// file on disk is still a build left out.
+    case started(generation: Int, substitutes: [BuildSelection.Substitute])
     /// The worker of a generation could not be started (the system refused a process).
     case couldNotStart(generation: Int, reason: String)
+    /// The driver holds these builds now, of those it was asked to hold (``SupervisionAction/hold(_:)``):
+    /// a build whose file had changed before it could be opened is not held.
+    case holding([PublishedPlugin], asked: [PublishedPlugin])
     /// A generation says every component is ready; what it runs now.
-    case ready(generation: Int, status: String, plugins: [PublishedPlugin])
+    case ready(generation: Int, plugins: [PublishedPlugin])
     /// An upgrade's new generation has loaded its plugins and waits to bootstrap them.
     case prepared(generation: Int)
     /// A serving generation saw plugin files change that it cannot take up itself.
@@ -33,6 +40,9 @@ enum SupervisionEvent: Equatable, Sendable {
     case news(generation: Int, WorkerNews)
     /// An operator's request on the control socket, from the client numbered `client`.
     case control(client: Int, ControlRequest)
+    /// What the files on disk would break of the running plugins (version mismatches), as the
+    /// driver found them for a restart of `client`'s (``SupervisionAction/checkRestart(client:builds:running:)``).
+    case restartChecked(client: Int, problems: [String])
     /// A client of the control socket went away.
     case clientLeft(client: Int)
 }
@@ -44,7 +54,9 @@ extension SupervisionEvent {
         case .signal(let signal, _): signal.asksToStop ? "SIGINT/SIGTERM" : signal.name
         case .directoryChanged: "directory changed"
         case .tick: "deadline"
+        case .started: "worker started"
         case .couldNotStart: "fork refused"
+        case .holding: "builds held"
         case .ready: "ready"
         case .prepared: "prepared"
         case .upgradeRequested: "files changed"
@@ -56,6 +68,7 @@ extension SupervisionEvent {
         case .ended: "worker ended"
         case .news: "news"
         case .control(_, let request): request == .stop ? "plugin-host stop" : "control request"
+        case .restartChecked: "files checked"
         case .clientLeft: "client left"
         }
     }

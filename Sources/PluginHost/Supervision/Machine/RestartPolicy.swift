@@ -4,12 +4,15 @@
 /// - The **limit**: at most ``limit`` restarts within any ``window``, as systemd's
 ///   `StartLimitBurst=` within `StartLimitIntervalSec=`, or an OTP supervisor's intensity
 ///   within its period. One restart more ends the host with the failure's status.
-/// - The **backoff**: the first restart after a generation served steadily is immediate;
-///   each one more in a row waits twice as long as the one before, from ``delay`` up to
-///   ``maximumDelay`` (as systemd's `RestartSec=`, `RestartSteps=` and
-///   `RestartMaxDelaySec=`), so that a crash loop never starts generations back to back.
-///   A generation that serves for ``maximumDelay`` counts as steady: the next restart is
-///   immediate again.
+/// - The **backoff**: a restart whose failure is healed by leaving out a build never left
+///   out before is immediate, and does not count in a row: leaving the culprit out is what
+///   breaks that loop. A failure that leaving out does not heal (a culprit unknown, nobody
+///   blamed, the same build failing again) is a loop only time breaks: the first such restart
+///   after a generation served steadily is immediate; each one more in a row waits twice as
+///   long as the one before, from ``delay`` up to ``maximumDelay`` (as systemd's
+///   `RestartSec=`, `RestartSteps=` and `RestartMaxDelaySec=`), so that such a loop never
+///   starts generations back to back. A generation that serves for ``maximumDelay`` counts as
+///   steady: the next restart is immediate again.
 struct RestartPolicy: Equatable, Sendable {
     /// Restart at all (`--restart=on-failure`, the default), or end at the first failure
     /// (`--restart=no`).
@@ -44,10 +47,12 @@ struct RestartPolicy: Equatable, Sendable {
 struct RestartHistory: Equatable, Sendable {
     /// When the restarts within the last window happened.
     private(set) var times: [MonotonicInstant] = []
-    /// Restarts since the last generation that served steadily.
+    /// Restarts since the last generation that served steadily, of those leaving out did not heal.
     private(set) var inARow = 0
     /// Restarts so far.
     private(set) var count = 0
+    /// Restarts whose failure leaving a build out healed.
+    private(set) var healed = 0
 
     /// When the next restart in a row would start after a failure at `now`: at once, or once
     /// its backoff has passed.
@@ -57,15 +62,16 @@ struct RestartHistory: Equatable, Sendable {
 
     /// Records a restart that starts at `start` if `policy` allows one more: a restart
     /// counts when its generation starts, so that a backoff cannot move more of them into
-    /// one window than the limit.
+    /// one window than the limit. Every restart counts against the limit; only those whose
+    /// failure was not `healed` by leaving a build out count in a row.
     ///
     /// - Returns: Whether it does: fewer than `limit` restarts in the window that ends at
     ///   `start`.
-    mutating func recordRestart(startingAt start: MonotonicInstant, within policy: RestartPolicy) -> Bool {
+    mutating func recordRestart(startingAt start: MonotonicInstant, within policy: RestartPolicy, healed isHealed: Bool) -> Bool {
         times.removeAll { start - $0 >= policy.window }
         guard times.count < policy.limit else { return false }
         times.append(start)
-        inARow += 1
+        if isHealed { healed += 1 } else { inARow += 1 }
         count += 1
         return true
     }

@@ -1,8 +1,10 @@
 /// What the supervisor's state machine asks its driver to do: the only way its decisions
 /// reach processes, files, systemd and the operator.
 enum SupervisionAction: Equatable, Sendable {
-    /// Fork a worker generation with this plan. When the system refuses, the driver says so
-    /// with ``SupervisionEvent/couldNotStart(generation:reason:)``.
+    /// Fork a worker generation with this plan, handing it the held builds its plan names that
+    /// the driver still holds as they were. The driver says it did with
+    /// ``SupervisionEvent/started(generation:substitutes:)``, or that the system refused with
+    /// ``SupervisionEvent/couldNotStart(generation:reason:)``.
     case start(GenerationPlan)
     /// Pass a request to a generation's worker.
     case ask(generation: Int, WorkerLink.Request)
@@ -19,8 +21,13 @@ enum SupervisionAction: Equatable, Sendable {
     /// Tell systemd's watchdog the host is alive.
     case pingWatchdog
     /// Keep these builds open, and let go of the others: the builds an upgrade that fails
-    /// after the generation before stopped can bring back.
+    /// after the generation before stopped can bring back. The driver says which it holds
+    /// with ``SupervisionEvent/holding(_:asked:)``.
     case hold([PublishedPlugin])
+    /// Read the manifests of the files on disk, as `check` does (no plugin code runs), with
+    /// `builds` selected, and say what they would break of the plugins `running` with
+    /// ``SupervisionEvent/restartChecked(client:problems:)``: an operator's restart waits for it.
+    case checkRestart(client: Int, builds: BuildSelection, running: [String])
     /// Answer the control client numbered `client`; a final answer closes its connection.
     case answer(client: Int, ControlAnswer)
     /// End the host: end what is left, write what is waiting, remove the sockets' files, and

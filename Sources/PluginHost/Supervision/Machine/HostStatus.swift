@@ -46,6 +46,8 @@ struct PluginStatus: Equatable, Sendable {
     var build: FileIdentity?
     /// The names of the plugins it requires.
     var requires: [String] = []
+    /// The version of the build held open for a rollback, when one is.
+    var held: String?
     /// How often it was blamed for a generation's end, and the last time.
     var failures = 0
     var lastFailure: FailureRecord?
@@ -64,10 +66,12 @@ struct RestartStatus: Equatable, Sendable {
     var used: Int
     var limit: Int
     var window: Duration
-    /// Restarts so far, and in a row since a generation served steadily.
+    /// Restarts so far; in a row since a generation served steadily, of those whose failure
+    /// leaving a build out did not heal; and those it did heal, which did not wait.
     var total: Int
     var inARow: Int
-    /// How long the next restart in a row would wait.
+    var healed: Int
+    /// How long the next restart would wait after a failure that leaving out does not heal.
     var nextDelay: Duration
     var enabled: Bool
 }

@@ -50,6 +50,20 @@ struct Generation: Equatable, Sendable {
         case bad
     }
 
+    /// The builds it runs, as it told last: plugins added or removed since it published them
+    /// at its readiness count (what it told of each includes the build); once it ended, what it
+    /// published last.
+    var running: [PublishedPlugin] {
+        guard isLive, let conditions else { return plugins.running }
+        return conditions.filter { [.serving, .degraded, .unhealthy].contains($0.state) }.map { condition in
+            plugins.last { build in
+                build.name == condition.name && build.isRunning
+                    && (condition.build.map { told in build.identity?.hasSameContents(as: told) == true } ?? true)
+            } ?? PublishedPlugin(
+                name: condition.name, file: condition.file ?? "", version: condition.version ?? "?", identity: condition.build, state: .running)
+        }
+    }
+
     /// Whether its worker has not been reaped.
     var isLive: Bool {
         if case .ended = life { false } else { true }

@@ -12,7 +12,9 @@
 /// 4. Otherwise (`_exit()`, a signal the crash handler did not see): the plugins whose code
 ///    was running. SIGKILL, which nothing in the process can catch, blames only plugins in a
 ///    short call (a load, a bootstrap, a hook); a service waiting for work did not cause it:
-///    it came from outside (another process, the kernel's out-of-memory killer).
+///    it came from outside (another process, the kernel's out-of-memory killer). A worker
+///    that stayed stopped by a signal (SIGSTOP) past its limit is judged the same way: who
+///    sent the signal cannot be told, so only a plugin in a short call is blamed.
 /// 5. Whatever the records say, a plugin file written in place while its code was loaded
 ///    changed the code under the worker: nobody is blamed.
 struct WorkerEnding: Equatable, Sendable {
@@ -36,6 +38,8 @@ struct WorkerEnding: Equatable, Sendable {
         case rewrittenInPlace([PluginNumber])
         /// SIGKILL came from outside while no plugin was in a short call.
         case killedFromOutside
+        /// A signal kept the worker stopped past its limit while no plugin was in a short call.
+        case stoppedFromOutside
     }
 
     /// Whether the host itself ended the worker as it meant to (after a stop, a failure it
@@ -55,8 +59,8 @@ struct WorkerEnding: Equatable, Sendable {
     ///
     /// - Parameters:
     ///   - reason: Why the supervisor ended the worker, when it did.
-    ///   - spokeForHost: Whether the worker spoke for the host when it was ended: its end
-    ///     stopped the host, rather than a new worker loading beside it.
+    ///   - spokeForHost: Whether the worker spoke for the host when it was ended, rather than
+    ///     being a new worker loading beside the one that did.
     init(judging evidence: EndingEvidence, killedBecause reason: KillReason? = nil, spokeForHost: Bool = true) {
         let judged = Self.judge(evidence, reason, spokeForHost)
         guard !judged.isIntended, !evidence.rewrittenInPlace.isEmpty else {
@@ -158,9 +162,9 @@ struct WorkerEnding: Equatable, Sendable {
         var runningPlugins: [PluginNumber] { evidence.running.map(\.plugin) }
 
         func killed(because reason: KillReason, spokeForHost: Bool) -> WorkerEnding {
-            // A worker that does not speak for the host (a new one loading beside it) is only
-            // the worker.
-            let stopped = spokeForHost ? "stopped the host" : "stopped the new worker"
+            // What the supervisor ends is a worker: the one that speaks for the host, or a new
+            // one loading beside it. Whether the host goes on is said where it is decided.
+            let ended = spokeForHost ? "ended the worker" : "ended the new worker"
             switch reason {
             case .notNeeded, .stopAtOnce:
                 return WorkerEnding(status: .success, message: nil, culprits: [], phase: evidence.workerPhase.description, summary: "")
@@ -171,30 +175,40 @@ struct WorkerEnding: Equatable, Sendable {
                     let (why, culprit) = explanation(of: overrun.stall)
                     return WorkerEnding(
                         status: .timedOut,
-                        message: "plugin-host did not finish its \(overrun.phase) within \(allowed): \(why); stopped it without waiting",
+                        message: "plugin-host did not finish its \(overrun.phase) within \(allowed): \(why); \(ended) without waiting for it",
                         culprits: culprit.map { [$0] } ?? [], phase: overrun.phase.description, summary: summary)
                 }
                 let message = overrun.policy == .endHost
-                    ? "\(label(owner)) timed out during \(overrun.phase): still running after \(allowed) (--timeout); \(stopped) without waiting for it"
+                    ? "\(label(owner)) timed out during \(overrun.phase): still running after \(allowed) (--timeout); \(ended) without waiting for it"
                     : "\(label(owner)) did not finish its \(overrun.phase) within \(allowed), and the host was stuck behind it "
-                        + "for another \(TextFormat.seconds(OverrunPolicy.grace)); \(stopped) without waiting for it"
+                        + "for another \(TextFormat.seconds(OverrunPolicy.grace)); \(ended) without waiting for it"
                 return WorkerEnding(status: .timedOut, message: message, culprits: [owner], phase: overrun.phase.description, summary: summary)
             case .stayedSuspended(let signal, let limit):
                 let running = evidence.running
                 let who = running.isEmpty ? "no plugin code was known to run" : running.map { label($0.plugin) }.joined(separator: " and ") + " ran"
+                let stayed = "the worker process stayed stopped by \(signal.name) for \(TextFormat.seconds(limit)) (--timeout) while \(who); "
+                    + "\(ended) without waiting for it"
+                // Who sent the signal cannot be told: as for SIGKILL, only a plugin in a short
+                // call can be suspected; a service waiting for work cannot.
+                let suspects = running.filter { $0.phase.isShortCall }
+                guard suspects.isEmpty else {
+                    return WorkerEnding(
+                        status: .timedOut, message: stayed, culprits: suspects.map(\.plugin), phase: phase(suspects[0].phase),
+                        summary: "stopped its process")
+                }
                 return WorkerEnding(
                     status: .timedOut,
-                    message: "the worker process stayed stopped by \(signal.name) for \(TextFormat.seconds(limit)) (--timeout) while "
-                        + "\(who); \(stopped) without waiting for it",
-                    culprits: runningPlugins, phase: running.first.map { $0.phase.description } ?? evidence.workerPhase.description,
-                    summary: "stopped its process")
+                    message: stayed + "; no plugin was in a short call, so the signal came from outside plugin-host (another "
+                        + "process, or a service no different from one waiting for work): no plugin is blamed",
+                    culprits: [], phase: running.first.map { $0.phase.description } ?? evidence.workerPhase.description,
+                    summary: "was stopped by \(signal.name) from outside", exoneration: .stoppedFromOutside)
             case .stopDeadline(let allowed):
                 let (why, culprit) = explanation(of: evidence.stall)
                 let running = evidence.running.isEmpty ? "" : "; " + activities(of: evidence.running)
                 return WorkerEnding(
                     status: .timedOut,
                     message: "plugin-host did not finish stopping within \(TextFormat.seconds(allowed)) (--shutdown-timeout and "
-                        + "\(TextFormat.seconds(OverrunPolicy.grace)) of grace)\(running); \(why); stopped it without waiting",
+                        + "\(TextFormat.seconds(OverrunPolicy.grace)) of grace)\(running); \(why); \(ended) without waiting for it",
                     culprits: culprit.map { [$0] } ?? runningPlugins, phase: "stop", summary: "kept the host from stopping")
             }
         }

@@ -1,0 +1,276 @@
+/// The supervisor's one record of what runs: per plugin, the build that serves, the build
+/// held open for a rollback, the builds left out and why, and the failures blamed on it.
+/// The status, `STATUS=`, the supervisor's lines and the metrics are all read from it, so
+/// that they cannot tell different stories; the machine alone writes it, from the facts its
+/// driver reports (what a generation runs and tells, which builds the driver could hold).
+struct BuildLedger: Equatable, Sendable {
+    /// One plugin, as far as the host knows it.
+    struct Record: Equatable, Sendable {
+        let name: String
+        /// Its file, as reports name it: the serving build's, or the last one seen.
+        var file: String?
+        /// The build the generation that speaks for the host runs, while that generation serves.
+        var serving: PublishedPlugin?
+        /// What that generation last told of it: its health, or why it does not run.
+        var condition: PluginCondition?
+        /// Why its file's build is left out, when that generation runs the build held from
+        /// before in its place (it tells both).
+        var fileLeftOut: String?
+        /// The build the driver holds open, which a rollback can bring back.
+        var held: PublishedPlugin?
+        /// Why the build that ran last is not held, when the driver could not hold it.
+        var notHeld: String?
+        /// The builds no generation may load, until their files change or SIGHUP.
+        var leftOut: [LeftOutBuild] = []
+        /// The ends of a generation blamed on it: how many, and the last.
+        var failures = 0
+        var lastFailure: FailureRecord?
+        /// Whether it ran in the last generation that served: once it stops serving, it is
+        /// waiting to serve again rather than gone.
+        var ranLast = false
+    }
+
+    /// A build no generation may load, and why: `crashed during the run phase: SIGSEGV`.
+    struct LeftOutBuild: Equatable, Sendable {
+        let build: PublishedPlugin
+        let identity: FileIdentity
+        let reason: String
+    }
+
+    /// The plugins, in the order the host first heard of them.
+    private(set) var records: [Record] = []
+    /// Every build blamed so far, by name and contents: a failure that blames a build for the
+    /// first time is healed by leaving it out, one that blames none anew is not.
+    private var blamedEver: [(name: String, identity: FileIdentity)] = []
+
+    static func == (lhs: BuildLedger, rhs: BuildLedger) -> Bool {
+        lhs.records == rhs.records && lhs.blamedEver.elementsEqual(rhs.blamedEver) { $0.name == $1.name && $0.identity == $1.identity }
+    }
+
+    // MARK: Reading
+
+    /// The record of `name`, if the host knows the plugin.
+    subscript(name: String) -> Record? {
+        records.first { $0.name == name }
+    }
+
+    /// Whether `build` is left out: the same plugin, the same contents (a copy held open for a
+    /// rollback is that build too).
+    func isLeftOut(_ build: PublishedPlugin) -> Bool {
+        guard let identity = build.identity else { return false }
+        return self[build.name]?.leftOut.contains { $0.identity.hasSameContents(as: identity) } == true
+    }
+
+    /// The builds left out, as a generation's plan names them.
+    var excluded: [BuildSelection.Excluded] {
+        records.flatMap { record in
+            record.leftOut.map { BuildSelection.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason) }
+        }
+    }
+
+    /// What the next generation must leave out, and the builds held to load in their place.
+    var selection: BuildSelection {
+        BuildSelection(
+            excluded: excluded,
+            substitutes: records.compactMap { record in
+                guard let held = record.held, let identity = held.identity else { return nil }
+                return BuildSelection.Substitute(name: held.name, file: held.file, identity: identity)
+            })
+    }
+
+    /// The builds held now.
+    var held: [PublishedPlugin] { records.compactMap(\.held) }
+
+    /// Whether leaving out `builds` would heal a failure: one of them was never blamed before.
+    /// A failure that blames nobody, or only builds blamed before (forgiven by SIGHUP, and
+    /// failing again), is one that leaving out does not heal.
+    func healsByLeavingOut(_ builds: [PublishedPlugin]) -> Bool {
+        builds.contains { build in
+            guard let identity = build.identity else { return false }
+            return !blamedEver.contains { $0.name == build.name && $0.identity.hasSameContents(as: identity) }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Leaves `build` out of every generation from now on, until its file changes or SIGHUP.
+    ///
+    /// - Returns: Whether it was not left out already.
+    @discardableResult
+    mutating func leaveOut(_ build: PublishedPlugin, because reason: String) -> Bool {
+        guard let identity = build.identity else { return false }
+        if !blamedEver.contains(where: { $0.name == build.name && $0.identity.hasSameContents(as: identity) }) {
+            blamedEver.append((build.name, identity))
+        }
+        guard !isLeftOut(build) else { return false }
+        update(build.name) { record in
+            record.leftOut.append(LeftOutBuild(build: build, identity: identity, reason: reason))
+            record.file = record.file ?? build.file
+        }
+        return true
+    }
+
+    /// SIGHUP: every build left out may come back.
+    mutating func forgiveAll() {
+        for index in records.indices { records[index].leftOut = [] }
+        prune()
+    }
+
+    /// `plugin-host restart NAME...`: the builds of these plugins left out may come back.
+    mutating func forgive(_ names: [String]) {
+        for index in records.indices where names.contains(records[index].name) { records[index].leftOut = [] }
+        prune()
+    }
+
+    /// A failure of generation that ended is blamed on `name`.
+    mutating func recordFailure(of name: String, _ failure: FailureRecord) {
+        update(name) { record in
+            record.failures += 1
+            record.lastFailure = failure
+        }
+    }
+
+    /// The driver holds `held` now, of the builds it was asked to hold, `asked`: the others it
+    /// could not open as they were (their files changed before it could), and none is held.
+    mutating func holding(_ held: [PublishedPlugin], of asked: [PublishedPlugin]) {
+        for index in records.indices {
+            records[index].held = nil
+            records[index].notHeld = nil
+        }
+        for build in asked {
+            let kept = held.first { $0.isSameBuild(as: build) }
+            update(build.name) { record in
+                record.held = kept
+                record.notHeld = kept == nil ? "its file was replaced before the supervisor could hold it" : nil
+            }
+        }
+    }
+
+    /// The held builds of `names` can no longer be brought back (their files were written in
+    /// place, so the held copies read other bytes), for `reason`.
+    mutating func lose(held names: Set<String>, because reason: String) {
+        for index in records.indices where names.contains(records[index].name) && records[index].held != nil {
+            records[index].held = nil
+            records[index].notHeld = reason
+        }
+    }
+
+    /// Takes what the generation that speaks for the host runs and tells: its running builds
+    /// serve while it serves; its conditions say how each plugin does. `nil` when none speaks.
+    mutating func follow(_ speaking: Generation?) {
+        let serves = speaking.map { if case .serving = $0.life { true } else { false } } ?? false
+        let conditions = speaking?.conditions
+        let running = speaking?.running ?? []
+        for index in records.indices {
+            let name = records[index].name
+            let build = running.last { $0.name == name }
+            records[index].serving = serves ? build : nil
+            if serves, build != nil { records[index].ranLast = true }
+            if let conditions {
+                records[index].condition = Self.condition(of: name, in: conditions)
+                records[index].fileLeftOut = build == nil ? nil : conditions.first { $0.name == name && $0.state == .leftOut }?.reason
+            }
+            if let build { records[index].file = build.file }
+        }
+        for build in running where self[build.name] == nil {
+            records.append(Record(name: build.name, file: build.file, serving: serves ? build : nil, ranLast: serves))
+            if let conditions { records[records.count - 1].condition = Self.condition(of: build.name, in: conditions) }
+        }
+        for condition in conditions ?? [] where self[condition.name] == nil {
+            records.append(Record(name: condition.name, file: condition.file, condition: Self.condition(of: condition.name, in: conditions ?? [])))
+        }
+        if serves {
+            // What did not run in the generation that serves now did not run last.
+            for index in records.indices where records[index].serving == nil { records[index].ranLast = false }
+        }
+        prune()
+    }
+
+    /// The one condition a worker told of `name`: a worker that runs a held build in place of
+    /// a left-out file tells both; the running one is the plugin's.
+    private static func condition(of name: String, in conditions: [PluginCondition]) -> PluginCondition? {
+        let told = conditions.filter { $0.name == name }
+        return told.first { [.serving, .degraded, .unhealthy].contains($0.state) } ?? told.first
+    }
+
+    private mutating func update(_ name: String, _ change: (inout Record) -> Void) {
+        if let index = records.firstIndex(where: { $0.name == name }) {
+            change(&records[index])
+        } else {
+            var record = Record(name: name)
+            change(&record)
+            records.append(record)
+        }
+    }
+
+    /// Forgets the plugins there is nothing to say of: not running, not told of, nothing left
+    /// out, never blamed.
+    private mutating func prune() {
+        records.removeAll { record in
+            record.serving == nil && record.condition == nil && record.leftOut.isEmpty && record.failures == 0 && !record.ranLast
+                && record.held == nil
+        }
+    }
+
+    // MARK: Status
+
+    /// Each plugin once, as the status and the metrics tell it.
+    var statuses: [PluginStatus] {
+        records.map { record in
+            var status = PluginStatus(
+                name: record.name, state: .notServing, reason: nil, version: record.condition?.version, file: record.file,
+                failures: record.failures, lastFailure: record.lastFailure)
+            status.held = record.held.map(\.version)
+            if let serving = record.serving {
+                let told = record.condition.map(\.state)
+                status.state = [.serving, .degraded, .unhealthy].contains(told) ? told! : .serving
+                status.reason = told == .serving ? nil : record.condition?.reason
+                status.version = serving.version
+                status.file = serving.file
+                status.build = serving.identity
+                status.requires = serving.requires
+                if let fileLeftOut = record.fileLeftOut {
+                    // The file's build is left out; the build held from before runs in its place.
+                    status.reason = [status.reason, fileLeftOut].compactMap { $0 }.joined(separator: "; ")
+                }
+            } else if let leftOut = record.leftOut.last {
+                status.state = .leftOut
+                status.reason = "\(leftOut.reason); left out until its file changes"
+                status.version = leftOut.build.version
+                status.file = leftOut.build.file
+            } else if let condition = record.condition, ![.serving, .degraded, .unhealthy].contains(condition.state) {
+                status.state = condition.state
+                status.reason = condition.reason
+                status.file = condition.file ?? record.file
+            } else {
+                // It ran in the generation that served last, and waits for the next.
+                status.state = .notServing
+                status.reason = nil
+            }
+            return status
+        }
+    }
+
+    /// What `STATUS=` says: how many plugins run, which are unwell, which run the build held
+    /// from before in place of their file's, which are left out, which files were not added.
+    var summary: String {
+        let statuses = self.statuses
+        let running = statuses.filter { [.serving, .degraded, .unhealthy].contains($0.state) }
+        var text = "\(running.count) plugin\(running.count == 1 ? "" : "s") running"
+        let unwell = running.filter { $0.state != .serving }
+        if !unwell.isEmpty {
+            let word = unwell.contains { $0.state == .unhealthy } ? "unhealthy" : "degraded"
+            text += "; \(word): " + unwell.map { "\($0.name) (\(self[$0.name]?.condition?.reason ?? ""))" }.joined(separator: ", ")
+        }
+        let heldBack = running.compactMap { status -> String? in
+            guard let fileLeftOut = self[status.name]?.fileLeftOut else { return nil }
+            return "\(status.name) \(status.version ?? "?") (\(fileLeftOut))"
+        }
+        if !heldBack.isEmpty { text += "; running the build before: " + heldBack.joined(separator: ", ") }
+        let leftOut = statuses.filter { $0.state == .leftOut }
+        if !leftOut.isEmpty { text += "; left out: " + leftOut.map { "\($0.name) (\($0.reason ?? ""))" }.joined(separator: ", ") }
+        let notAdded = Set(statuses.filter { $0.state == .notAdded }.compactMap { $0.file?.split(separator: "/").last.map(String.init) }).sorted()
+        if !notAdded.isEmpty { text += "; not added: " + notAdded.joined(separator: ", ") }
+        return text
+    }
+}

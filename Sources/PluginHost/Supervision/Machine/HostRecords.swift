@@ -1,0 +1,32 @@
+/// What the supervisor remembers for operators, beyond the builds: the warnings in force, the
+/// last reload and upgrade, how many reloads were applied and refused, and how long each
+/// plugin took to answer its last health check.
+struct HostRecords: Equatable, Sendable {
+    /// The warnings in force, by what they are about; each was said when it first applied.
+    private(set) var warnings: [String: [String]] = [:]
+    private(set) var lastReload: ReloadRecord?
+    var lastUpgrade: UpgradeRecord?
+    private(set) var reloadsApplied = 0
+    private(set) var reloadsRefused = 0
+    /// How long each plugin took to answer its last health check, in seconds.
+    var healthDurations: [String: Double] = [:]
+
+    /// The warnings in force, in a stable order.
+    var warningsInForce: [String] { warnings.keys.sorted().flatMap { warnings[$0]! } }
+
+    /// Takes the warnings that hold now about `topic`.
+    ///
+    /// - Returns: Those not in force before, to be said: a warning is said when it first
+    ///   applies, or changes, not again while it holds.
+    mutating func warn(about topic: String, _ list: [String]) -> [String] {
+        let inForce = Set(warnings.values.joined())
+        warnings[topic] = list.isEmpty ? nil : list
+        return list.filter { !inForce.contains($0) }
+    }
+
+    /// A reload's outcome.
+    mutating func reloaded(at instant: MonotonicInstant, applied: Bool, reasons: [String]) {
+        lastReload = ReloadRecord(at: instant, applied: applied, reasons: reasons)
+        if applied { reloadsApplied += 1 } else { reloadsRefused += 1 }
+    }
+}

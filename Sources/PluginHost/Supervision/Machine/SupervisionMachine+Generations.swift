@@ -1,0 +1,256 @@
+/// What generations say and do: they start, get ready, wait to take over, ask for an
+/// upgrade, tell news, are stopped by a signal, and end.
+extension SupervisionMachine {
+    // MARK: Starting and getting ready
+
+    /// The driver started generation `number`'s worker, handing it the held builds `found` in
+    /// place of files whose builds are left out: a rollback says which builds it brings back
+    /// only now, from what the driver found, never from what it asked to hold.
+    mutating func started(_ number: Int, bringingBack found: [BuildSelection.Substitute]) {
+        guard let generation = generations[number], generation.cause == .restore else { return }
+        let names = restoring
+        restoring = []
+        let broughtBack = found.compactMap { substitute in ledger.held.first { $0.name == substitute.name } }
+        if !broughtBack.isEmpty {
+            say("plugin-host: bringing back the builds that ran before: " + broughtBack.map(\.nameAndVersion).joined(separator: ", "))
+        }
+        // A plugin forgiven since (SIGHUP), or whose file changed again, loads its file as it is.
+        for name in names where !found.contains(where: { $0.name == name }) && ledger[name]?.leftOut.isEmpty == false {
+            let record = ledger[name]
+            guard record?.held.map(ledger.isLeftOut) ?? true else { continue }
+            let why = record?.held != nil ? "the build that ran before is the one left out" : record?.notHeld ?? "no build of it that ran before is held"
+            say("plugin-host: cannot bring back \(name): \(why)")
+        }
+        if var upgrade = records.lastUpgrade, upgrade.result == "rolled back" {
+            upgrade.detail = "brought back: " + (broughtBack.isEmpty ? "none" : broughtBack.map(\.nameAndVersion).joined(separator: ", "))
+                + "; " + upgrade.detail
+            records.lastUpgrade = upgrade
+        }
+    }
+
+    mutating func ready(_ number: Int, plugins: [PublishedPlugin]) {
+        guard var generation = generations[number], generation.isAlive else { return }
+        generation.plugins = plugins
+        switch generation.life {
+        case .starting, .proceeding, .prepared:
+            generation.life = .serving
+            generation.readyAt = now
+        case .serving, .stopping, .killed, .ended:
+            break
+        }
+        generations[number] = generation
+        guard case .serving = generation.life else { return }
+        switch state {
+        case .starting(let current), .recovering(let current):
+            if current == number { becomeServing(number) }
+        case .takingOver(let candidate, let replaced):
+            guard candidate == number else { break }
+            sayUpgraded(number, replacing: replaced)
+            becomeServing(number)
+        case .serving(let current):
+            // Ready again after a reload.
+            if current == number {
+                ledger.follow(generation)
+                notify(.ready(status: ledger.summary))
+            }
+        case .upgrading, .backingOff, .handingOver, .stopping, .finished:
+            // While generations change hands, the host is ready when the new one is.
+            break
+        }
+    }
+
+    /// A generation is ready: it serves from now on, and its builds are held.
+    mutating func becomeServing(_ number: Int) {
+        state = .serving(number)
+        guard let generation = generations[number] else { return }
+        answerRestart(of: number, ok: true, "generation \(number) serves")
+        let running = generation.running
+        servicePlugins.formUnion(running.filter(\.providesService).map(\.name))
+        // Held before the host says it is ready, so that a file replaced once it is can
+        // always be brought back; the driver says which it could hold.
+        if isServiceRun(generation) {
+            act(.hold(running.filter { $0.identity != nil }))
+        }
+        ledger.follow(generation)
+        notify(.ready(status: ledger.summary))
+        beginWaitingReload()
+    }
+
+    mutating func prepared(_ number: Int) {
+        guard var generation = generations[number], case .starting = generation.life else { return }
+        generation.life = .prepared
+        generations[number] = generation
+        switch state {
+        case .upgrading(let serving, let candidate):
+            guard candidate == number else { break }
+            askToStop(serving, signal: .terminate)
+            state = .handingOver(old: serving, candidate: candidate)
+        case .starting, .serving, .recovering, .backingOff, .handingOver, .takingOver, .stopping, .finished:
+            break
+        }
+    }
+
+    mutating func upgradeRequested(by number: Int, plugins: [PublishedPlugin]) {
+        guard generations[number]?.isAlive == true else { return }
+        generations[number]?.plugins = plugins
+        switch state {
+        case .serving(let current):
+            if current == number { startUpgrade(of: number) }
+        case .starting, .recovering, .backingOff, .upgrading, .handingOver, .takingOver, .stopping, .finished:
+            // A rescan while generations change hands is asked for again once one serves.
+            break
+        }
+    }
+
+    /// A notification of the generation that speaks for the host reaches systemd; what it
+    /// says of the plugins is the ledger's.
+    mutating func passOn(_ notification: ServiceNotification, from number: Int) {
+        guard currentGeneration == number else { return }
+        switch notification {
+        case .ready:
+            break
+        case .reloading:
+            notify(notification)
+        case .status(let what):
+            ledger.follow(generations[number])
+            notify(.status(what.isEmpty ? ledger.summary : what + "; " + ledger.summary))
+        case .stopping(let status):
+            // A generation that stops to make way for the next is not the host stopping.
+            if !isChangingHands { announceStopping(status) }
+        }
+    }
+
+    // MARK: Stopped by a signal
+
+    mutating func suspended(_ number: Int, process: ProcessID, by signal: Signal, running: [String]) {
+        guard var generation = generations[number], generation.isAlive, generation.suspension == nil else { return }
+        generation.suspension = Generation.Suspension(since: now, signal: signal)
+        generations[number] = generation
+        let limit = configuration.suspensionLimit.map {
+            "; unless it is resumed within \(TextFormat.seconds($0)) (--timeout) it counts as hung"
+        } ?? ""
+        say("plugin-host: warning: the worker process \(process) was stopped by \(signal.name)"
+            + (running.isEmpty ? ", while no plugin code was known to run" : " while " + running.joined(separator: " and ")) + limit)
+    }
+
+    mutating func resumed(_ number: Int, process: ProcessID) {
+        guard let suspension = generations[number]?.suspension else { return }
+        generations[number]?.suspension = nil
+        say("plugin-host: note: the worker process \(process) was resumed after \(TextFormat.seconds(now - suspension.since)) stopped")
+    }
+
+    // MARK: Ending
+
+    mutating func couldNotStart(_ number: Int, _ reason: String) {
+        guard var generation = generations[number], generation.isLive else { return }
+        say("plugin-host: error: cannot start a worker process: \(reason)")
+        generation.life = .ended(WorkerEnding(status: .crashed, message: reason, culprits: [], phase: "start-up", summary: "could not start"))
+        generations[number] = generation
+        answerRestart(of: number, ok: false, "generation \(number) could not start: \(reason)")
+        switch state {
+        case .starting(let current):
+            if current == number { finish(.failure, .cannotStartWorker) }
+        case .recovering(let current), .takingOver(let current, _):
+            if current == number { finish(.crashed, .cannotStartWorker) }
+        case .upgrading(let serving, let candidate):
+            guard candidate == number else { break }
+            say("plugin-host: error: the upgrade could not start; the running plugins keep serving as they were")
+            state = .serving(serving)
+            beginWaitingReload()
+        case .serving, .backingOff, .handingOver, .stopping, .finished:
+            break
+        }
+    }
+
+    mutating func ended(_ number: Int, _ evidence: EndingEvidence) {
+        guard var generation = generations[number], generation.isLive else { return }
+        let ending: WorkerEnding
+        if case .killed(let reason, _, let spokeForHost) = generation.life {
+            ending = WorkerEnding(judging: evidence, killedBecause: reason, spokeForHost: spokeForHost)
+        } else {
+            ending = WorkerEnding(judging: evidence)
+        }
+        if !evidence.plugins.isEmpty { generation.plugins = evidence.plugins }
+        generation.life = .ended(ending)
+        generation.failedPlugin = evidence.failedPlugin
+        generation.endedIn = evidence.workerPhase
+        generations[number] = generation
+        if let message = ending.message { say("plugin-host: error: " + message) }
+        for culprit in ending.culprits {
+            guard let name = evidence.plugins[number: culprit]?.name else { continue }
+            ledger.recordFailure(of: name, FailureRecord(at: now, summary: ending.summary))
+        }
+        if operators.awaitsRestart(of: number) {
+            answerRestart(of: number, ok: false, "generation \(number) ended before it served: \(ending.message ?? "it was ended")")
+        }
+        if let clients = operators.endReload(on: number) {
+            let reason = "generation \(number) ended before it told the reload's outcome: \(ending.message ?? "it was ended")"
+            for client in clients { act(.answer(client: client, .reload(applied: false, reasons: [reason]))) }
+        }
+        // Whatever it started ends with it.
+        act(.endProcesses(generation: number))
+        // A held build whose file was written in place holds the new bytes: it cannot come back.
+        let rewritten = Set(evidence.rewrittenInPlace.compactMap { evidence.plugins[number: $0]?.name })
+        ledger.lose(held: rewritten, because: "its file was written in place, so the copy held reads other bytes")
+
+        switch state {
+        case .starting(let current):
+            guard current == number else { break }
+            finish(ending.status, ending.isIntended ? .finished : .failedBeforeReady)
+        case .serving(let current), .recovering(let current):
+            if current == number { recover(from: number) }
+        case .backingOff:
+            break
+        case .upgrading(let serving, let candidate):
+            if number == candidate {
+                let again = upgradeFailed(candidate, serving: serving)
+                state = .serving(serving)
+                if again { startUpgrade(of: serving) } else { beginWaitingReload() }
+            } else if number == serving {
+                kill(candidate, because: .notNeeded, probing: false)
+                recover(from: serving)
+            }
+        case .handingOver(let old, let candidate):
+            // The candidate ending first is seen once the old one has ended too.
+            guard number == old else { break }
+            let replaced = generation.running
+            if generations[candidate]?.ending != nil {
+                restore(after: candidate, replacing: replaced)
+            } else {
+                act(.ask(generation: candidate, .proceed))
+                generations[candidate]?.life = .proceeding
+                state = .takingOver(candidate, replacing: replaced)
+            }
+        case .takingOver(let candidate, let replaced):
+            if number == candidate { restore(after: candidate, replacing: replaced) }
+        case .stopping(let current):
+            if current == number {
+                stopping.finalStatus = ending.status
+                state = .stopping(current: nil)
+            }
+            finishStopIfDone()
+        case .finished:
+            break
+        }
+    }
+
+    // MARK: What generations tell
+
+    mutating func heard(_ news: WorkerNews, from number: Int) {
+        guard generations[number] != nil else { return }
+        switch news {
+        case .plugins(let conditions):
+            generations[number]?.conditions = conditions
+        case .reload(let applied, let reasons):
+            records.reloaded(at: now, applied: applied, reasons: reasons)
+            for client in operators.endReload(on: number) ?? [] {
+                act(.answer(client: client, .reload(applied: applied, reasons: reasons)))
+            }
+            beginWaitingReload()
+        case .warnings(let topic, let list):
+            for warning in records.warn(about: topic, list) { say("plugin-host: warning: " + warning) }
+        case .health(let durations):
+            if number == currentGeneration { records.healthDurations = durations }
+        }
+    }
+}

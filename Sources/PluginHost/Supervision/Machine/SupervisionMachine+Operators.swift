@@ -1,0 +1,137 @@
+/// What operators ask through the control socket and by signals (SIGHUP), and what they are
+/// answered and shown.
+extension SupervisionMachine {
+    mutating func answer(_ request: ControlRequest, from client: Int) {
+        switch request {
+        case .status:
+            act(.answer(client: client, .status(status)))
+        case .metrics:
+            act(.answer(client: client, .metrics(status)))
+        case .follow:
+            // What a follower is shown first is the status now; what it is shown next is what
+            // changed from it.
+            if operators.followers.isEmpty { operators.shownToFollowers = status }
+            operators.follow(by: client)
+            act(.answer(client: client, .change("following", status)))
+        case .reload:
+            switch state {
+            case .stopping, .finished:
+                act(.answer(client: client, .refused("the host is stopping")))
+            case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+                reloadRequested(by: client)
+            }
+        case .restart(let names):
+            restart(names, for: client)
+        case .stop:
+            operators.awaitStop(for: client)
+            switch state {
+            case .stopping, .finished:
+                break
+            case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+                beginStop(.terminate, because: "plugin-host stop")
+            }
+        }
+    }
+
+    // MARK: Reloads
+
+    /// SIGHUP, or `plugin-host reload` by `client`: a reload joins the one that waits; it
+    /// begins once a generation serves and no reload is under way.
+    mutating func reloadRequested(by client: Int?) {
+        switch state {
+        case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+            operators.requestReload(by: client)
+            beginWaitingReload()
+        case .stopping, .finished:
+            break
+        }
+    }
+
+    /// Asks the serving generation for the reload that waits, when none is under way: SIGHUP
+    /// and `plugin-host reload` during a start, a restart or an upgrade are never lost, and any
+    /// number of them asked meanwhile are one reload. Every build left out when it begins is
+    /// tried again: the worker forgets what its plan left out, and rescans.
+    mutating func beginWaitingReload() {
+        guard case .serving(let number) = state, operators.beginWaitingReload(on: number) else { return }
+        ledger.forgiveAll()
+        act(.ask(generation: number, .reload))
+    }
+
+    // MARK: Restarts
+
+    /// `plugin-host restart [PLUGIN...]`: the plugins named are no longer left out, and a new
+    /// generation takes over as an upgrade does: it loads beside the serving one, which keeps
+    /// serving until then. A restart waiting out its backoff starts at once.
+    ///
+    /// While a generation serves, the driver first checks the files on disk
+    /// (``SupervisionAction/checkRestart(client:builds:running:)``): a restart that would
+    /// leave a running plugin outside its versions is refused before anything starts
+    /// (``restartChecked(for:problems:)``).
+    mutating func restart(_ names: [String], for client: Int) {
+        let unknown = names.filter { ledger[$0] == nil }
+        guard unknown.isEmpty else {
+            act(.answer(client: client, .refused(
+                "no plugin \(unknown.joined(separator: ", ")) is left out or running; plugin-host status lists the plugins")))
+            return
+        }
+        switch state {
+        case .serving(let serving):
+            var builds = ledger.selection
+            builds.excluded.removeAll { names.contains($0.name) }
+            let running = (generations[serving]?.running ?? []).map(\.name)
+            operators.awaitCheck(ofRestart: names, for: client)
+            act(.checkRestart(client: client, builds: builds, running: running))
+        case .backingOff(_, let cause):
+            ledger.forgive(names)
+            restarts.startLastSooner(at: now)
+            let started = startGeneration(cause)
+            state = .recovering(started)
+            operators.awaitRestart(of: started, for: client)
+        case .starting, .recovering, .upgrading, .handingOver, .takingOver:
+            act(.answer(client: client, .refused("a new generation is starting already; ask again once the host serves")))
+        case .stopping, .finished:
+            act(.answer(client: client, .refused("the host is stopping")))
+        }
+    }
+
+    /// The driver checked the files on disk for `client`'s restart: what they would break of
+    /// the running plugins (version mismatches). A restart that breaks nothing goes ahead; one
+    /// that does is refused, and the serving generation is not disturbed.
+    mutating func restartChecked(for client: Int, problems: [String]) {
+        guard let names = operators.takeRestartCheck(of: client) else { return }
+        guard case .serving(let serving) = state else {
+            act(.answer(client: client, .refused("the host no longer serves; ask again once it does")))
+            return
+        }
+        guard problems.isEmpty else {
+            act(.answer(client: client, .refused(
+                problems.joined(separator: "; ") + "; not restarting: the running plugins keep serving (fix the files, then restart again)")))
+            return
+        }
+        ledger.forgive(names)
+        startUpgrade(of: serving)
+        if case .upgrading(_, let candidate) = state { operators.awaitRestart(of: candidate, for: client) }
+    }
+
+    /// Answers the clients waiting for generation `number`'s restart.
+    mutating func answerRestart(of number: Int, ok: Bool, _ message: String) {
+        for client in operators.takeRestartClients(of: number) {
+            act(.answer(client: client, .restart(ok: ok, message: message)))
+        }
+    }
+
+    // MARK: Followers
+
+    /// Shows the clients that follow the host what changed, when something did.
+    mutating func showFollowers(_ event: SupervisionEvent) {
+        guard !operators.followers.isEmpty else { return }
+        var current = status
+        let before = operators.shownToFollowers
+        current.now = before?.now ?? current.now
+        guard current != before else { return }
+        current.now = now
+        operators.shownToFollowers = current
+        let what = before.map { $0.state != current.state ? "\($0.state) -> \(current.state)" : event.kind } ?? "following"
+        for client in operators.followers { act(.answer(client: client, .change(what, current))) }
+    }
+}

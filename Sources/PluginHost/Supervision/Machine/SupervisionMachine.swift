@@ -1,0 +1,411 @@
+/// Every decision of the supervisor, as one pure state machine: ``handle(_:at:)`` takes an
+/// event and the time it happened, moves the state on, and returns the actions that carry
+/// the decision out. It makes no system call, reads no clock and opens no file: time comes
+/// with each event, a deadline passing is the ``SupervisionEvent/tick`` that finds it due,
+/// and what a worker did, or what the files say, comes as a fact its driver gathered. So any
+/// sequence of events can be replayed, and is, by the simulator of the tests.
+///
+/// ```
+///  starting ──ready──▶ serving ──ends unexpectedly──▶ (backing off) ──▶ recovering ──ready──▶ serving
+///                       │  ▲                                              │ fails: recover again, or end
+///                       │  └──────────────────────────ready───────────────┘
+///                       └─ files changed ──▶ upgrading ──prepared──▶ handing over ──old ended──▶ taking over ──ready──▶ serving
+///                                             fails: serving         candidate failed: recovering with the builds before
+///  SIGINT/SIGTERM in any state: stopping ──every generation ended──▶ finished
+/// ```
+///
+/// The host's state (``State``) names the generations that matter and their roles; each
+/// generation's own life is one ``Generation/Life`` value. The rest is owned by parts, each
+/// a concern of its own: the builds (``BuildLedger``), the restarts (``RestartHistory``), what
+/// operators wait for (``OperatorRequests``), the stop (``Stopping``), what operators may ask
+/// about (``HostRecords``), and the machine's own deadlines (``Timers``). Every switch is
+/// exhaustive.
+struct SupervisionMachine: Sendable {
+    /// What the operator asked of supervision.
+    struct Configuration: Equatable, Sendable {
+        /// When to restart, how often, how long to wait first.
+        var restart = RestartPolicy()
+        /// How long the workers may take to stop once asked (`--shutdown-timeout`), before
+        /// the grace; `nil` for no limit.
+        var stopLimit: Duration? = .seconds(10)
+        /// How long a worker may stay stopped by a signal (SIGSTOP) before it counts as hung
+        /// (`--timeout`); `nil` for no limit.
+        var suspensionLimit: Duration? = .seconds(30)
+        /// Whether the plugin directories are watched (`--watch`): the host serves even with
+        /// no service running.
+        var watching = false
+        /// How long systemd's watchdog waits between pings (`WatchdogSec=`); `nil` without one.
+        var watchdog: Duration?
+        /// How long a watched directory must be quiet before the serving worker rescans it,
+        /// so that a file being copied in is complete.
+        var rescanQuiet: Duration = .milliseconds(200)
+        /// How long after a stop signal the same signal counts as the same request: a repeat
+        /// that comes later is a deliberate one, which ends the host at once.
+        var repeatedSignalWindow: Duration = .seconds(1)
+        /// How long to wait for a worker that was sent SIGKILL to be reaped, while the host
+        /// stops, before ending without it.
+        var reapGrace: Duration = .seconds(1)
+        /// What the driver may spend once the host ends (``SupervisionAction/exit(_:_:)``).
+        var ending = EndingBudget()
+    }
+
+    /// What the driver may spend on the host's end, after the machine decided it: each part
+    /// bounded, so that the end comes in time whatever a worker or a reader does.
+    struct EndingBudget: Equatable, Sendable {
+        /// How long to wait for the workers still alive, sent SIGKILL, to be reaped.
+        var reap: Duration = .seconds(2)
+        /// How long to write the answers owed to control clients.
+        var answers: Duration = .seconds(1)
+        /// How long the host's own output may make no progress (a reader that stopped
+        /// reading) before the rest is dropped.
+        var outputStall: Duration = .seconds(2)
+    }
+
+    /// What the host is doing, as generations come and go.
+    enum State: Equatable, Sendable {
+        /// The first generation starts; its failure ends the host, as a batch run's would.
+        case starting(Int)
+        /// A generation serves: it is ready.
+        case serving(Int)
+        /// A generation started after a failure, or to bring back the builds that ran
+        /// before a failed upgrade, gets ready.
+        case recovering(Int)
+        /// No generation runs: the next one, started for this cause, waits until then, so
+        /// that a crash loop does not start generations back to back.
+        case backingOff(until: MonotonicInstant, then: GenerationPlan.Cause)
+        /// A candidate loads changed plugins while the serving generation keeps serving.
+        case upgrading(serving: Int, candidate: Int)
+        /// The candidate has loaded; the generation before drains and shuts down.
+        case handingOver(old: Int, candidate: Int)
+        /// The candidate bootstraps and gets ready; these are the builds that ran before.
+        case takingOver(Int, replacing: [PublishedPlugin])
+        /// The host stops: every generation was asked to; the exit status is `current`'s.
+        case stopping(current: Int?)
+        case finished(ExitStatus, EndReason)
+
+        /// `serving`, `backing off`: the state as operators read it.
+        var name: String {
+            switch self {
+            case .starting: "starting"
+            case .serving: "serving"
+            case .recovering: "recovering"
+            case .backingOff: "backing off"
+            case .upgrading: "upgrading"
+            case .handingOver: "handing over"
+            case .takingOver: "taking over"
+            case .stopping: "stopping"
+            case .finished: "finished"
+            }
+        }
+    }
+
+    /// The machine's own deadlines besides those of generations and the backoff.
+    struct Timers: Equatable, Sendable {
+        /// When to ping systemd's watchdog next.
+        var ping: MonotonicInstant?
+        /// When to tell the serving worker to rescan the plugin directories.
+        var rescan: MonotonicInstant?
+    }
+
+    let configuration: Configuration
+    var state: State
+    /// The generations whose worker lives, and those that ended but the state still names.
+    var generations: [Int: Generation] = [:]
+    /// What runs, what is held, what is left out, and the failures.
+    var ledger = BuildLedger()
+    var restarts = RestartHistory()
+    /// What operators wait for, and who follows the host.
+    var operators = OperatorRequests()
+    var stopping = Stopping()
+    var records = HostRecords()
+    var timers = Timers()
+    /// Plugins seen to run a service, in any generation.
+    var servicePlugins: Set<String> = []
+    /// The plugins whose builds a rollback brings back, said once its generation starts.
+    var restoring: [String] = []
+    var generationsStarted = 0
+    /// When the host started.
+    let startedAt: MonotonicInstant
+    /// The time of the event being handled.
+    private(set) var now: MonotonicInstant
+    /// The actions of the event being handled, in order.
+    private var actions: [SupervisionAction] = []
+
+    /// A machine whose first generation starts at `now`, and the actions that start it.
+    static func starting(_ configuration: Configuration, at now: MonotonicInstant) -> (SupervisionMachine, [SupervisionAction]) {
+        var machine = SupervisionMachine(configuration: configuration, now: now)
+        machine.state = .starting(machine.startGeneration(.start))
+        let actions = machine.takeActions()
+        return (machine, actions)
+    }
+
+    private init(configuration: Configuration, now: MonotonicInstant) {
+        self.configuration = configuration
+        self.now = now
+        startedAt = now
+        state = .stopping(current: nil)
+        timers.ping = configuration.watchdog.map { _ in now }
+    }
+
+    /// Moves the machine on by `event`, which happened at `time`.
+    ///
+    /// - Returns: What the driver must do, in order.
+    mutating func handle(_ event: SupervisionEvent, at time: MonotonicInstant) -> [SupervisionAction] {
+        now = max(now, time)
+        if case .finished = state { return [] }
+        switch event {
+        case .signal(let signal, let source):
+            if signal.asksToStop {
+                stopRequested(by: signal, from: source)
+            } else if signal == .hangUp {
+                let fromWorker = if case .worker = source { true } else { false }
+                if operators.countsAsRequest(hangUpFromWorker: fromWorker, at: now, window: configuration.repeatedSignalWindow) {
+                    reloadRequested(by: nil)
+                }
+            }
+        case .directoryChanged:
+            if configuration.watching { timers.rescan = now + configuration.rescanQuiet }
+        case .tick:
+            fireDueDeadlines()
+        case .started(let number, let substitutes):
+            started(number, bringingBack: substitutes)
+        case .couldNotStart(let number, let reason):
+            couldNotStart(number, reason)
+        case .holding(let held, let asked):
+            ledger.holding(held, of: asked)
+        case .ready(let number, let plugins):
+            ready(number, plugins: plugins)
+        case .prepared(let number):
+            prepared(number)
+        case .upgradeRequested(let number, let plugins):
+            upgradeRequested(by: number, plugins: plugins)
+        case .notification(let number, let notification):
+            passOn(notification, from: number)
+        case .health(let number, let goodUntil):
+            generations[number]?.health = goodUntil.map { .good(until: $0) } ?? .bad
+        case .overran(let number, let overrun):
+            guard let generation = generations[number], generation.isAlive else { break }
+            kill(number, because: .overran(overrun), probing: false)
+        case .suspended(let number, let process, let signal, let running):
+            suspended(number, process: process, by: signal, running: running)
+        case .resumed(let number, let process):
+            resumed(number, process: process)
+        case .ended(let number, let evidence):
+            ended(number, evidence)
+        case .news(let number, let news):
+            heard(news, from: number)
+        case .control(let client, let request):
+            answer(request, from: client)
+        case .restartChecked(let client, let problems):
+            restartChecked(for: client, problems: problems)
+        case .clientLeft(let client):
+            operators.left(client)
+        }
+        forgetEndedGenerations()
+        ledger.follow(currentGeneration.flatMap { generations[$0] })
+        showFollowers(event)
+        return takeActions()
+    }
+
+    /// The earliest instant at which a deadline falls due: the driver sends a
+    /// ``SupervisionEvent/tick`` then, if nothing else happens first.
+    var nextDeadline: MonotonicInstant? {
+        var next = timers.ping ?? .distantFuture
+        if let rescan = timers.rescan, case .serving = state { next = min(next, rescan) }
+        if case .backingOff(let until, _) = state { next = min(next, until) }
+        for generation in generations.values {
+            switch generation.life {
+            case .stopping(let deadline?): next = min(next, deadline)
+            case .killed(_, let at, _): if case .stopping = state { next = min(next, at + configuration.reapGrace) }
+            case .starting, .prepared, .proceeding, .serving, .stopping(deadline: nil), .ended: break
+            }
+            if let suspension = generation.suspension, let limit = configuration.suspensionLimit, generation.isAlive {
+                next = min(next, suspension.since + limit)
+            }
+        }
+        return next == .distantFuture ? nil : next
+    }
+
+    /// The generation that speaks for the host: whose notifications systemd hears and whose
+    /// status the host's is.
+    var currentGeneration: Int? {
+        switch state {
+        case .starting(let number), .serving(let number), .recovering(let number), .takingOver(let number, _): number
+        case .upgrading(let serving, _): serving
+        case .handingOver(let old, _): old
+        case .stopping(let current): current
+        case .backingOff, .finished: nil
+        }
+    }
+
+    /// The generations whose worker lives.
+    var liveGenerations: [Generation] {
+        generations.values.filter(\.isLive).sorted { $0.number < $1.number }
+    }
+
+    private mutating func takeActions() -> [SupervisionAction] {
+        defer { actions = [] }
+        return actions
+    }
+
+    // MARK: Acting
+
+    mutating func act(_ action: SupervisionAction) {
+        actions.append(action)
+    }
+
+    mutating func say(_ line: String) {
+        actions.append(.say(line))
+    }
+
+    mutating func notify(_ notification: ServiceNotification) {
+        actions.append(.notify(notification))
+    }
+
+    /// `RELOADING=1`, now.
+    var reloadingNow: ServiceNotification {
+        .reloading(at: now)
+    }
+
+    /// Forks a generation for `cause`, with the builds it must leave out or load instead.
+    ///
+    /// - Returns: Its number.
+    mutating func startGeneration(_ cause: GenerationPlan.Cause, runningBefore: [String: String] = [:]) -> Int {
+        generationsStarted += 1
+        var plan = GenerationPlan()
+        plan.number = generationsStarted
+        plan.cause = cause
+        plan.builds = ledger.selection
+        plan.runningBefore = runningBefore
+        generations[plan.number] = Generation(number: plan.number, cause: cause, startedAt: now, life: .starting)
+        actions.append(.start(plan))
+        return plan.number
+    }
+
+    /// Asks a generation to stop, by the deadline `--shutdown-timeout` and the grace allow.
+    mutating func askToStop(_ number: Int, signal: Signal) {
+        guard var generation = generations[number], generation.isAlive else { return }
+        generation.life = .stopping(deadline: configuration.stopLimit.map { now + $0 + OverrunPolicy.grace })
+        // Its health checks end with its services; it answers for the host until it is gone.
+        generation.health = .unknown
+        generations[number] = generation
+        actions.append(.ask(generation: number, .stop(signal: signal)))
+    }
+
+    mutating func kill(_ number: Int, because reason: KillReason, probing: Bool) {
+        guard var generation = generations[number], generation.isAlive else { return }
+        generation.life = .killed(reason, at: now, spokeForHost: number == currentGeneration)
+        generations[number] = generation
+        actions.append(.kill(generation: number, probing: probing))
+    }
+
+    /// Forgets the generations that ended and that the state no longer names.
+    private mutating func forgetEndedGenerations() {
+        guard generations.values.contains(where: { !$0.isLive }) else { return }
+        let named: Set<Int> = switch state {
+        case .starting(let number), .serving(let number), .recovering(let number), .takingOver(let number, _): [number]
+        case .upgrading(let serving, let candidate): [serving, candidate]
+        case .handingOver(let old, let candidate): [old, candidate]
+        case .stopping(let current): current.map { [$0] } ?? []
+        case .backingOff, .finished: []
+        }
+        for (number, generation) in generations where !generation.isLive && !named.contains(number) {
+            generations[number] = nil
+        }
+    }
+
+    /// Whether one generation is giving way to another.
+    var isChangingHands: Bool {
+        switch state {
+        case .upgrading, .handingOver, .takingOver: true
+        case .starting, .serving, .recovering, .backingOff, .stopping, .finished: false
+        }
+    }
+
+    /// Whether the host runs as a service: with `--watch`, or with a plugin that runs one.
+    func isServiceRun(_ generation: Generation) -> Bool {
+        configuration.watching || generation.plugins.contains(where: \.providesService) || !servicePlugins.isEmpty
+    }
+
+    // MARK: Deadlines
+
+    private mutating func fireDueDeadlines() {
+        if let ping = timers.ping, now >= ping, let interval = configuration.watchdog {
+            timers.ping = now + interval / 2
+            if isAnsweringForTheHost { actions.append(.pingWatchdog) }
+        }
+        if let at = timers.rescan, now >= at, case .serving(let number) = state {
+            timers.rescan = nil
+            actions.append(.ask(generation: number, .rescan))
+        }
+        if case .backingOff(let until, let cause) = state, now >= until {
+            state = .recovering(startGeneration(cause))
+        }
+        for generation in liveGenerations {
+            switch generation.life {
+            case .stopping(let deadline?) where now >= deadline:
+                kill(generation.number, because: .stopDeadline(allowed: (configuration.stopLimit ?? .zero) + OverrunPolicy.grace), probing: true)
+                continue
+            case .starting, .prepared, .proceeding, .serving, .stopping, .killed, .ended:
+                break
+            }
+            if let suspension = generation.suspension, let limit = configuration.suspensionLimit, now - suspension.since >= limit,
+                generation.isAlive {
+                kill(generation.number, because: .stayedSuspended(suspension.signal, limit: limit), probing: false)
+            }
+        }
+        endWithoutOverdueWorkers()
+    }
+
+    /// Whether the watchdog may be told the host is alive: between generations the
+    /// supervisor answers for the host; a generation answers with its health checks.
+    private var isAnsweringForTheHost: Bool {
+        guard let current = currentGeneration, let generation = generations[current], generation.isLive else { return true }
+        switch generation.health {
+        case .unknown: return true
+        case .good(let until): return until > now
+        case .bad: return false
+        }
+    }
+
+    // MARK: Status
+
+    /// The host's status now, as far as the machine knows it.
+    var status: HostStatus {
+        var generationsNow: [GenerationStatus] = []
+        for generation in liveGenerations {
+            generationsNow.append(GenerationStatus(
+                role: role(of: generation), number: generation.number, cause: generation.cause, startedAt: generation.startedAt,
+                readyAt: generation.readyAt))
+        }
+        generationsNow.sort { ($0.number == currentGeneration ? 0 : 1, $0.number) < ($1.number == currentGeneration ? 0 : 1, $1.number) }
+        let backingOff: MonotonicInstant? = if case .backingOff(let until, _) = state { until } else { nil }
+        let restartsNow = RestartStatus(
+            used: restarts.recent(endingAt: now, within: configuration.restart), limit: configuration.restart.limit,
+            window: configuration.restart.window, total: restarts.count, inARow: restarts.inARow, healed: restarts.healed,
+            nextDelay: configuration.restart.wait(beforeRestartInARow: restarts.inARow + 1), enabled: configuration.restart.enabled)
+        return HostStatus(
+            state: state.name, startedAt: startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
+            plugins: ledger.statuses, restarts: restartsNow, lastReload: records.lastReload, lastUpgrade: records.lastUpgrade,
+            reloadsApplied: records.reloadsApplied, reloadsRefused: records.reloadsRefused, warnings: records.warningsInForce,
+            healthDurations: records.healthDurations)
+    }
+
+    /// What `generation` does for the host, in a few words.
+    private func role(of generation: Generation) -> String {
+        switch generation.life {
+        case .killed: return "being ended"
+        case .stopping: return generation.number == currentGeneration && !isChangingHands ? "stopping" : "draining"
+        case .prepared: return "waiting to take over"
+        case .proceeding: return "taking over"
+        case .serving: return "serving"
+        case .ended: return "ended"
+        case .starting:
+            switch generation.cause {
+            case .start: return "starting"
+            case .restart, .restore: return "recovering"
+            case .upgrade: return "loading beside the serving one"
+            }
+        }
+    }
+}

@@ -1,0 +1,552 @@
+#if !STANDALONE_SIMULATOR
+@testable import PluginHost
+#endif
+
+/// The invariants, checked against the world's truth (``WorldTruth``), never against the
+/// machine's own bookkeeping: what it decides (who is blamed, what is left out, when a
+/// restart starts, which reload is asked), what it says (lines, `STATUS=`, the status, the
+/// metrics, what followers are shown), and where it comes to rest once faults stop.
+extension SimulatedWorld {
+    // MARK: Judging, as a correct host would
+
+    /// Before the machine hears of an event that asks for a judgement (a worker's end, a
+    /// worker that could not start), the world works out what a correct host does about it:
+    /// the builds it leaves out, and when the restart that follows may start.
+    mutating func judgeBefore(_ event: SupervisionEvent) {
+        switch event {
+        case .news(let number, .reload):
+            if reloadUnderWay == number { reloadUnderWay = nil }
+        case .started(let number, _):
+            checkRollback(of: number)
+        case .couldNotStart(let number, _):
+            // An upgrade that could not start is not tried again until the files change.
+            guard stopRequests.isEmpty, let serving = servingWorker, serving != number, let running = workers[serving]?.told else { return }
+            truth.abandon(Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !running.contains($0) })
+        case .ended(let number, _):
+            if reloadUnderWay == number { reloadUnderWay = nil }
+            judgeEnd(of: number)
+        default:
+            break
+        }
+    }
+
+    private mutating func judgeEnd(of number: Int) {
+        guard let worker = workers[number], stopRequests.isEmpty, exit == nil else { return }
+        if case .killedBySupervisor(.notNeeded) = worker.death { return }
+        if worker.cause == .upgrade, !worker.saidReady {
+            guard let replaced = worker.replaces.flatMap({ workers[$0] }) else { return }
+            if !worker.proceeded {
+                // Before the generation before was disturbed, the upgrade fails and it serves
+                // on; during the handover, the end is judged once the generation before ends.
+                if !replaced.endSeen, !replaced.askedToStop { upgradeFailed(worker, replacing: replaced) }
+                return
+            }
+            restoreJudged(worker, replacing: replaced)
+            return
+        }
+        if worker.askedToStop {
+            // The generation before of a handover: a candidate that ended meanwhile is replaced
+            // by the builds that ran before.
+            if let candidate = workers.values.filter({ $0.cause == .upgrade && $0.replaces == number }).max(by: { $0.number < $1.number }),
+                !candidate.proceeded, candidate.endSeen, !candidate.saidReady {
+                restoreJudged(candidate, replacing: worker)
+            }
+            return
+        }
+        // The first generation failing, or one that ended by itself, ends the host.
+        if worker.cause == .start && !worker.saidReady { return }
+        if worker.stoppingByItself { return }
+        if case .intended = worker.death { return }
+        let builds = WorldTruth.blamed(worker).compactMap { worker.builds.indices.contains($0) ? worker.builds[$0] : nil }
+        if let readyAt = worker.readyAt, now - readyAt >= setup.machine.restart.maximumDelay { unhealedInARow = 0 }
+        let healed = truth.leaveOut(builds, because: "failed in generation \(number)", at: now)
+        lastFailure = (now, healed ? .zero : setup.machine.restart.wait(beforeRestartInARow: unhealedInARow + 1), healed)
+        lastJudged = (number, builds)
+    }
+
+    private mutating func upgradeFailed(_ candidate: Worker, replacing replaced: Worker) {
+        let suspects = WorldTruth.suspects(of: candidate, comparedTo: replaced.running)
+        truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
+        // Nobody to blame: what the upgrade was to bring (the builds on disk now that do not
+        // run) is not tried again until the files change or SIGHUP.
+        let changed = candidate.builds.filter { !replaced.running.contains($0) }
+            + Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !replaced.running.contains($0) }
+        if suspects.isEmpty { truth.abandon(changed) }
+        lastJudged = (candidate.number, suspects)
+    }
+
+    private mutating func restoreJudged(_ candidate: Worker, replacing replaced: Worker) {
+        let suspects = WorldTruth.suspects(of: candidate, comparedTo: replaced.running)
+        let healed = truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
+        lastFailure = (now, healed ? .zero : setup.machine.restart.wait(beforeRestartInARow: unhealedInARow + 1), healed)
+        lastJudged = (candidate.number, suspects)
+    }
+
+    /// A rollback's generation brings back the build held from before of each plugin whose new
+    /// build failed, when the world holds it as it was and nothing leaves it out.
+    private mutating func checkRollback(of number: Int) {
+        guard let worker = workers[number], worker.cause == .restore, let judged = lastJudged else { return }
+        for failed in judged.blamed where truth.isLeftOut(failed) {
+            guard let disk = buildOnDisk(failed.plugin), truth.isLeftOut(disk.build),
+                let kept = held.first(where: { $0.build.name == failed.name }), let identity = kept.build.identity,
+                inodes[kept.inode]?.identity.hasSameContents(as: identity) == true
+            else { continue }
+            let build = WorldTruth.Build(plugin: failed.plugin, identity: identity)
+            if !truth.isLeftOut(build), !worker.broughtBack.contains(build) {
+                violate("the rollback's generation \(number) does not bring back \(build), which ran before and is held, in place of \(disk.build)")
+            }
+        }
+    }
+
+    // MARK: Decisions
+
+    /// What an event must and must not lead to, by what the world knows of it.
+    mutating func checkDecision(on event: SupervisionEvent, in stateBefore: SupervisionMachine.State, actions: [SupervisionAction]) {
+        let starts = actions.contains { if case .start = $0 { true } else { false } }
+        switch event {
+        case .restartChecked(let client, let problems):
+            // A restart whose files on disk break a running plugin is refused at once, and
+            // disturbs nothing.
+            if !problems.isEmpty {
+                if starts { violate("a restart whose files on disk break a running plugin started a generation while one served") }
+                if !actions.contains(where: { if case .answer(client, .refused) = $0 { true } else { false } }) {
+                    violate("a restart whose files on disk break a running plugin was not refused at once")
+                }
+            } else if starts, let names = restartNames[client] {
+                truth.forgive(names)
+            }
+        case .control(let client, .restart):
+            if starts, let names = restartNames[client] { truth.forgive(names) }
+        case .ended(let number, _):
+            // The judgement's words: a plugin named as having failed is one the rules blame;
+            // "no plugin is blamed" only when they blame none.
+            guard let worker = workers[number] else { break }
+            let blamed = Set(WorldTruth.blamed(worker).compactMap { worker.published.indices.contains($0) ? Self.plugins[worker.published[$0].plugin].name : nil })
+            for case .say(let line) in actions where line.hasPrefix("plugin-host: error: ") {
+                let clears = line.has("no plugin is blamed")
+                if clears, !blamed.isEmpty {
+                    violate("the host says no plugin is blamed for generation \(number)'s end, but the truth blames \(blamed.sorted()): \(line)")
+                }
+                if !clears, line.hasPrefix("plugin-host: error: plugin "),
+                    let name = Self.plugins.map(\.name).first(where: { line.dropFirst(27).hasPrefix($0 + " (") }), !blamed.contains(name) {
+                    violate("the host names plugin \(name) for generation \(number)'s end, which the truth does not blame (\(blamed.sorted())): \(line)")
+                }
+            }
+        default:
+            break
+        }
+        _ = stateBefore
+    }
+
+    /// Checks one action of the machine against the truth, before the world performs it.
+    mutating func check(_ action: SupervisionAction) {
+        switch action {
+        case .start(let plan):
+            checkStart(plan)
+        case .ask(let number, .reload):
+            if let underWay = reloadUnderWay {
+                violate("generation \(number) was asked for a reload while generation \(underWay)'s was under way")
+            }
+            if reloadsAsked.isEmpty {
+                violate("generation \(number) was asked for a reload that no request waits for: the requests made so far were answered by reloads that began after them (they coalesce)")
+            }
+            reloadsAsked = []
+            reloadUnderWay = number
+            // What is left out when the reload is made is tried again.
+            truth.forgiveAll()
+        case .say(let line):
+            checkLine(line)
+        case .notify(.ready(let status)):
+            guard let serving = servingWorker else {
+                violate("READY=1 sent while no generation serves (\(machine.state.name))")
+                return
+            }
+            checkSummary(status, of: serving)
+        case .notify(.status(let text)):
+            // The plugins' summary: the whole text, or what follows what happened.
+            let summary = text.first?.isNumber == true ? Substring(text)
+                : text.hasPrefix("Added plugin ") || text.hasPrefix("Removed plugin ") ? text.dropFirst(text.prefix { $0 != ";" }.count + 2) : nil
+            if let serving = servingWorker, let summary { checkSummary(String(summary), of: serving) }
+            if text.hasPrefix("Restarting after "), let judged = lastJudged, let worker = workers[judged.worker] {
+                let leaving = Set(judged.blamed.map(\.name)).union(dependents(of: Set(judged.blamed.map(\.name)), in: worker))
+                let list = text.split(separator: "; left out: ").last.map(String.init) ?? ""
+                let said: Set<String> = list == "nothing" ? [] : Set(list.split(separator: ", ").map(String.init))
+                if said != leaving {
+                    violate("STATUS= says the restart leaves out \(said.sorted()), the truth \(leaving.sorted()): \(text)")
+                }
+            }
+        case .hold(let builds):
+            guard let serving = servingWorker, let worker = workers[serving] else { break }
+            let asked = Set(builds.compactMap { build in Self.plugin(named: build.name).flatMap { plugin in build.identity.map { WorldTruth.Build(plugin: plugin, identity: $0) } } })
+            if asked != Set(worker.told) {
+                violate("the host asked to hold \(asked.sorted(by: { $0.plugin < $1.plugin })), but generation \(serving), which serves, runs \(worker.told)")
+            }
+        case .answer(_, let answer):
+            if let status = answer.carriedStatus { checkStatus(status) }
+            // What a follower is shown is the same document; its figures are rendered when asked.
+            switch answer {
+            case .status(let status), .metrics(let status): checkMetrics(of: status)
+            case .change, .reload, .restart, .stopped, .refused: break
+            }
+        case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit:
+            break
+        }
+    }
+
+    /// A generation starts: it leaves out exactly the builds with evidence of fault, and a
+    /// restart starts when the backoff says, within the limit.
+    private mutating func checkStart(_ plan: GenerationPlan) {
+        let excluded = Set(plan.builds.excluded.compactMap { excluded in
+            Self.plugin(named: excluded.name).map { WorldTruth.Build(plugin: $0, identity: excluded.identity) }
+        })
+        let evidence = Set(truth.evidence.keys)
+        for build in excluded.subtracting(evidence).sorted(by: { $0.stamp < $1.stamp }) {
+            violate("generation \(plan.number) leaves out \(build), a build with no evidence of fault")
+        }
+        for build in evidence.subtracting(excluded).sorted(by: { $0.stamp < $1.stamp }) {
+            violate("generation \(plan.number) does not leave out \(build), which \(truth.evidence[build]!.reason)")
+        }
+        guard plan.cause == .restart || plan.cause == .restore else { return }
+        let policy = setup.machine.restart
+        let byOperator = restartAskedAt == now
+        if let failure = lastFailure {
+            if !failure.healed { unhealedInARow += 1 }
+            if !byOperator, now - failure.at != failure.wait {
+                violate("restart of generation \(plan.number) started \(TextFormat.seconds(now - failure.at)) after the failure; "
+                    + (failure.healed ? "leaving the culprit out healed it, so it starts at once" : "the backoff asks for \(TextFormat.seconds(failure.wait)) (\(unhealedInARow) in a row that leaving out did not heal)"))
+            }
+        } else if !byOperator {
+            violate("generation \(plan.number) restarts, but no failure called for it")
+        }
+        let answersFailure = lastFailure != nil
+        lastFailure = nil
+        // A restart counts when it starts; an operator's is started at once (counted against
+        // the limit if it cut a backoff short), whatever the limit and the backoff say.
+        guard !byOperator else {
+            if answersFailure { restartStarts.append(now) }
+            return
+        }
+        restartStarts.append(now)
+        restartStarts.removeAll { now - $0 >= policy.window }
+        if restartStarts.count > policy.limit {
+            violate("\(restartStarts.count) restarts within \(TextFormat.seconds(policy.window)), more than the limit \(policy.limit)")
+        }
+    }
+
+    // MARK: Words
+
+    /// A line the host says agrees with the truth.
+    private mutating func checkLine(_ line: String) {
+        if line.hasPrefix("plugin-host: restarting the plugins"), let judged = lastJudged {
+            let blamed = Set(judged.blamed.map(\.name))
+            if line.hasPrefix("plugin-host: restarting the plugins without ") {
+                let named = Set(Self.plugins.map(\.name).filter { line.has(" \($0) (plugins/lib\($0).so)") })
+                if named != blamed { violate("the host restarts without \(named.sorted()), the truth blames \(blamed.sorted()): \(line)") }
+            } else if !blamed.isEmpty {
+                violate("the host restarts blaming nobody, the truth blames \(blamed.sorted()): \(line)")
+            }
+        }
+        if line.hasPrefix("plugin-host: error: the upgrade failed"), let judged = lastJudged {
+            let said = Set(Self.plugins.indices.compactMap { plugin -> WorldTruth.Build? in
+                judged.blamed.first { $0.plugin == plugin && line.has("\($0.name) \($0.version)") }
+            })
+            let blamesNobody = line.has("no plugin is to blame")
+            if blamesNobody != judged.blamed.isEmpty || (!blamesNobody && said != Set(judged.blamed)) {
+                violate("the host says of a failed upgrade what the truth does not (it blames \(judged.blamed)): \(line)")
+            }
+        }
+        if line.hasPrefix("plugin-host: bringing back the builds that ran before: ") {
+            let restoring = workers.values.filter { $0.cause == .restore }.max { $0.number < $1.number }
+            let said = line.dropFirst("plugin-host: bringing back the builds that ran before: ".count).split(separator: ", ").map(String.init)
+            let brought = (restoring?.broughtBack ?? []).map { "\($0.name) \($0.version)" }
+            for build in said where !brought.contains(build) {
+                violate("the host says it brings back \(build), but generation \(restoring?.number ?? 0) loads \(brought)")
+            }
+        }
+        if line.hasPrefix("plugin-host: cannot bring back ") {
+            let restoring = workers.values.filter { $0.cause == .restore }.max { $0.number < $1.number }
+            for build in restoring?.broughtBack ?? [] where line.hasPrefix("plugin-host: cannot bring back \(build.name)") {
+                violate("the host says it cannot bring back \(build.name), but generation \(restoring?.number ?? 0) loads \(build)")
+            }
+        }
+        if line.hasPrefix("plugin-host: upgraded: "), let serving = servingWorker, let worker = workers[serving] {
+            let before = worker.replaces.flatMap { workers[$0] }?.told ?? []
+            for change in line.dropFirst("plugin-host: upgraded: ".count).split(separator: ", ") where change.utf8.firstRange(of: " -> ".utf8) != nil {
+                let parts = change.split(separator: " ").map(String.init)
+                guard parts.count == 4, let plugin = Self.plugin(named: parts[0]) else { continue }
+                let now = worker.told.first { $0.plugin == plugin }
+                let then = before.first { $0.plugin == plugin }
+                if now?.version != parts[3] || then?.version != parts[1] {
+                    violate("the host says \(change), but generation \(serving) runs \(now?.description ?? "nothing") where \(then?.description ?? "nothing") ran")
+                }
+            }
+        }
+    }
+
+    /// What `STATUS=` says of the plugins agrees with what `serving` runs and the truth leaves
+    /// out.
+    private mutating func checkSummary(_ text: String, of serving: Int) {
+        guard let worker = workers[serving] else { return }
+        let running = worker.told
+        if let count = Int(text.prefix { $0.isNumber }), count != running.count {
+            violate("STATUS= says \(count) plugins run, generation \(serving) runs \(running.count): \(text)")
+        }
+        let runningNames = Set(running.map(\.name))
+        let expected = Set(Self.plugins.indices.filter { plugin in
+            !runningNames.contains(Self.plugins[plugin].name)
+                && (truth.evidence.keys.contains { $0.plugin == plugin } || worker.toldLeftOut.contains(Self.plugins[plugin].name))
+        }.map { Self.plugins[$0].name })
+        let said = Set(leftOutNames(in: text, section: "; left out: "))
+        if said != expected {
+            violate("STATUS= says \(said.sorted()) are left out, the truth \(expected.sorted()) (generation \(serving) runs \(running), told left out: \(worker.toldLeftOut.sorted()), evidence: \(truth.evidence.keys.map(\.description).sorted())): \(text)")
+        }
+        for name in leftOutNames(in: text, section: "; running the build before: ") {
+            guard let plugin = Self.plugin(named: name) else { continue }
+            let disk = buildOnDisk(plugin)?.build
+            // Its file's build is left out, by the truth or by the plan the worker still keeps (a
+            // reload it has not made yet forgets it).
+            let leftOut = disk.map { truth.isLeftOut($0) || worker.excludedAtStart.contains($0) } ?? false
+            if !runningNames.contains(name) || !leftOut || running.contains(where: { $0 == disk }) {
+                violate("STATUS= says \(name) runs the build before in place of its file's, which the truth does not "
+                    + "(its file is \(disk?.description ?? "gone"); generation \(serving) runs \(running)): \(text)")
+            }
+        }
+    }
+
+    /// The plugins a section of `STATUS=` names, each as `Name (why)` or `Name VERSION (why)`.
+    private func leftOutNames(in text: String, section: String) -> [String] {
+        guard let start = text.utf8.offset(of: section) else { return [] }
+        var rest = String(text.utf8.dropFirst(start + section.utf8.count))!
+        if let end = rest.utf8.offset(of: "; not added: ") ?? rest.utf8.offset(of: "; left out: ") { rest = String(rest.utf8.prefix(end))! }
+        let section = rest
+        return Self.plugins.map(\.name).filter { name in
+            section.hasPrefix("\(name) ") || section.has(", \(name) (") || section.has(", \(name) 1.0.")
+        }
+    }
+
+    /// The status the host answers agrees with what the world runs: each plugin once, said to
+    /// serve only when the generation that serves runs that build; one metric series each.
+    private mutating func checkStatus(_ status: HostStatus) {
+        let names = status.plugins.map(\.name)
+        if Set(names).count != names.count {
+            violate("the status lists a plugin more than once: \(names)")
+        }
+        let serving = servingWorker.flatMap { workers[$0] }
+        for plugin in status.plugins where [.serving, .degraded, .unhealthy].contains(plugin.state) {
+            guard let serving, let index = Self.plugin(named: plugin.name), let runs = serving.told.first(where: { $0.plugin == index }) else {
+                violate("the status says \(plugin.name) serves, but no generation that serves runs it (\(status.state))")
+                continue
+            }
+            if plugin.build.map({ $0.inode != runs.inode || $0.modificationNanoseconds != runs.stamp }) ?? true || plugin.version != runs.version {
+                violate("the status says \(plugin.name) \(plugin.version ?? "?") serves, generation \(serving.number) runs \(runs)")
+            }
+        }
+        if let serving {
+            for build in serving.told where !status.plugins.contains(where: { $0.name == build.name && $0.state != .leftOut && $0.state != .notServing }) && status.state == "serving" {
+                violate("generation \(serving.number) serves \(build), which the status does not show serving")
+            }
+        }
+        for plugin in status.plugins where plugin.state == .leftOut {
+            if let serving, serving.told.contains(where: { $0.name == plugin.name }) {
+                violate("the status says \(plugin.name) is left out, but generation \(serving.number) runs it")
+            }
+        }
+    }
+
+    /// The metrics of `status` have no two series with the same name and labels.
+    mutating func checkMetrics(of status: HostStatus) {
+        let facts = StatusDocument.Facts(process: ProcessID(rawValue: 1), wallNow: 1_800_000_000, monotonicNow: now)
+        var seen: Set<String> = []
+        for line in StatusDocument(status: status, facts: facts).metrics.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            let series = String(line[..<space])
+            if !seen.insert(series).inserted { violate("the metrics export the series \(series) twice") }
+        }
+    }
+
+    /// The plugins that leave with `leaving` among what `worker` ran.
+    private func dependents(of leaving: Set<String>, in worker: Worker) -> Set<String> {
+        let live = worker.published.filter { $0.state != .removed }.map(\.plugin)
+        return Set(Dependents.leaving(with: leaving, among: live, name: { Self.plugins[$0].name }, requires: { Self.plugins[$0].requires })
+            .map { Self.plugins[$0.plugin].name })
+    }
+
+    // MARK: Answers
+
+    /// Checks an answer to client `id`: to one still connected, once, of the kind its
+    /// request asks for; what a follower is shown follows what it was shown before.
+    mutating func receive(_ answer: ControlAnswer, by id: Int) {
+        guard let client = clients[id] else {
+            violate("the host answered client \(id), which had left or had its whole answer: \(answer)")
+            return
+        }
+        let fits = switch (client.request, answer) {
+        case (_, .refused): client.request != .status && client.request != .follow
+        case (.status, .status), (.follow, .change), (.reload, .reload), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
+             (.stop, .stopped): true
+        default: false
+        }
+        if !fits { violate("client \(id) asked \(client.request) and was answered \(answer)") }
+        if case .stopped(let status) = answer { stoppedAnswer = status }
+        if case .change(let what, let status) = answer {
+            if let before = shownToFollower[id], what.has(" -> ") {
+                let from = what.split(separator: " -> ").first.map(String.init) ?? what
+                if from != before.state { violate("follower \(id) was shown \(what), after being shown \(before.state)") }
+            }
+            shownToFollower[id] = status
+        }
+        if case .status(var status) = answer {
+            // What followers were shown last is the status now.
+            for (follower, shown) in shownToFollower.sorted(by: { $0.key < $1.key }) {
+                var seen = shown
+                seen.now = now
+                status.now = now
+                if seen != status { violate("follower \(follower) was last shown \(shown.state) with other plugins or figures than the status now (\(status.state))") }
+            }
+        }
+        // A whole answer is written, then the connection closed.
+        if answer.isFinal { clients[id] = nil }
+    }
+
+    // MARK: After every step
+
+    mutating func checkInvariants(after event: SupervisionEvent) {
+        // Every generation the machine knows alive has a worker, and every worker alive is
+        // known: none is forgotten, so none is left running.
+        let machineLive = Set(machine.liveGenerations.map(\.number))
+        let worldLive = Set(workers.values.filter(\.isAlive).map(\.number))
+        if exit == nil, machineLive != worldLive {
+            violate("the machine knows generations \(machineLive.sorted()) alive, the world has workers \(worldLive.sorted()) (after \(describe(event)))")
+        }
+        // No process of an ended generation is left.
+        for worker in workers.values where !worker.isAlive && worker.endsAt == nil && worker.ending != nil {
+            if worker.daemons.values.contains(true) {
+                violate("generation \(worker.number) ended, and a process it started still runs (after \(describe(event)))")
+            }
+        }
+        // At most a serving generation and a candidate run at once, besides those being killed.
+        let alive = workers.values.filter { $0.isAlive && $0.ending == nil && !$0.askedToStop }
+        if alive.count > 2 { violate("\(alive.count) generations run at once: \(alive.map(\.number).sorted())") }
+        forgetEnded()
+    }
+
+    /// Drops the workers that ended long ago.
+    private mutating func forgetEnded() {
+        guard workers.count > 8 else { return }
+        let keep = Set([servingWorker, lastJudged?.worker].compactMap { $0 }).union(workers.values.compactMap(\.replaces))
+        for number in workers.keys.sorted().dropLast(4) where !keep.contains(number) && workers[number]?.isAlive == false
+            && workers[number]?.daemons.values.contains(true) == false {
+            workers[number] = nil
+        }
+    }
+
+    /// The host ends only for a documented reason the truth justifies, with a status that
+    /// reason allows, after a stop request within its deadline.
+    mutating func checkExit(_ status: ExitStatus, _ reason: EndReason) {
+        // Everyone who asked has an answer: a stop, the status the host ends with.
+        for (id, client) in clients.sorted(by: { $0.key < $1.key }) where client.request != .follow {
+            violate("the host ended without answering client \(id)'s \(client.request)")
+        }
+        if let stoppedAnswer, stoppedAnswer != status {
+            violate("the host answered a stop with status \(stoppedAnswer.rawValue), and ended with \(status.rawValue)")
+        }
+        if !reason.statuses.contains(status.rawValue) {
+            violate("the host ended with status \(status.rawValue), which \(reason) does not allow")
+        }
+        if let first = stopRequests.first, now - first.at > stopAllowance {
+            violate("the host ended \(TextFormat.seconds(now - first.at)) after the stop request; its deadline allows \(TextFormat.seconds(stopAllowance))")
+        }
+        switch reason {
+        case .stopped:
+            if stopRequests.isEmpty { violate("the host ended as stopped though no stop was asked for") }
+        case .stoppedAtOnce:
+            if stopRequests.count < 2 {
+                violate("the host ended at once as if asked to stop twice, but operators asked once (\(stopRequests.map { "\($0.signal.name) at \($0.at)" }))")
+            }
+        case .nothingLeftToServe:
+            guard let judged = lastJudged, let worker = workers[judged.worker] else { break }
+            let leaving = Set(judged.blamed.map(\.name)).union(dependents(of: Set(judged.blamed.map(\.name)), in: worker))
+            let staying = worker.published.filter { $0.state != .removed && !leaving.contains(Self.plugins[$0.plugin].name) }.map(\.plugin)
+            let services = staying.filter { Self.plugins[$0].providesService }
+            if !staying.isEmpty && (setup.machine.watching || !services.isEmpty) {
+                violate("the host ended with nothing left to serve, but \(staying.map { Self.plugins[$0].name }) would stay")
+            }
+        case .restartLimit:
+            let policy = setup.machine.restart
+            let start = now + (lastFailure?.wait ?? .zero)
+            let recent = restartStarts.filter { start - $0 < policy.window }.count
+            if recent < policy.limit {
+                violate("the host ended at the restart limit with \(recent) restarts within \(TextFormat.seconds(policy.window)) (the limit is \(policy.limit))")
+            }
+        case .finished, .failedBeforeReady, .notRestartable, .cannotStartWorker:
+            break
+        }
+    }
+
+    // MARK: Once faults stop
+
+    /// With no fault for a while, a watching host serves the newest good build of each plugin
+    /// the truth does not leave out, and nothing it leaves out; every reload asked was made.
+    mutating func checkSettled() {
+        switch machine.state {
+        case .serving, .finished: break
+        default:
+            violate("with no fault for \(TextFormat.seconds(settlingTime)) the host is neither serving nor ended: \(machine.state)")
+            return
+        }
+        for (id, client) in clients.sorted(by: { $0.key < $1.key }) where client.request != .follow {
+            violate("with no fault for \(TextFormat.seconds(settlingTime)), client \(id) still waits for the answer to its \(client.request)")
+        }
+        if !reloadsAsked.isEmpty { violate("with no fault for \(TextFormat.seconds(settlingTime)), a reload asked for at \(reloadsAsked[0]) was never made") }
+        guard setup.machine.watching, let serving = servingWorker, let worker = workers[serving] else {
+            if setup.machine.watching { violate("with no fault for \(TextFormat.seconds(settlingTime)), no generation serves") }
+            return
+        }
+        let runningNames = Set(worker.running.map(\.name))
+        for plugin in Self.plugins.indices {
+            let name = Self.plugins[plugin].name
+            let runs = worker.running.first { $0.plugin == plugin }
+            let requirementsRun = Self.plugins[plugin].requires.allSatisfy(runningNames.contains)
+            let disk = buildOnDisk(plugin)
+            if let runs, let evidence = truth.evidence[runs], worker.startedAt >= evidence.since {
+                violate("generation \(serving) runs \(runs), which \(evidence.reason)")
+            }
+            guard let disk, disk.behaviour != .junk, !truth.abandoned.contains(disk.build), !environmentChanged.contains(disk.build) else {
+                if disk == nil, let runs { violate("generation \(serving) runs \(runs), whose file was removed") }
+                continue
+            }
+            if disk.behaviour == .good, !truth.isLeftOut(disk.build), requirementsRun, runs != disk.build {
+                violate("with no fault for \(TextFormat.seconds(settlingTime)), generation \(serving) runs \(runs?.description ?? "no build of \(name)"), not \(disk.build), "
+                    + "the newest good build, which nothing leaves out")
+            }
+            if let runs, runs != disk.build, !truth.isLeftOut(disk.build), disk.behaviour == .good {
+                violate("generation \(serving) runs \(runs) in place of \(disk.build), which nothing leaves out")
+            }
+        }
+    }
+}
+
+private extension String {
+    /// Whether it holds `other`, compared byte by byte: the checks read every line the host
+    /// says, after every step.
+    func has(_ other: String) -> Bool { utf8.offset(of: other) != nil }
+}
+
+private extension String.UTF8View {
+    /// Where `needle` begins in these bytes, if it does.
+    func offset(of needle: String) -> Int? {
+        let haystack = Array(self)
+        let needle = Array(needle.utf8)
+        guard let first = needle.first, needle.count <= haystack.count else { return nil }
+        var start = 0
+        while start <= haystack.count - needle.count {
+            if haystack[start] == first {
+                var index = 1
+                while index < needle.count, haystack[start + index] == needle[index] { index += 1 }
+                if index == needle.count { return start }
+            }
+            start += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,537 @@
+#if !STANDALONE_SIMULATOR
+@testable import PluginHost
+#endif
+
+/// The simulated workers: what each loads from the plan it was forked with, how it
+/// bootstraps, serves, rescans, reloads, stops and dies, and what it tells its supervisor.
+extension SimulatedWorld {
+    /// Every worker reaches what is due.
+    mutating func runWorkers() {
+        for number in workers.keys.sorted() {
+            guard exit == nil, let worker = workers[number] else { continue }
+            if let endsAt = worker.endsAt, endsAt <= now, let ending = worker.ending {
+                workers[number]?.endsAt = nil
+                workers[number]?.phase = .gone
+                workers[number]?.endSeen = true
+                deliver(.ended(generation: number, ending.evidence))
+                continue
+            }
+            if let overrunAt = worker.overrunAt, overrunAt <= now, worker.ending == nil {
+                workers[number]?.overrunAt = nil
+                let owner = worker.hungPlugin ?? 0
+                workers[number]?.overranOwner = owner
+                let phase: Phase = switch worker.phase {
+                case .loading: .load
+                case .serving: .reload
+                case .prepared, .bootstrapping, .stopping, .gone: .bootstrap
+                }
+                deliver(.overran(generation: number, Overrun(
+                    owner: PluginNumber(owner), phase: phase, policy: .endHost,
+                    allowed: setup.loadTimeout, stall: nil)))
+                continue
+            }
+            if let at = worker.milestoneAt, at <= now, !worker.isStuck, worker.ending == nil {
+                workers[number]?.milestoneAt = nil
+                reachMilestone(number)
+            }
+        }
+    }
+
+    /// The worker that serves, as the supervisor can know it: it heard the worker is ready and
+    /// has not heard of its end (a worker that just died is heard of a moment later), and did
+    /// not ask it to stop; the newest if two are. What the host says is checked against it.
+    var servingWorker: Int? {
+        workers.values.filter { !$0.endSeen && $0.readySeen && !$0.askedToStop && !$0.killed }.map(\.number).max()
+    }
+
+    /// The worker that serves now, as the world knows it: ready, alive, not asked to stop, not
+    /// stopping by itself. Operations hit it.
+    var liveServingWorker: Int? {
+        workers.values.filter { $0.isAlive && $0.ending == nil && $0.saidReady && !$0.askedToStop && !$0.stoppingByItself }
+            .map(\.number).max()
+    }
+
+    /// What runs in `worker` now: the step of a plugin that hangs, or its services.
+    func running(in worker: Worker) -> [RunningCode] {
+        if let hung = worker.hungPlugin, [.loading, .bootstrapping].contains(worker.phase) {
+            return [RunningCode(plugin: PluginNumber(hung), phase: worker.phase == .loading ? .load : .bootstrap)]
+        }
+        return worker.services
+    }
+
+    // MARK: Starting
+
+    mutating func start(_ plan: GenerationPlan) {
+        if refuseFork {
+            refuseFork = false
+            deliver(.couldNotStart(generation: plan.number, reason: "fork the worker process: Resource temporarily unavailable (errno: 11)"))
+            return
+        }
+        var selection = plan.builds
+        selection.substitutes = selection.substitutes.compactMap(locate)
+        var worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, runningBefore: plan.runningBefore, stepStarted: now)
+        if plan.cause == .upgrade { worker.replaces = servingWorker }
+        var leftOut: Set<String> = []
+        var chosen: [(plugin: Int, inode: UInt64)] = []
+        var broughtBack: [WorldTruth.Build] = []
+        for (plugin, inode) in paths.enumerated() {
+            guard let inode, let file = inodes[inode] else { continue }
+            let name = Self.plugins[plugin].name
+            if file.build == .junk {
+                // Not a plugin: a host that does not watch refuses the directory at start; any
+                // other reports it as not added; an upgrade cannot run a plugin that runs now.
+                if (plan.cause == .start && !setup.machine.watching) || (plan.cause == .upgrade && plan.runningBefore[name] != nil) {
+                    workers[plan.number] = worker
+                    deliver(.started(generation: plan.number, substitutes: []))
+                    endIntended(plan.number, status: 1)
+                    return
+                }
+                leftOut.insert(name)
+                continue
+            }
+            if selection.excludes(name, file.identity) {
+                if let substitute = selection.substitute(for: name), let heldInode = UInt64(substitute.path.dropFirst(5)),
+                    let heldIdentity = inodes[heldInode]?.identity {
+                    chosen.append((plugin, heldInode))
+                    broughtBack.append(WorldTruth.Build(plugin: plugin, identity: heldIdentity))
+                } else {
+                    leftOut.insert(name)
+                }
+            } else {
+                chosen.append((plugin, inode))
+            }
+        }
+        let dependents = Dependents.leaving(with: leftOut, among: chosen, name: { Self.plugins[$0.plugin].name }, requires: { Self.plugins[$0.plugin].requires })
+        let gone = leftOut.union(dependents.map { Self.plugins[$0.plugin.plugin].name })
+        for (plugin, inode) in chosen where !gone.contains(Self.plugins[plugin].name) {
+            guard let identity = inodes[inode]?.identity else { continue }
+            worker.published.append(Published(plugin: plugin, inode: inode, identity: identity))
+        }
+        worker.leftOutAtStart = gone
+        worker.broughtBack = broughtBack
+        worker.excludedAtStart = Set(plan.builds.excluded.compactMap { excluded in
+            Self.plugin(named: excluded.name).map { WorldTruth.Build(plugin: $0, identity: excluded.identity) }
+        })
+        worker.milestoneAt = now + jitter(milliseconds: 2...20)
+        workers[plan.number] = worker
+        let used = selection.substitutes.filter { substitute in broughtBack.contains { $0.name == substitute.name } }
+        deliver(.started(generation: plan.number, substitutes: used))
+    }
+
+    mutating func reachMilestone(_ number: Int) {
+        guard var worker = workers[number] else { return }
+        switch worker.phase {
+        case .loading:
+            for index in worker.published.indices {
+                let build = inodes[worker.published[index].inode]?.build ?? .good
+                if build == .hangsInLoad {
+                    worker.hung = true
+                    worker.hungPlugin = index
+                    worker.overrunAt = worker.stepStarted + setup.loadTimeout
+                    workers[number] = worker
+                    return
+                }
+                if build == .failsToLoad {
+                    let name = Self.plugins[worker.published[index].plugin].name
+                    switch worker.cause {
+                    case .restart, .restore:
+                        continue
+                    case .start, .upgrade:
+                        if worker.cause == .upgrade && worker.runningBefore[name] == nil { continue }
+                        worker.failedPlugin = PluginNumber(index)
+                        workers[number] = worker
+                        endIntended(number, status: 1)
+                        return
+                    }
+                }
+                worker.published[index].loaded = true
+            }
+            if worker.stopRequested {
+                worker.phase = .stopping
+                worker.milestoneAt = now + jitter(milliseconds: 1...10)
+                workers[number] = worker
+                return
+            }
+            if worker.cause == .upgrade {
+                worker.phase = .prepared
+                workers[number] = worker
+                deliver(.prepared(generation: number))
+                return
+            }
+            worker.phase = .bootstrapping
+            worker.stepStarted = now
+            worker.milestoneAt = now + jitter(milliseconds: 2...20)
+            workers[number] = worker
+        case .bootstrapping:
+            for index in worker.published.indices where worker.published[index].loaded {
+                let requiresFailed = Self.plugins[worker.published[index].plugin].requires.contains { required in
+                    !worker.published.contains { Self.plugins[$0.plugin].name == required && $0.state == .running }
+                }
+                if requiresFailed { continue }
+                switch inodes[worker.published[index].inode]?.build ?? .good {
+                case .crashesInBootstrap:
+                    workers[number] = worker
+                    let record = WorkerRecord(signal: Signal.segmentationFault.rawValue, culprit: PluginNumber(index), evidence: .faultingCode, phase: .bootstrap, thread: .pluginCode)
+                    end(number, .signalled(.segmentationFault), death: .crash(culprit: index), crash: record,
+                        running: [RunningCode(plugin: PluginNumber(index), phase: .bootstrap)])
+                    return
+                case .throwsInBootstrap:
+                    if worker.cause == .restart || worker.cause == .restore { continue }
+                    worker.failedPlugin = PluginNumber(index)
+                    workers[number] = worker
+                    endIntended(number, status: 1)
+                    return
+                case .good, .failsToLoad, .hangsInLoad, .junk:
+                    worker.published[index].state = .running
+                }
+            }
+            workers[number] = worker
+            if worker.stopRequested {
+                workers[number]?.phase = .stopping
+                scheduleMilestone(of: number, within: 1...10)
+                return
+            }
+            workers[number]?.phase = .serving
+            workers[number]?.saidReady = true
+            workers[number]?.readyAt = now
+            // With nothing to serve it stops by itself once it said it is ready: what it is asked
+            // then, it no longer does.
+            serveOrEnd(number)
+            tellConditions(number)
+            deliver(.ready(generation: number, plugins: snapshot(number)))
+        case .stopping:
+            endIntended(number, status: 0)
+        case .prepared, .serving, .gone:
+            break
+        }
+    }
+
+    /// The worker tells what became of every plugin, as its conditions.
+    mutating func tellConditions(_ number: Int) {
+        guard let worker = workers[number] else { return }
+        var conditions = worker.published.filter { $0.state == .running }.map { published in
+            PluginCondition(
+                name: Self.plugins[published.plugin].name, state: .serving, file: Self.plugins[published.plugin].file,
+                version: Self.version(stamp: published.identity.modificationNanoseconds), build: published.identity)
+        }
+        for name in worker.leftOutAtStart.sorted() {
+            conditions.append(PluginCondition(name: name, state: .leftOut, file: "plugins/lib\(name).so", reason: "left out"))
+        }
+        // A held build runs in place of a file whose build its plan left out: both are told.
+        for build in worker.broughtBack where buildOnDisk(build.plugin).map({ worker.excludedAtStart.contains($0.build) }) == true {
+            conditions.append(PluginCondition(
+                name: build.name, state: .leftOut, file: Self.plugins[build.plugin].file,
+                reason: "its build \(buildOnDisk(build.plugin)!.build.version) failed; the build that ran before, \(build.version), runs until the file changes"))
+        }
+        deliver(.news(generation: number, .plugins(conditions)))
+    }
+
+    /// A worker with no service to run, on a host that does not watch, ends by itself.
+    private mutating func serveOrEnd(_ number: Int) {
+        guard let worker = workers[number], worker.phase == .serving, !setup.machine.watching else { return }
+        let services = worker.published.contains { $0.state == .running && Self.plugins[$0.plugin].providesService }
+        if !services {
+            workers[number]?.phase = .stopping
+            workers[number]?.stoppingByItself = true
+            scheduleMilestone(of: number, within: 1...5)
+        }
+    }
+
+    // MARK: Requests
+
+    mutating func ask(_ number: Int, _ request: WorkerLink.Request) {
+        if case .stop = request { workers[number]?.askedToStop = true }
+        if request == .proceed { workers[number]?.proceeded = true }
+        guard let worker = workers[number], worker.isAlive, worker.ending == nil else { return }
+        if case .stop = request, worker.suspended { resume(number) }
+        guard let worker = workers[number], !worker.suspended else {
+            workers[number]?.pendingRequests.append(request)
+            return
+        }
+        // What hangs is a plugin call: a reload with no plugin to call completes, and a rescan
+        // calls a plugin only to add one (see ``rescan(_:)``).
+        if worker.hung, request != .rescan, request != .reload || worker.published.contains(where: { $0.loaded && $0.state == .running }) {
+            // What hangs is the next plugin call: told to bootstrap, the worker's bootstrap
+            // never returns and runs past its limit; anything else it never gets to.
+            if request == .proceed, worker.phase == .prepared {
+                workers[number]?.phase = .bootstrapping
+                workers[number]?.stepStarted = now
+                workers[number]?.hungPlugin = worker.hungPlugin ?? 0
+                workers[number]?.overrunAt = now + setup.loadTimeout
+            }
+            // A reload's hooks are plugin calls with a deadline: the first runs past it.
+            if request == .reload, worker.phase == .serving, worker.overrunAt == nil {
+                workers[number]?.hungPlugin = worker.hungPlugin ?? 0
+                workers[number]?.overrunAt = now + setup.loadTimeout
+            }
+            return
+        }
+        switch request {
+        case .stop:
+            switch worker.phase {
+            case .loading, .bootstrapping:
+                workers[number]?.stopRequested = true
+            case .prepared, .serving:
+                workers[number]?.phase = .stopping
+                scheduleMilestone(of: number, within: 1...30)
+            case .stopping, .gone:
+                break
+            }
+        case .proceed:
+            guard worker.phase == .prepared else { break }
+            workers[number]?.phase = .bootstrapping
+            workers[number]?.stepStarted = now
+            scheduleMilestone(of: number, within: 2...20)
+        case .reload:
+            guard worker.phase == .serving else { break }
+            deliver(.notification(generation: number, .reloading(monotonicMicroseconds: now.nanoseconds / 1000)))
+            deliver(.news(generation: number, .reload(applied: true, reasons: [])))
+            workers[number]?.askedUpgrades = []
+            workers[number]?.excludedAtStart = []
+            workers[number]?.leftOutAtStart = []
+            rescan(number)
+            if workers[number]?.phase == .serving, workers[number]?.ending == nil {
+                tellConditions(number)
+                deliver(.ready(generation: number, plugins: snapshot(number)))
+            }
+        case .rescan:
+            guard worker.phase == .serving else { break }
+            rescan(number)
+        }
+    }
+
+    /// The worker compares the directory with what it runs: a running plugin's file that
+    /// changed asks for an upgrade; new files are added, removed ones removed.
+    mutating func rescan(_ number: Int) {
+        guard var worker = workers[number] else { return }
+        // Plugins whose file is gone are removed first, with the plugins that require them, as
+        // the worker does.
+        let running = worker.published.indices.filter { worker.published[$0].state == .running }
+        let gone = Set(running.filter { paths[worker.published[$0].plugin] == nil }.map { Self.plugins[worker.published[$0].plugin].name })
+        let leaving = gone.union(Dependents.leaving(
+            with: gone, among: running, name: { Self.plugins[worker.published[$0].plugin].name },
+            requires: { Self.plugins[worker.published[$0].plugin].requires }).map { Self.plugins[worker.published[$0.plugin].plugin].name })
+        for index in running where leaving.contains(Self.plugins[worker.published[index].plugin].name) {
+            worker.published[index].state = .removed
+        }
+        if !leaving.isEmpty {
+            // Each plugin removed is announced, with what runs now.
+            workers[number] = worker
+            tellConditions(number)
+            for name in leaving.sorted() { deliver(.notification(generation: number, .status("Removed plugin \(name)"))) }
+            guard let again = workers[number] else { return }
+            worker = again
+        }
+        var asked = false
+        for published in worker.published where published.state == .running {
+            // A running plugin's file turned into junk: the worker keeps the build it loaded.
+            guard let inode = paths[published.plugin], let file = inodes[inode], file.build != .junk else { continue }
+            let identity = file.identity
+            if identity != published.identity, worker.askedUpgrades.insert(identity).inserted { asked = true }
+        }
+        if asked {
+            workers[number] = worker
+            deliver(.upgradeRequested(generation: number, plugins: snapshot(number)))
+            return
+        }
+        let present = Set(worker.published.filter { $0.state == .running }.map(\.plugin))
+        for (plugin, inode) in paths.enumerated() {
+            // A plugin that does not run is added (again: its code stays loaded when it was
+            // removed, and its build, unchanged, can run again), as its requirements allow.
+            guard let inode, let file = inodes[inode], file.build != .junk, !present.contains(plugin),
+                Self.plugins[plugin].requires.allSatisfy({ required in worker.published.contains { Self.plugins[$0.plugin].name == required && $0.state == .running } })
+            else { continue }
+            // The plan's exclusions hold until SIGHUP, as the truth's do (the worker forgets
+            // them on a reload).
+            if machineExcluded(plugin, file.identity, in: number) { continue }
+            worker.published.append(Published(plugin: plugin, inode: inode, identity: file.identity, state: .published, loaded: true))
+            worker.leftOutAtStart.remove(Self.plugins[plugin].name)
+            if worker.hung {
+                // The plugin call that hangs is the new plugin's bootstrap: it runs past its limit.
+                worker.hungPlugin = worker.published.count - 1
+                worker.overrunAt = now + setup.loadTimeout
+                workers[number] = worker
+                return
+            }
+            switch file.build {
+            case .crashesInBootstrap:
+                workers[number] = worker
+                let culprit = worker.published.count - 1
+                end(number, .signalled(.segmentationFault), death: .crash(culprit: culprit),
+                    crash: WorkerRecord(signal: Signal.segmentationFault.rawValue, culprit: PluginNumber(culprit), evidence: .faultingCode, phase: .bootstrap, thread: .pluginCode),
+                    running: [RunningCode(plugin: PluginNumber(culprit), phase: .bootstrap)])
+                return
+            case .good:
+                worker.published[worker.published.count - 1].state = .running
+            case .failsToLoad, .hangsInLoad, .throwsInBootstrap, .junk:
+                break
+            }
+        }
+        workers[number] = worker
+        tellConditions(number)
+        deliver(.notification(generation: number, .status("")))
+    }
+
+    /// Whether worker `number`'s plan left out this build of `plugin` (a worker remembers
+    /// its plan's exclusions until SIGHUP).
+    private func machineExcluded(_ plugin: Int, _ identity: FileIdentity, in number: Int) -> Bool {
+        workers[number]?.excludedAtStart.contains(WorldTruth.Build(plugin: plugin, identity: identity)) == true
+    }
+
+    mutating func resume(_ number: Int) {
+        workers[number]?.suspended = false
+        workers[number]?.runningWhenSuspended = []
+        deliver(.resumed(generation: number, process: ProcessID(rawValue: Int32(number))))
+        let pending = workers[number]?.pendingRequests ?? []
+        workers[number]?.pendingRequests = []
+        if workers[number]?.milestoneAt == nil, let phase = workers[number]?.phase, [.loading, .bootstrapping, .stopping].contains(phase),
+            workers[number]?.hung == false {
+            workers[number]?.milestoneAt = now + .milliseconds(1)
+        }
+        for request in pending { ask(number, request) }
+        // The copies of signals to the whole service it got while stopped, passed on now.
+        for held in heldSignals.removeValue(forKey: number) ?? [] where workers[number]?.ending == nil {
+            deliverCopy(of: held.signal, from: .worker(generation: number), send: held.send)
+        }
+    }
+
+    // MARK: Ending
+
+    /// A worker dies as `death` says.
+    mutating func die(_ number: Int, _ death: FaultOperation.Death) {
+        guard let worker = workers[number], worker.ending == nil, worker.phase != .gone else { return }
+        let running = running(in: worker)
+        let any = worker.published.indices.randomElement(using: &random)
+        switch death {
+        case .crashNamingPlugin:
+            end(number, .signalled(.segmentationFault), death: .crash(culprit: any), crash: WorkerRecord(
+                signal: Signal.segmentationFault.rawValue, culprit: any.map(PluginNumber.init), evidence: .faultingCode, phase: .run,
+                thread: .pluginCode), running: running)
+        case .crashNamingNobody:
+            end(number, .signalled(.segmentationFault), death: .crash(culprit: nil),
+                crash: WorkerRecord(signal: Signal.segmentationFault.rawValue, thread: .notTheHosts), running: running)
+        case .exitCall:
+            guard let any else {
+                end(number, .exited(0), death: .underscoreExit, running: running)
+                return
+            }
+            end(number, .exited(70), death: .exitCall(culprit: any),
+                exitCall: WorkerRecord(status: 0, culprit: PluginNumber(any), evidence: .stack, phase: .run, thread: .pluginCode), running: running)
+        case .underscoreExit:
+            end(number, .exited(0), death: .underscoreExit, running: running)
+        case .killedWhileIdle:
+            end(number, .signalled(.kill), death: .killedFromOutside, running: running)
+        case .killedInShortCall:
+            end(number, .signalled(.kill), death: .killedFromOutside,
+                running: running + (any.map { [RunningCode(plugin: PluginNumber($0), phase: .health)] } ?? []))
+        }
+    }
+
+    /// The supervisor sent SIGKILL: why, as the world knows it.
+    mutating func killedBySupervisor(_ number: Int) {
+        guard let worker = workers[number], worker.ending == nil, worker.phase != .gone else { return }
+        let kill: WorldTruth.Kill
+        if let owner = worker.overranOwner {
+            kill = .overran(owner: owner)
+        } else if worker.suspended {
+            kill = .stayedSuspended(running: worker.runningWhenSuspended)
+        } else if worker.askedToStop {
+            kill = .stopDeadline
+        } else {
+            kill = .notNeeded
+        }
+        end(number, .signalled(.kill), death: .killedBySupervisor(kill), running: worker.suspended ? worker.runningWhenSuspended : running(in: worker))
+    }
+
+    mutating func endIntended(_ number: Int, status: Int32) {
+        end(number, .exited(status), death: .intended(failedPlugin: workers[number]?.failedPlugin?.index), intended: status)
+    }
+
+    /// The worker ends now; the supervisor sees it a moment later.
+    mutating func end(
+        _ number: Int, _ termination: Termination, death: WorldTruth.Death, intended: Int32? = nil, crash: WorkerRecord? = nil,
+        exitCall: WorkerRecord? = nil, running: [RunningCode] = []
+    ) {
+        guard let worker = workers[number], worker.ending == nil else { return }
+        let rewritten = worker.published.indices.filter { index in
+            let published = worker.published[index]
+            guard published.loaded, let inode = paths[published.plugin], inode == published.inode,
+                let now = inodes[inode]?.identity else { return false }
+            return !now.hasSameContents(as: published.identity)
+        }.map(PluginNumber.init)
+        let phase: WorkerPhase = switch worker.phase {
+        case .loading: .loading
+        case .prepared: .prepared
+        case .bootstrapping: .bootstrapping
+        case .serving: worker.stoppingByItself ? .stopping : .running
+        case .stopping, .gone: .stopping
+        }
+        let evidence = EndingEvidence(
+            termination: termination, intendedExit: intended, crash: crash, exitCall: exitCall, running: running, workerPhase: phase,
+            failedPlugin: worker.failedPlugin, plugins: snapshot(number), rewrittenInPlace: intended == nil ? rewritten : [], stall: nil)
+        workers[number]?.ending = (termination, evidence)
+        workers[number]?.death = death
+        workers[number]?.runningAtDeath = running
+        workers[number]?.rewrittenUnderIt = intended == nil && !rewritten.isEmpty
+        workers[number]?.endsAt = now + .milliseconds(1)
+        workers[number]?.milestoneAt = nil
+        workers[number]?.overrunAt = nil
+    }
+
+    func snapshot(_ number: Int) -> [PublishedPlugin] {
+        guard let worker = workers[number] else { return [] }
+        return worker.published.map { published in
+            let plugin = Self.plugins[published.plugin]
+            return PublishedPlugin(
+                name: plugin.name, file: plugin.file, version: Self.version(stamp: published.identity.modificationNanoseconds),
+                identity: published.identity, requires: plugin.requires, state: published.state,
+                providesService: plugin.providesService && published.state == .running)
+        }
+    }
+
+    /// The worker an operation hits.
+    func worker(_ target: FaultOperation.Target) -> Int? {
+        let alive = workers.values.filter { $0.isAlive && $0.ending == nil }.map(\.number).sorted()
+        switch target {
+        case .current: return liveServingWorker.flatMap { alive.contains($0) ? $0 : nil } ?? alive.last
+        case .newest: return alive.last
+        case .oldest: return alive.first
+        }
+    }
+
+    // MARK: Files
+
+    mutating func newInode(_ build: FaultOperation.Build) -> UInt64 {
+        nextInode += 1
+        nextStamp += 1
+        inodes[nextInode] = Inode(
+            identity: FileIdentity(device: 1, inode: nextInode, size: 5_000 + nextStamp, modificationNanoseconds: nextStamp, changeNanoseconds: nextStamp),
+            build: build)
+        return nextInode
+    }
+
+    /// A name of the file was replaced or removed: its change time moves, not its contents.
+    mutating func touchChangeTime(_ inode: UInt64) {
+        nextStamp += 1
+        guard let identity = inodes[inode]?.identity else { return }
+        inodes[inode]?.identity = FileIdentity(
+            device: identity.device, inode: identity.inode, size: identity.size, modificationNanoseconds: identity.modificationNanoseconds,
+            changeNanoseconds: nextStamp)
+    }
+
+    /// The build at `plugin`'s file now, if there is one that is a plugin.
+    func buildOnDisk(_ plugin: Int) -> (build: WorldTruth.Build, behaviour: FaultOperation.Build)? {
+        guard let inode = paths[plugin], let file = inodes[inode] else { return nil }
+        return (WorldTruth.Build(plugin: plugin, identity: file.identity), file.build)
+    }
+
+    /// The worker reaches its next milestone after a moment within `range` milliseconds.
+    mutating func scheduleMilestone(of number: Int, within range: ClosedRange<Int>) {
+        let at = now + jitter(milliseconds: range)
+        workers[number]?.milestoneAt = at
+    }
+
+    mutating func jitter(milliseconds range: ClosedRange<Int>) -> Duration {
+        .milliseconds(Int.random(in: range, using: &random))
+    }
+}

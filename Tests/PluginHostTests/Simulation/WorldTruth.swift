@@ -1,0 +1,140 @@
+#if !STANDALONE_SIMULATOR
+@testable import PluginHost
+#endif
+
+/// The simulated world's own account of what happened, and of what a correct host does about
+/// it: which builds have evidence of fault by the rules of docs/operations.md, which were ever
+/// blamed, how long the next restart must wait, which reload and stop requests operators
+/// made. It is computed from what the world itself did (which build is faulty and how, which
+/// plugin faulted, what each worker ran, who sent which signal) and never read from the
+/// machine, so that the machine's decisions and words can be checked against it.
+struct WorldTruth {
+    /// One build of one plugin: its file's inode and the stamp of its contents.
+    struct Build: Hashable, CustomStringConvertible {
+        let plugin: Int
+        let inode: UInt64
+        let stamp: Int64
+
+        init(plugin: Int, identity: FileIdentity) {
+            self.plugin = plugin
+            inode = identity.inode
+            stamp = identity.modificationNanoseconds
+        }
+
+        var name: String { SimulatedWorld.plugins[plugin].name }
+        var version: String { SimulatedWorld.version(stamp: stamp) }
+        var description: String { "\(name) \(version) (inode \(inode))" }
+    }
+
+    /// How a worker ended, as it really happened.
+    enum Death: Equatable {
+        /// A crash whose record names this plugin (an index into what the worker published),
+        /// or nobody.
+        case crash(culprit: Int?)
+        /// `exit()` called by this plugin.
+        case exitCall(culprit: Int)
+        /// `_exit()`: no record.
+        case underscoreExit
+        /// SIGKILL from outside.
+        case killedFromOutside
+        /// The worker ended as the host meant: a plugin it gave up on, or none.
+        case intended(failedPlugin: Int?)
+        /// The supervisor ended it, for this reason.
+        case killedBySupervisor(Kill)
+    }
+
+    /// Why the supervisor may end a worker, as the world sees it.
+    enum Kill: Equatable {
+        /// A step of this plugin (an index into what the worker published) ran past its limit.
+        case overran(owner: Int)
+        /// A signal kept it stopped past `--timeout`, while these ran.
+        case stayedSuspended(running: [RunningCode])
+        /// Asked to stop, it did not in time.
+        case stopDeadline
+        /// Nothing was lost by ending it: a candidate not needed, a stop at once.
+        case notNeeded
+    }
+
+    /// The builds with evidence of fault a correct host leaves out now, and why: from the
+    /// failures it judged, until their files change (a new file is a new build) or SIGHUP.
+    private(set) var evidence: [Build: (reason: String, since: MonotonicInstant)] = [:]
+    /// Every build ever blamed: a failure that blames one never blamed before is healed by
+    /// leaving it out, and its restart does not wait.
+    private(set) var everBlamed: Set<Build> = []
+    /// New builds whose upgrade failed with nobody to blame: a correct host does not try them
+    /// again until their file changes or SIGHUP.
+    private(set) var abandoned: Set<Build> = []
+
+    // MARK: The rules of blame
+
+    /// The plugins (indices into what `worker` published) the documented rules blame for its
+    /// end, from what really happened: nobody when a plugin file it loaded was written in place
+    /// under it; the plugin a crash or `exit()` record names; the plugins that ran at `_exit()`;
+    /// for a SIGKILL from outside, or a signal that kept it stopped, only a plugin in a short
+    /// call; the plugin whose step overran.
+    static func blamed(_ worker: SimulatedWorld.Worker) -> [Int] {
+        guard let death = worker.death else { return [] }
+        if case .intended(let failed) = death { return failed.map { [$0] } ?? [] }
+        if worker.rewrittenUnderIt { return [] }
+        switch death {
+        case .crash(let culprit): return culprit.map { [$0] } ?? []
+        case .exitCall(let culprit): return [culprit]
+        case .underscoreExit: return worker.runningAtDeath.map(\.plugin.index)
+        case .killedFromOutside: return worker.runningAtDeath.filter { $0.phase.isShortCall }.map(\.plugin.index)
+        case .killedBySupervisor(.overran(let owner)): return [owner]
+        case .killedBySupervisor(.stayedSuspended(let running)): return running.filter { $0.phase.isShortCall }.map(\.plugin.index)
+        case .killedBySupervisor(.stopDeadline), .killedBySupervisor(.notNeeded): return []
+        case .intended: return []
+        }
+    }
+
+    /// The builds to blame for an upgrade's candidate that failed, by the rules: of those its
+    /// end blames, the ones it changed from `before` (a plugin serving unchanged before is not
+    /// judged by a new worker's end); when it gave up on the new set of files as a whole
+    /// without naming a plugin, every build that changed.
+    static func suspects(of candidate: SimulatedWorld.Worker, comparedTo before: [Build]) -> [Build] {
+        let changed = candidate.builds.filter { !before.contains($0) }
+        if case .intended(nil) = candidate.death { return changed }
+        return blamed(candidate).compactMap { candidate.builds.indices.contains($0) ? candidate.builds[$0] : nil }.filter(changed.contains)
+    }
+
+    // MARK: What a correct host does
+
+    /// A failure judged as the rules say: `builds` are left out from now on.
+    ///
+    /// - Returns: Whether leaving them out heals it: one of them was never blamed before.
+    @discardableResult
+    mutating func leaveOut(_ builds: [Build], because reason: String, at now: MonotonicInstant) -> Bool {
+        let heals = builds.contains { !everBlamed.contains($0) }
+        for build in builds {
+            everBlamed.insert(build)
+            if evidence[build] == nil { evidence[build] = (reason, now) }
+        }
+        return heals
+    }
+
+    /// An upgrade of `builds` failed with nobody to blame: they are not tried again until
+    /// their files change or SIGHUP.
+    mutating func abandon(_ builds: [Build]) {
+        abandoned.formUnion(builds)
+    }
+
+    /// SIGHUP: every build left out may come back, and abandoned upgrades are tried again.
+    mutating func forgiveAll() {
+        evidence = [:]
+        abandoned = []
+    }
+
+    /// An operator's restart of `names` that the host acted on.
+    mutating func forgive(_ names: [String]) {
+        for build in evidence.keys where names.contains(build.name) { evidence[build] = nil }
+    }
+
+    /// Whether `build` has evidence of fault in force.
+    func isLeftOut(_ build: Build) -> Bool { evidence[build] != nil }
+}
+
+extension SimulatedWorld {
+    /// The version the simulated manifest of a build with `stamp` says.
+    static func version(stamp: Int64) -> String { "1.0.\(stamp)" }
+}
