@@ -100,6 +100,71 @@ struct SupervisionSimulationTests {
         #expect(world.restartStarts.count == 1, "counted against the limit")
     }
 
+    @Test("a worker stopped by SIGSTOP past --timeout while its services wait blames nobody: the same plugins restart")
+    func stoppedFromOutside() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.suspend(.current))
+        world.apply(.advance(milliseconds: 31_000))
+        #expect(world.violations == [])
+        guard case .serving(let number) = world.machine.state, number > 1 else {
+            Issue.record("no new generation serves: \(world.machine.state)")
+            return
+        }
+        #expect(world.truth.evidence.isEmpty, "nothing is left out")
+        for name in ["Persistence", "Domain", "Echo", "Ticker"] { #expect(Self.runs(name, in: number, world), "\(name) runs") }
+    }
+
+    @Test("thirty SIGHUPs while a restart recovers are one reload, made once the new generation serves")
+    func reloadsCoalesce() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.kill(.current, .killedWhileIdle))
+        world.apply(.advance(milliseconds: 1))
+        guard case .recovering = world.machine.state else {
+            Issue.record("not recovering: \(world.machine.state)")
+            return
+        }
+        for _ in 1...30 { world.apply(.signal(.hangUp, to: .supervisor)) }
+        world.apply(.advance(milliseconds: 1_000))
+        #expect(world.violations == [])
+        #expect(world.reloadsMade == 1)
+    }
+
+    @Test("a crash healed by leaving a new build out restarts at once, however many came before")
+    func healedFailuresDoNotBackOff() {
+        var world = SimulatedWorld(setup: Self.setup(watching: true, limit: 10), seed: 3)
+        world.apply(.advance(milliseconds: 100))
+        for round in 1...4 {
+            if round > 1 {
+                world.apply(.replace(plugin: Self.ticker, with: .good))
+                world.apply(.advance(milliseconds: 1_000))
+            }
+            world.apply(.crash(.current, inPlugin: Self.ticker))
+            world.apply(.advance(milliseconds: 1))
+            if case .backingOff = world.machine.state { Issue.record("round \(round) backs off") }
+            world.apply(.advance(milliseconds: 1_000))
+        }
+        #expect(world.violations == [])
+        #expect(world.restartStarts.count == 4)
+        #expect(world.truth.evidence.keys.filter { $0.name == "Ticker" }.count == 4, "each build of Ticker is left out")
+    }
+
+    @Test("after a rollback the status lists each plugin once: the build brought back serves")
+    func statusAfterRollback() {
+        var world = Self.watchingWorld()
+        world.apply(.advance(milliseconds: 100))
+        world.apply(.replace(plugin: Self.echo, with: .throwsInBootstrap))
+        world.apply(.advance(milliseconds: 2_000))
+        world.apply(.ask(.status))
+        #expect(world.violations == [])
+        let plugins = world.machine.status.plugins
+        #expect(Set(plugins.map(\.name)).count == plugins.count, "\(plugins.map(\.name))")
+        let echo = plugins.first { $0.name == "Echo" }
+        #expect(echo?.state == .serving)
+        #expect(echo?.reason?.contains("the build that ran before") == true, "\(echo?.reason ?? "")")
+    }
+
     @Test("SIGTERM while a new generation loads ends the host at once, not at the load's deadline")
     func stopWhileLoading() {
         var world = Self.watchingWorld()

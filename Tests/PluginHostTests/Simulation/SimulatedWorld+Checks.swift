@@ -152,6 +152,7 @@ extension SimulatedWorld {
             }
             reloadsAsked = []
             reloadUnderWay = number
+            reloadsMade += 1
             // What is left out when the reload is made is tried again.
             truth.forgiveAll()
         case .say(let line):

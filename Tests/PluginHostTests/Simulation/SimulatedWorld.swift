@@ -202,8 +202,9 @@ struct SimulatedWorld {
     /// When the last SIGHUP that was a request came, and through whom, to tell a signal's two
     /// copies apart from two signals.
     var lastHangUp: (fromWorker: Bool, at: MonotonicInstant)?
-    /// The generation a reload is under way on.
+    /// The generation a reload is under way on, and how many reloads were made.
     var reloadUnderWay: Int?
+    var reloadsMade = 0
     /// The copies of signals a stopped worker passes on once resumed, with the send each is of.
     var heldSignals: [Int: [(signal: Signal, send: Int)]] = [:]
     /// Signals sent so far, and those of the stop requests that reached the host.
@@ -260,7 +261,9 @@ struct SimulatedWorld {
             guard let current = liveServingWorker ?? machine.currentGeneration,
                 let published = workers[current]?.published.first(where: { $0.plugin == plugin })
             else { return }
-            inodes[published.inode]?.build = build
+            // What the environment breaks is how a build behaves, never whether its file is a
+            // plugin: that is the file's contents.
+            inodes[published.inode]?.build = build == .junk ? .failsToLoad : build
             // Nothing on disk tells the host: a build that failed before is not tried again
             // for it, nor one that ran is known to fail now.
             environmentChanged.insert(published.build)

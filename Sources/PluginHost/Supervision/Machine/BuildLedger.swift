@@ -146,10 +146,15 @@ struct BuildLedger: Equatable, Sendable {
         }
     }
 
-    /// The held builds of `names` can no longer be brought back (their files were written in
-    /// place, so the held copies read other bytes), for `reason`.
-    mutating func lose(held names: Set<String>, because reason: String) {
-        for index in records.indices where names.contains(records[index].name) && records[index].held != nil {
+    /// The files of `rewritten` were written in place: a held build that is one of those files
+    /// (the same device and inode) reads other bytes now, and can no longer be brought back.
+    mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: String) {
+        for index in records.indices {
+            guard let held = records[index].held?.identity else { continue }
+            let isRewritten = rewritten.contains { build in
+                build.name == records[index].name && build.identity.map { $0.device == held.device && $0.inode == held.inode } == true
+            }
+            guard isRewritten else { continue }
             records[index].held = nil
             records[index].notHeld = reason
         }

@@ -190,8 +190,8 @@ extension SupervisionMachine {
         // Whatever it started ends with it.
         act(.endProcesses(generation: number))
         // A held build whose file was written in place holds the new bytes: it cannot come back.
-        let rewritten = Set(evidence.rewrittenInPlace.compactMap { evidence.plugins[number: $0]?.name })
-        ledger.lose(held: rewritten, because: "its file was written in place, so the copy held reads other bytes")
+        ledger.lose(heldIn: evidence.rewrittenInPlace.compactMap { evidence.plugins[number: $0] },
+                    because: "its file was written in place, so the copy held reads other bytes")
 
         switch state {
         case .starting(let current):
