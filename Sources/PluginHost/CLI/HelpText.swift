@@ -140,7 +140,8 @@ enum HelpText {
                          at most N restarts within SECONDS (default: 5/60); one more
                          failure ends the host with its status
           --restart-delay SECONDS
-                         the first restart is at once; the second in a row waits SECONDS
+                         a restart healed by leaving a new culprit out is at once; of the
+                         others, the first is at once, the second in a row waits SECONDS
                          (default: 0.1), each one more twice as long as the one before
           --restart-max-delay SECONDS
                          the longest wait between restarts (default: 10); a worker that
