@@ -5,6 +5,7 @@
 // Usage: simulate [SEQUENCES [SEED]]   (SEED: the first sequence's; the default is random)
 //        simulate --diagram            (the state diagram of docs/architecture.md)
 //        simulate --trace SEED         (every event and action of one sequence)
+//        simulate --survey N SEED      (every failing seed's first violation, unshrunk, grouped)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--diagram" {

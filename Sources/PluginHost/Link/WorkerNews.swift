@@ -76,6 +76,9 @@ struct PluginCondition: Equatable, Sendable {
         /// It ran in the generation that served last, and no generation serves now: the next
         /// one starts, takes over, or the host stops. Only the supervisor says this.
         case notServing = "not serving"
+
+        /// Whether a plugin in this state runs: serving, well or not.
+        var runs: Bool { self == .serving || self == .degraded || self == .unhealthy }
     }
 
     var name: String

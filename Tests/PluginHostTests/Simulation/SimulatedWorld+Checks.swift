@@ -333,7 +333,7 @@ extension SimulatedWorld {
             violate("the status lists a plugin more than once: \(names)")
         }
         let serving = servingWorker.flatMap { workers[$0] }
-        for plugin in status.plugins where [.serving, .degraded, .unhealthy].contains(plugin.state) {
+        for plugin in status.plugins where plugin.state.runs {
             guard let serving, let index = Self.plugin(named: plugin.name), let runs = serving.told.first(where: { $0.plugin == index }) else {
                 violate("the status says \(plugin.name) serves, but no generation that serves runs it (\(status.state))")
                 continue

@@ -3,7 +3,7 @@
 /// The status, `STATUS=`, the supervisor's lines and the metrics are all read from it, so
 /// that they cannot tell different stories; the machine alone writes it, from the facts its
 /// driver reports (what a generation runs and tells, which builds the driver could hold).
-struct BuildLedger: Equatable, Sendable {
+struct BuildLedger: Sendable {
     /// One plugin, as far as the host knows it.
     struct Record: Equatable, Sendable {
         let name: String
@@ -43,10 +43,6 @@ struct BuildLedger: Equatable, Sendable {
     /// first time is healed by leaving it out, one that blames none anew is not.
     private var blamedEver: [(name: String, identity: FileIdentity)] = []
 
-    static func == (lhs: BuildLedger, rhs: BuildLedger) -> Bool {
-        lhs.records == rhs.records && lhs.blamedEver.elementsEqual(rhs.blamedEver) { $0.name == $1.name && $0.identity == $1.identity }
-    }
-
     // MARK: Reading
 
     /// The record of `name`, if the host knows the plugin.
@@ -85,29 +81,25 @@ struct BuildLedger: Equatable, Sendable {
     /// A failure that blames nobody, or only builds blamed before (forgiven by SIGHUP, and
     /// failing again), is one that leaving out does not heal.
     func healsByLeavingOut(_ builds: [PublishedPlugin]) -> Bool {
-        builds.contains { build in
-            guard let identity = build.identity else { return false }
-            return !blamedEver.contains { $0.name == build.name && $0.identity.hasSameContents(as: identity) }
-        }
+        builds.contains { build in build.identity.map { !wasBlamed(build.name, $0) } ?? false }
+    }
+
+    /// Whether this build of `name` was ever blamed.
+    private func wasBlamed(_ name: String, _ identity: FileIdentity) -> Bool {
+        blamedEver.contains { $0.name == name && $0.identity.hasSameContents(as: identity) }
     }
 
     // MARK: Writing
 
     /// Leaves `build` out of every generation from now on, until its file changes or SIGHUP.
-    ///
-    /// - Returns: Whether it was not left out already.
-    @discardableResult
-    mutating func leaveOut(_ build: PublishedPlugin, because reason: String) -> Bool {
-        guard let identity = build.identity else { return false }
-        if !blamedEver.contains(where: { $0.name == build.name && $0.identity.hasSameContents(as: identity) }) {
-            blamedEver.append((build.name, identity))
-        }
-        guard !isLeftOut(build) else { return false }
+    mutating func leaveOut(_ build: PublishedPlugin, because reason: String) {
+        guard let identity = build.identity else { return }
+        if !wasBlamed(build.name, identity) { blamedEver.append((build.name, identity)) }
+        guard !isLeftOut(build) else { return }
         update(build.name) { record in
             record.leftOut.append(LeftOutBuild(build: build, identity: identity, reason: reason))
             record.file = record.file ?? build.file
         }
-        return true
     }
 
     /// SIGHUP: every build left out may come back.
@@ -166,6 +158,8 @@ struct BuildLedger: Equatable, Sendable {
         let serves = speaking.map { if case .serving = $0.life { true } else { false } } ?? false
         let conditions = speaking?.conditions
         let running = speaking?.running ?? []
+        // Every plugin it runs or told of has a record.
+        for name in running.map(\.name) + (conditions ?? []).map(\.name) where self[name] == nil { records.append(Record(name: name)) }
         for index in records.indices {
             let name = records[index].name
             let build = running.last { $0.name == name }
@@ -175,14 +169,7 @@ struct BuildLedger: Equatable, Sendable {
                 records[index].condition = Self.condition(of: name, in: conditions)
                 records[index].fileLeftOut = build == nil ? nil : conditions.first { $0.name == name && $0.state == .leftOut }?.reason
             }
-            if let build { records[index].file = build.file }
-        }
-        for build in running where self[build.name] == nil {
-            records.append(Record(name: build.name, file: build.file, serving: serves ? build : nil, ranLast: serves))
-            if let conditions { records[records.count - 1].condition = Self.condition(of: build.name, in: conditions) }
-        }
-        for condition in conditions ?? [] where self[condition.name] == nil {
-            records.append(Record(name: condition.name, file: condition.file, condition: Self.condition(of: condition.name, in: conditions ?? [])))
+            records[index].file = build?.file ?? records[index].file ?? records[index].condition?.file
         }
         if serves {
             // What did not run in the generation that serves now did not run last.
@@ -195,7 +182,7 @@ struct BuildLedger: Equatable, Sendable {
     /// a left-out file tells both; the running one is the plugin's.
     private static func condition(of name: String, in conditions: [PluginCondition]) -> PluginCondition? {
         let told = conditions.filter { $0.name == name }
-        return told.first { [.serving, .degraded, .unhealthy].contains($0.state) } ?? told.first
+        return told.first(where: \.state.runs) ?? told.first
     }
 
     private mutating func update(_ name: String, _ change: (inout Record) -> Void) {
@@ -228,7 +215,7 @@ struct BuildLedger: Equatable, Sendable {
             status.held = record.held.map(\.version)
             if let serving = record.serving {
                 let told = record.condition.map(\.state)
-                status.state = [.serving, .degraded, .unhealthy].contains(told) ? told! : .serving
+                status.state = told.flatMap { $0.runs ? $0 : nil } ?? .serving
                 status.reason = told == .serving ? nil : record.condition?.reason
                 status.version = serving.version
                 status.file = serving.file
@@ -243,7 +230,7 @@ struct BuildLedger: Equatable, Sendable {
                 status.reason = "\(leftOut.reason); left out until its file changes"
                 status.version = leftOut.build.version
                 status.file = leftOut.build.file
-            } else if let condition = record.condition, ![.serving, .degraded, .unhealthy].contains(condition.state) {
+            } else if let condition = record.condition, !condition.state.runs {
                 status.state = condition.state
                 status.reason = condition.reason
                 status.file = condition.file ?? record.file
@@ -260,7 +247,7 @@ struct BuildLedger: Equatable, Sendable {
     /// from before in place of their file's, which are left out, which files were not added.
     var summary: String {
         let statuses = self.statuses
-        let running = statuses.filter { [.serving, .degraded, .unhealthy].contains($0.state) }
+        let running = statuses.filter(\.state.runs)
         var text = "\(running.count) plugin\(running.count == 1 ? "" : "s") running"
         let unwell = running.filter { $0.state != .serving }
         if !unwell.isEmpty {

@@ -55,7 +55,7 @@ struct Generation: Equatable, Sendable {
     /// published last.
     var running: [PublishedPlugin] {
         guard isLive, let conditions else { return plugins.running }
-        return conditions.filter { [.serving, .degraded, .unhealthy].contains($0.state) }.map { condition in
+        return conditions.filter(\.state.runs).map { condition in
             plugins.last { build in
                 build.name == condition.name && build.isRunning
                     && (condition.build.map { told in build.identity?.hasSameContents(as: told) == true } ?? true)

@@ -6,7 +6,7 @@
 /// request that comes meanwhile (SIGHUP, `plugin-host reload`) joins the one that waits, and
 /// its outcome answers them all. A request joins a reload that begins after it, never one
 /// under way, which may have read the configuration before it changed.
-struct OperatorRequests: Equatable, Sendable {
+struct OperatorRequests: Sendable {
     /// A reload asked of a generation, and the clients its outcome answers.
     struct Reload: Equatable, Sendable {
         var generation: Int
@@ -28,13 +28,6 @@ struct OperatorRequests: Equatable, Sendable {
     /// Clients that follow the host's changes, and what they were shown last.
     private(set) var followers: [Int] = []
     var shownToFollowers: HostStatus?
-
-    static func == (lhs: OperatorRequests, rhs: OperatorRequests) -> Bool {
-        lhs.lastHangUp?.fromWorker == rhs.lastHangUp?.fromWorker && lhs.lastHangUp?.at == rhs.lastHangUp?.at
-            && lhs.reloadUnderWay == rhs.reloadUnderWay && lhs.reloadWaiting == rhs.reloadWaiting
-            && lhs.restarts.elementsEqual(rhs.restarts) { $0 == $1 } && lhs.restartChecks.elementsEqual(rhs.restartChecks) { $0 == $1 }
-            && lhs.stops == rhs.stops && lhs.followers == rhs.followers && lhs.shownToFollowers == rhs.shownToFollowers
-    }
 
     // MARK: Reloads
 
