@@ -255,6 +255,7 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 	$(MICRO)
 	python3 Benchmarks/lifecycle.py
 	python3 Benchmarks/generations.py
+	python3 Benchmarks/upgrades.py
 	python3 Benchmarks/control.py
 	python3 Benchmarks/manifest_section.py
 	python3 Benchmarks/startup.py

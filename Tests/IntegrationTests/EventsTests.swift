@@ -163,8 +163,8 @@ struct EventLog {
         ((try? String(contentsOf: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// Waits until the log holds `line`, for at most ten seconds.
-    func wait(for line: String) -> Bool {
-        IntegrationTests.wait { lines.contains(line) }
+    /// Waits until the log holds `line` `count` times (at least), for at most ten seconds.
+    func wait(for line: String, count: Int = 1) -> Bool {
+        IntegrationTests.wait { lines.filter { $0 == line }.count >= count }
     }
 }

@@ -19,7 +19,7 @@ struct ControlTests {
         #expect(throws: ControlError(#"no "command""#)) { try request(#"{"comand": "status"}"#) }
         #expect(throws: ControlError(#""plugins" must be a list of names"#)) { try request(#"{"command": "restart", "plugins": "Ticker"}"#) }
         #expect(throws: ControlError(#""plugins" must be a list of names"#)) { try request(#"{"command": "restart", "plugins": [""]}"#) }
-        #expect(throws: ControlError(#"unknown command "halt"; the commands are status, follow, metrics, reload, restart, stop"#)) {
+        #expect(throws: ControlError(#"unknown command "halt"; the commands are status, follow, metrics, reload, restart, accept, rollback, stop"#)) {
             try request(#"{"command": "halt"}"#)
         }
         // What a client sends, the host reads back.

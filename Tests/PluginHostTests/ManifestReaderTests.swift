@@ -19,6 +19,14 @@ struct ManifestReaderTests {
         #expect(manifest.requires == ["Persistence"])
     }
 
+    @Test("a plugin bootstraps after its build before has stopped, unless its manifest says it may beside")
+    func upgradeOrder() throws {
+        let after = try read(ELFBuilder.plugin(manifest: #"{"name":"A","version":"1.0.0","abi":2}"#).build())
+        let beside = try read(ELFBuilder.plugin(manifest: #"{"name":"A","version":"1.0.0","abi":2,"upgrade":"beside"}"#).build())
+        #expect(after.upgrade == .after)
+        #expect(beside.upgrade == .beside)
+    }
+
     /// What reading `bytes` from a file gives: the manifest's name, or the error's text.
     private func readFromFile(_ bytes: [UInt8]) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("elf-\(UUID().uuidString).so")
@@ -114,6 +122,8 @@ struct ManifestReaderTests {
         (#"{"name":"A","version":"1.0.0","abi":1,"requires":["B"],"optional":["B"]}"#, #"B is listed in both "requires" and "optional""#),
         (#"{"name":"A\u0000","version":"1.0.0","abi":1}"#, #""A\u{0}" may hold only ASCII letters"#),
         (#"{"name":"../evil","version":"1.0.0","abi":1}"#, "may hold only ASCII letters"),
+        (#"{"name":"A","version":"1.0.0","abi":1,"upgrade":"sideways"}"#, #""upgrade" must be "after" or "beside", found "sideways""#),
+        (#"{"name":"A","version":"1.0.0","abi":1,"upgrade":true}"#, #""upgrade" must be "after" or "beside", found boolean"#),
     ])
     func malformed(json: String, expected: String) throws {
         let error = try #require(throws: ManifestError.self) { try read(ELFBuilder.plugin(manifest: json).build()) }

@@ -12,8 +12,8 @@ enum HelpText {
         Usage: plugin-host [run] [--dir DIR]... [--config FILE] [--json] [--keep-going] [--jobs N]
                            [--timeout SECONDS] [--shutdown-timeout SECONDS] [--timeline FILE.svg] [--allow-any-owner]
                            [--watch] [--health-interval SECONDS] [--restart on-failure|no] [--restart-limit N/SECONDS]
-                           [--restart-delay SECONDS] [--restart-max-delay SECONDS] [--listen NAME=ADDRESS]...
-                           [--control PATH] [--metrics-listen ADDRESS]
+                           [--restart-delay SECONDS] [--restart-max-delay SECONDS] [--trial SECONDS]
+                           [--listen NAME=ADDRESS]... [--control PATH] [--metrics-listen ADDRESS]
                plugin-host list [--dir DIR]... [--json]
                plugin-host inspect [--json] FILE
                plugin-host check [--dir DIR]...
@@ -23,7 +23,7 @@ enum HelpText {
                plugin-host check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...) [--output FILE.swift]
                plugin-host status [--dir DIR | --control PATH] [--json] [--follow | --metrics]
                plugin-host reload | stop [--dir DIR | --control PATH] [--json]
-               plugin-host restart [--dir DIR | --control PATH] [--json] [PLUGIN]...
+               plugin-host restart | accept | rollback [--dir DIR | --control PATH] [--json] [PLUGIN]...
                plugin-host list | graph | inspect NAME --running [--dir DIR | --control PATH]
 
         """
@@ -95,6 +95,13 @@ enum HelpText {
           restart [PLUGIN]...
                          a new generation beside the serving one; the plugins named are tried
                          again if left out; exit 0 once it serves
+          accept [PLUGIN]...
+                         the builds on trial of the plugins named (all, when none is) are
+                         permanent now; the builds before are let go
+          rollback [PLUGIN]...
+                         the builds on trial of the plugins named (all, when none is) are
+                         left out now and the builds they replaced come back; exit 0 once
+                         the generation that brings them back serves
           stop           what SIGTERM does, waiting for the end; prints the exit status
           list, inspect NAME, graph with --running
                          the builds the host runs, not the files on disk
@@ -146,6 +153,10 @@ enum HelpText {
           --restart-max-delay SECONDS
                          the longest wait between restarts (default: 10); a worker that
                          served this long counts as steady: the next restart is at once
+          --trial SECONDS
+                         how long the builds an upgrade brings in are on trial (default:
+                         30; 0 for none): a failure blamed on one brings back the build it
+                         replaced, held open until the trial ends
           --listen NAME=ADDRESS
                          listen on a socket that plugins obtain by NAME, held across
                          restarts and upgrades: unix:PATH, /PATH, @NAME, HOST:PORT,

@@ -35,12 +35,12 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
 extension Command {
     /// The subcommands; anything else is a run.
-    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "status", "reload", "restart", "stop"]
+    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "status", "reload", "restart", "accept", "rollback", "stop"]
 
     /// The options of each subcommand.
     private static let options: [String: Set<String>] = [
         "run": ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
-                "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay",
+                "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay", "--trial",
                 "--listen", "--control", "--metrics-listen"],
         "list": ["--dir", "--allow-any-owner", "--json", "--running", "--control"],
         "check": ["--dir", "--allow-any-owner"],
@@ -52,6 +52,8 @@ extension Command {
         "status": ["--dir", "--control", "--json", "--follow", "--metrics"],
         "reload": ["--dir", "--control", "--json"],
         "restart": ["--dir", "--control", "--json"],
+        "accept": ["--dir", "--control", "--json"],
+        "rollback": ["--dir", "--control", "--json"],
         "stop": ["--dir", "--control", "--json"],
     ]
 
@@ -140,6 +142,8 @@ extension Command {
                 run.restart.window = window
             case "--restart-delay":
                 run.restart.delay = try Self.seconds(try parser.value(for: name), for: name, zero: "no wait") ?? .zero
+            case "--trial":
+                run.trial = try Self.seconds(try parser.value(for: name), for: name, zero: "no trial")
             case "--restart-max-delay":
                 run.restart.maximumDelay = try Self.seconds(try parser.value(for: name), for: name, zero: "no wait") ?? .zero
             case "--listen":
@@ -187,20 +191,22 @@ extension Command {
         var search = directories + (searchPath ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
         if directories.isEmpty, let defaultDirectory { search.append(defaultDirectory) }
         let searchOptions = SearchOptions(directories: search, allowAnyOwner: allowAnyOwner)
-        let asksHost = ["status", "reload", "restart", "stop"].contains(subcommand) || running
+        let asksHost = ["status", "reload", "restart", "accept", "rollback", "stop"].contains(subcommand) || running
         if asksHost {
             guard control != nil || !search.isEmpty else {
                 throw UsageError(message: "which host? give its --control socket, or its plugin directory with --dir or PLUGIN_HOST_PATH")
             }
             let options = ControlOptions(target: control.map(ControlTarget.path) ?? .directories(search), json: json)
             if follow && metrics { throw UsageError(message: "--follow and --metrics do not go together") }
-            if subcommand != "restart", subcommand != "inspect", let extra = positional.first {
+            if !["restart", "accept", "rollback", "inspect"].contains(subcommand), let extra = positional.first {
                 throw UsageError(message: "unexpected argument '\(extra.debugEscaped)'")
             }
             switch subcommand {
             case "status": self = .control(follow ? .follow : metrics ? .metrics : .status, options)
             case "reload": self = .control(.reload, options)
             case "restart": self = .control(.restart(positional), options)
+            case "accept": self = .control(.accept(positional), options)
+            case "rollback": self = .control(.rollBack(positional), options)
             case "stop": self = .control(.stop, options)
             case "list": self = .running(.list, options)
             case "graph": self = .running(.graph, options)
@@ -210,7 +216,7 @@ extension Command {
             }
             return
         }
-        if control != nil, subcommand != "run" { throw UsageError(message: "--control applies to a run, to --running and to status, reload, restart, stop") }
+        if control != nil, subcommand != "run" { throw UsageError(message: "--control applies to a run, to --running and to status, reload, restart, accept, rollback, stop") }
         if subcommand == "inspect", directories.count > 0 { throw UsageError(message: "--dir does not apply to 'plugin-host inspect FILE'; it takes the file's path") }
         if ["run", "list", "check", "graph"].contains(subcommand) {
             guard positional.isEmpty else { throw UsageError(message: "unexpected argument '\(positional[0].debugEscaped)'") }

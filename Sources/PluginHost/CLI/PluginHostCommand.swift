@@ -46,6 +46,7 @@ struct PluginHostCommand {
             supervision.systemd = systemd
             supervision.watching = options.watch ? PluginSearchPath(options.search).directories : []
             supervision.machine.restart = options.restart
+            supervision.machine.trial = options.trial
             supervision.sockets = NamedSocket.fromSystemd(process: ProcessControl.current.rawValue)
             for listen in options.listen {
                 guard !supervision.sockets.contains(where: { $0.name == listen.name }) else {

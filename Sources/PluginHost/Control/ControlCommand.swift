@@ -1,10 +1,10 @@
 import PluginABI
 
-/// `plugin-host status`, `reload`, `restart` and `stop`: one request to a running host's
+/// `plugin-host status`, `reload`, `restart`, `accept`, `rollback` and `stop`: one request to a running host's
 /// control socket, its answer printed as text or (`--json`) as JSON.
 ///
 /// Exit statuses: 0 when the host did what was asked (a status was read, a reload applied, a
-/// restarted generation serves, the host stopped); 1 when it refused or failed, or no host
+/// restarted generation serves, a trial ended, a rolled-back generation serves, the host stopped); 1 when it refused or failed, or no host
 /// answers at the path.
 struct ControlCommand {
     let request: ControlRequest
@@ -34,11 +34,11 @@ struct ControlCommand {
                 return .success
             case .follow:
                 return try follow()
-            case .reload, .restart, .stop:
+            case .reload, .restart, .stop, .accept, .rollBack:
                 let answer = try ControlClient.answer(to: request, at: path)
                 if options.json { console.write(JSONOutput(answer).rendered() + "\n", to: .output) }
                 guard answer["ok"].bool == true else { return options.json ? .failure : refused(answer) }
-                if !options.json { console.write(Self.report(of: answer), to: .output) }
+                if !options.json { console.write(Self.report(of: answer, asked: request), to: .output) }
                 return .success
             }
         } catch {
@@ -87,9 +87,9 @@ struct ControlCommand {
     }
 
     /// What a reload, a restart or a stop did, in words.
-    static func report(of answer: Setting) -> String {
+    static func report(of answer: Setting, asked request: ControlRequest) -> String {
         if answer["reload"] != .null { return "reload applied\n" }
-        if case let restart = answer["restart"], restart != .null { return "restart: \(restart["message"].text ?? "done")\n" }
+        if case let restart = answer["restart"], restart != .null { return "\(request.verb): \(restart["message"].text ?? "done")\n" }
         if let status = answer["stopped"]["status"].whole { return "stopped: the host ended with exit status \(status)\n" }
         return JSONOutput(answer).rendered() + "\n"
     }
@@ -100,10 +100,24 @@ struct ControlCommand {
             let reasons = answer["reload"]["reasons"].list.compactMap(\.text)
             console.write("plugin-host: reload refused; nothing changed:\n" + reasons.map { "  \($0)\n" }.joined(), to: .error)
         } else if case let restart = answer["restart"], restart != .null {
-            console.write("plugin-host: restart failed: \(restart["message"].text ?? "no reason given")\n", to: .error)
+            console.write("plugin-host: \(request.verb) failed: \(restart["message"].text ?? "no reason given")\n", to: .error)
         } else {
             console.write("plugin-host: error: \(answer["error"].text ?? "the host refused without a reason")\n", to: .error)
         }
         return .failure
+    }
+}
+
+extension ControlRequest {
+    /// `restart`, `rollback`: the command, as its outcome is reported.
+    var verb: String {
+        switch self {
+        case .status, .follow, .metrics: "status"
+        case .reload: "reload"
+        case .restart: "restart"
+        case .stop: "stop"
+        case .accept: "accept"
+        case .rollBack: "rollback"
+        }
     }
 }

@@ -61,6 +61,12 @@ struct StatusText {
             for plugin in plugins {
                 let name = plugin["name"].text ?? "?"
                 if let reason = plugin["reason"].text { text += "  \(name): \(reason)\n" }
+                if case let trial = plugin["trial"], trial != .null {
+                    text += "  \(name): \(trial["version"].text ?? "?") on trial until \(trial["until"].text ?? "?") "
+                        + "(\(Self.span(trial["secondsLeft"].number ?? 0)) left); "
+                        + (trial["canRollBack"].bool == true ? "a failure brings back \(trial["replaces"].text ?? "?")"
+                            : "\(trial["replaces"].text ?? "?") is no longer held, so nothing can come back") + "\n"
+                }
                 if plugin["fileChanged"].bool == true {
                     text += "  \(name): the file on disk is another build than the one that runs\n"
                 }

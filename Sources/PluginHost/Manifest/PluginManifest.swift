@@ -34,6 +34,8 @@ final class PluginManifest: Equatable, Sendable {
     let settings: [String]?
     /// The versions of the required plugins this one works with, where it says.
     let requiredVersions: [String: VersionRange]
+    /// How a new generation that runs the plugin takes over from one that runs it too.
+    let upgrade: UpgradeOrder
     /// The whole manifest as read, with any keys this host does not know.
     let document: Setting
 
@@ -42,7 +44,8 @@ final class PluginManifest: Equatable, Sendable {
 
     init(
         name: String, version: SemanticVersion, abi: Int, requires: [String] = [], optional: [String] = [],
-        settings: [String]? = nil, requiredVersions: [String: VersionRange] = [:], document: Setting = .object([:])
+        settings: [String]? = nil, requiredVersions: [String: VersionRange] = [:], upgrade: UpgradeOrder = .after,
+        document: Setting = .object([:])
     ) {
         self.name = name
         self.version = version
@@ -51,6 +54,7 @@ final class PluginManifest: Equatable, Sendable {
         self.optional = optional
         self.settings = settings
         self.requiredVersions = requiredVersions
+        self.upgrade = upgrade
         self.document = document
     }
 
@@ -143,9 +147,20 @@ final class PluginManifest: Equatable, Sendable {
         case let other?:
             throw .malformed("\"requiredVersions\" must be an object of ranges by plugin name, found \(other.typeName)")
         }
+        let upgrade: UpgradeOrder
+        switch fields["upgrade"] {
+        case nil, .null?: upgrade = .after
+        case .string(let text)?:
+            guard let order = UpgradeOrder(rawValue: text) else {
+                throw .malformed("\"upgrade\" must be \"after\" or \"beside\", found \"\(text.debugEscaped)\"")
+            }
+            upgrade = order
+        case let other?:
+            throw .malformed("\"upgrade\" must be \"after\" or \"beside\", found \(other.typeName)")
+        }
         self.init(
             name: name, version: version, abi: Int(abiNumber), requires: requires, optional: optional, settings: settings,
-            requiredVersions: requiredVersions, document: document)
+            requiredVersions: requiredVersions, upgrade: upgrade, document: document)
     }
 
     /// The plugin names listed under `key`: absent or `null` is none.

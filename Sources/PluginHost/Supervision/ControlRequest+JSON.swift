@@ -14,7 +14,7 @@ extension ControlRequest {
         case "metrics": self = .metrics
         case "reload": self = .reload
         case "stop": self = .stop
-        case "restart":
+        case "restart", "accept", "rollback":
             var names: [String] = []
             if let plugins = members["plugins"] {
                 guard case .array(let list) = plugins else { throw ControlError("\"plugins\" must be a list of names") }
@@ -25,9 +25,10 @@ extension ControlRequest {
                     names.append(name)
                 }
             }
-            self = .restart(names)
+            self = command == "restart" ? .restart(names) : command == "accept" ? .accept(names) : .rollBack(names)
         default:
-            throw ControlError("unknown command \"\(command.debugEscaped)\"; the commands are status, follow, metrics, reload, restart, stop")
+            throw ControlError(
+                "unknown command \"\(command.debugEscaped)\"; the commands are status, follow, metrics, reload, restart, accept, rollback, stop")
         }
     }
 
@@ -39,9 +40,14 @@ extension ControlRequest {
         case .metrics: #"{"command":"metrics"}"#
         case .reload: #"{"command":"reload"}"#
         case .stop: #"{"command":"stop"}"#
-        case .restart(let names):
-            JSONOutput.object([("command", .string("restart")), ("plugins", .array(names.map(JSONOutput.string)))]).rendered()
+        case .restart(let names): Self.json("restart", names)
+        case .accept(let names): Self.json("accept", names)
+        case .rollBack(let names): Self.json("rollback", names)
         }
+    }
+
+    private static func json(_ command: String, _ names: [String]) -> String {
+        JSONOutput.object([("command", .string(command)), ("plugins", .array(names.map(JSONOutput.string)))]).rendered()
     }
 }
 

@@ -26,6 +26,8 @@ struct RunOptions: Equatable {
     var healthInterval: Duration?
     /// When to start a new worker generation after one fails while serving, and how often.
     var restart = RestartPolicy()
+    /// How long the builds an upgrade brings in are on trial (`--trial`); `nil` for none.
+    var trial: Duration? = .seconds(30)
     /// The sockets to listen on for plugins, besides those systemd passes.
     var listen: [ListenAddress] = []
     /// Where to make the control socket; `nil` for its default path (see ``ControlPath``).

@@ -106,6 +106,12 @@ struct StatusDocument {
         } ?? .null))
         members.append(("fileChanged", fileChanged(plugin).map(JSONOutput.bool) ?? .null))
         members.append(("held", plugin.held.map(JSONOutput.string) ?? .null))
+        members.append(("trial", plugin.trial.map { trial in
+            .object([
+                ("version", .string(trial.version)), ("replaces", .string(trial.replaces)), ("until", .string(wallClock(trial.until))),
+                ("secondsLeft", .number(rounded(Self.seconds(max(.zero, trial.until - status.now))))), ("canRollBack", .bool(trial.canRollBack)),
+            ])
+        } ?? .null))
         members.append(("requires", .array(plugin.requires.map(JSONOutput.string))))
         members.append(("failures", .number(Double(plugin.failures))))
         members.append(("lastFailure", plugin.lastFailure.map { failure in

@@ -167,12 +167,15 @@ struct WorkerMain {
         ) { failedToLoad in
             guard plan.waitsBeforeBootstrap else { return true }
             // An upgrade: the new builds are loaded beside the running ones; bootstrap only
-            // once the generation before has stopped, and only if every plugin it runs loaded.
-            if let lost = missing(from: survey.resolution.order.filter { !failedToLoad.contains($0.name) }, in: survey) {
+            // if every plugin the generation before runs loaded, and, unless every plugin
+            // allows bootstrapping beside it, once it has stopped.
+            let loaded = survey.resolution.order.filter { !failedToLoad.contains($0.name) }
+            if let lost = missing(from: loaded, in: survey) {
                 console.write("plugin-host: error: the new worker cannot load plugin \(lost), which runs now\n", to: .error)
                 abandoned = true
                 return false
             }
+            if !loaded.isEmpty, loaded.allSatisfy({ $0.manifest.upgrade == .beside }) { return true }
             link.announcePrepared()
             return waitForProceed(events)
         }

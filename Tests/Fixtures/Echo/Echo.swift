@@ -10,11 +10,12 @@ import Glibc
 /// and closes it. It stops accepting when asked to drain.
 ///
 /// Settings: `socket` (the socket's name, default `echo`), `log` (path: `Echo serving`,
-/// `Echo drained`, `Echo stopped`).
+/// `Echo drained`, `Echo stopped`), `bootstrapMs` (how long its bootstrap takes, default 0).
 public final class EchoComponent: Bootstrapping {
     public init(_ bootstrapped: Bootstrapped) throws {
         let settings = bootstrapped.settings
         let log = try settings.string("log")
+        if let milliseconds = try settings.integer("bootstrapMs"), milliseconds > 0 { usleep(UInt32(milliseconds) * 1000) }
         let listener = try bootstrapped.listeningSocket(named: try settings.string("socket") ?? "echo")
         let flags = fcntl(listener.descriptor, F_GETFL)
         _ = fcntl(listener.descriptor, F_SETFL, flags | O_NONBLOCK)

@@ -23,6 +23,9 @@ let build = "0.1.0"
 /// - `failsInNextBuild` (boolean): the next build (0.2.0) throws from its bootstrap.
 /// - `printEvery` (milliseconds): its service prints `Ticker BUILD tick N` with `print`
 ///   that often.
+/// - `nextBuildFails` (`crash`, `hang` or `unhealthy`) and `failAfterMs` (default 300): the
+///   next build (0.2.0), that long after its service started, crashes in its service, or
+///   its health check hangs, or says it is unhealthy.
 public final class TickerComponent: Bootstrapping {
     public init(_ bootstrapped: Bootstrapped) throws {
         let settings = bootstrapped.settings
@@ -33,7 +36,16 @@ public final class TickerComponent: Bootstrapping {
         let printEvery = try settings.integer("printEvery")
         #if NEXT_BUILD
         if try settings.bool("failsInNextBuild") == true { throw NextBuildRefused() }
+        let fails = try settings.string("nextBuildFails")
+        let failAfter = try settings.integer("failAfterMs") ?? 300
+        #else
+        let fails: String? = nil
+        let failAfter = 0
         #endif
+        let started = ContinuousClock.now
+        @Sendable func failing(_ how: String) -> Bool {
+            fails == how && ContinuousClock.now - started >= .milliseconds(failAfter)
+        }
         note("bootstrap", log)
         note("pid \(getpid())", log)
         @Sendable func crashIfTriggered(in phase: String) {
@@ -49,6 +61,10 @@ public final class TickerComponent: Bootstrapping {
             do {
                 while true {
                     crashIfTriggered(in: "run")
+                    if failing("crash") {
+                        note("crashing on purpose", log)
+                        crash()
+                    }
                     try await Task.sleep(for: .milliseconds(poll))
                     elapsed += poll
                     if let printEvery, elapsed >= printEvery {
@@ -63,7 +79,8 @@ public final class TickerComponent: Bootstrapping {
         }
         bootstrapped.lifecycle.onHealthCheck {
             crashIfTriggered(in: "health")
-            return .healthy
+            if failing("hang") { while true { sleep(1000) } }
+            return failing("unhealthy") ? .unhealthy("lost its data") : .healthy
         }
         bootstrapped.lifecycle.onReload { _ in
             crashIfTriggered(in: "reload")

@@ -56,6 +56,10 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         /// A restart whose files on disk would leave a running plugin outside its versions.
         case restartBrokenOnDisk
         case stop
+        /// `plugin-host accept`: every build on trial is permanent now.
+        case accept
+        /// `plugin-host rollback`: every build on trial is left out, the builds before come back.
+        case rollback
     }
 
     /// Who a signal is sent to.
@@ -93,6 +97,8 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
     case resume(Target)
     /// A worker's health check turns bad or good.
     case health(Target, good: Bool)
+    /// The health check of this plugin, in the worker that serves, finds it unhealthy.
+    case unhealthy(plugin: Int)
     /// A worker's plugin starts a process that calls `setsid` and lives on.
     case daemonize(Target)
     /// A plugin file is replaced (`mv`, `install`): a new file with another build.
@@ -121,6 +127,7 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case .suspend(let target): ".suspend(.\(target))"
         case .resume(let target): ".resume(.\(target))"
         case .health(let target, let good): ".health(.\(target), good: \(good))"
+        case .unhealthy(let plugin): ".unhealthy(plugin: \(plugin))"
         case .daemonize(let target): ".daemonize(.\(target))"
         case .replace(let plugin, let build): ".replace(plugin: \(plugin), with: .\(build))"
         case .rewriteInPlace(let plugin, let build): ".rewriteInPlace(plugin: \(plugin), with: .\(build))"

@@ -25,9 +25,22 @@ extension SimulatedWorld {
         case .ended(let number, _):
             if reloadUnderWay == number { reloadUnderWay = nil }
             judgeEnd(of: number)
+        case .ready(let number, _):
+            beginTrials(of: number)
         default:
             break
         }
+    }
+
+    /// An upgrade's generation that says it is ready takes over: the builds it changed are on
+    /// trial from now on (a rollback's generation begins none).
+    private mutating func beginTrials(of number: Int) {
+        guard let worker = workers[number], worker.cause == .upgrade, !worker.tookOver, stopRequests.isEmpty, exit == nil,
+            let replaced = worker.replaces.flatMap({ workers[$0] })
+        else { return }
+        workers[number]?.tookOver = true
+        guard !rollbackGenerations.contains(number), let limit = setup.machine.trial else { return }
+        truth.beginTrials(of: worker.told, replacing: replaced.told, until: now + limit)
     }
 
     private mutating func judgeEnd(of number: Int) {
@@ -62,6 +75,9 @@ extension SimulatedWorld {
         let healed = truth.leaveOut(builds, because: "failed in generation \(number)", at: now)
         lastFailure = (now, healed ? .zero : setup.machine.restart.wait(beforeRestartInARow: unhealedInARow + 1), healed)
         lastJudged = (number, builds)
+        // A build on trial blamed: the build it replaced comes back.
+        trialsFailed = builds.compactMap { truth.trial(of: $0, at: now) }
+        truth.endTrials(of: trialsFailed.map(\.build))
     }
 
     private mutating func upgradeFailed(_ candidate: Worker, replacing replaced: Worker) {
@@ -73,6 +89,7 @@ extension SimulatedWorld {
             + Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !replaced.running.contains($0) }
         if suspects.isEmpty { truth.abandon(changed) }
         lastJudged = (candidate.number, suspects)
+        trialsFailed = []
     }
 
     private mutating func restoreJudged(_ candidate: Worker, replacing replaced: Worker) {
@@ -80,11 +97,13 @@ extension SimulatedWorld {
         let healed = truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
         lastFailure = (now, healed ? .zero : setup.machine.restart.wait(beforeRestartInARow: unhealedInARow + 1), healed)
         lastJudged = (candidate.number, suspects)
+        trialsFailed = []
     }
 
     /// A rollback's generation brings back the build held from before of each plugin whose new
     /// build failed, when the world holds it as it was and nothing leaves it out.
     private mutating func checkRollback(of number: Int) {
+        checkTrialsBroughtBack(in: number)
         guard let worker = workers[number], worker.cause == .restore, let judged = lastJudged else { return }
         for failed in judged.blamed where truth.isLeftOut(failed) {
             guard let disk = buildOnDisk(failed.plugin), truth.isLeftOut(disk.build),
@@ -94,6 +113,29 @@ extension SimulatedWorld {
             let build = WorldTruth.Build(plugin: failed.plugin, identity: identity)
             if !truth.isLeftOut(build), !worker.broughtBack.contains(build) {
                 violate("the rollback's generation \(number) does not bring back \(build), which ran before and is held, in place of \(disk.build)")
+            }
+        }
+    }
+
+    /// A build on trial that failed is replaced by the build before, which the world holds as
+    /// it was, never by nothing: the generation that starts next loads it in place of the file
+    /// whose build is left out.
+    private mutating func checkTrialsBroughtBack(in number: Int) {
+        guard let worker = workers[number], worker.cause != .start, !trialsFailed.isEmpty else { return }
+        defer { trialsFailed = [] }
+        // A worker that gave up on the files as a whole at its start loads nothing.
+        if worker.ending != nil, worker.published.isEmpty { return }
+        for trial in trialsFailed {
+            guard let disk = buildOnDisk(trial.build.plugin), disk.build == trial.build, truth.isLeftOut(disk.build),
+                !truth.isLeftOut(trial.replaced),
+                held.contains(where: { entry in
+                    entry.build.name == trial.replaced.name && entry.build.identity.map { WorldTruth.Build(plugin: trial.replaced.plugin, identity: $0) } == trial.replaced
+                        && inodes[entry.inode]?.identity.hasSameContents(as: entry.build.identity!) == true
+                })
+            else { continue }
+            if !worker.broughtBack.contains(trial.replaced) {
+                violate("\(trial.build), on trial, failed, and generation \(number) does not bring back \(trial.replaced), the build it replaced, held as it was"
+                    + " (it loads \(worker.broughtBack.isEmpty ? "no held build" : worker.broughtBack.description))")
             }
         }
     }
@@ -117,6 +159,28 @@ extension SimulatedWorld {
             }
         case .control(let client, .restart):
             if starts, let names = restartNames[client] { truth.forgive(names) }
+        case .control(let client, .accept):
+            let trials = truth.trials(at: now)
+            let accepted = actions.contains { if case .answer(client, .restart(ok: true, _)) = $0 { true } else { false } }
+            if accepted, trials.isEmpty { violate("an accept was answered as done, but no build is on trial") }
+            if !accepted, !trials.isEmpty { violate("an accept was refused, but \(trials.map(\.build)) are on trial") }
+            if accepted { truth.endTrials(of: trials.map(\.build)) }
+        case .control(_, .rollBack):
+            let trials = truth.trials(at: now)
+            guard starts else { break }
+            if trials.isEmpty { violate("an operator's rollback started a generation, but no build is on trial") }
+            rollingBack(trials, because: "rolled back by an operator", actions: actions)
+        case .news(let number, .plugins(let conditions)):
+            let unhealthy = conditions.filter { $0.state == .unhealthy }.compactMap { condition in
+                Self.plugin(named: condition.name).flatMap { plugin in condition.build.map { WorldTruth.Build(plugin: plugin, identity: $0) } }
+            }
+            let onTrial = unhealthy.compactMap { truth.trial(of: $0, at: now) }
+            if starts {
+                if onTrial.isEmpty { violate("generation \(number) told unhealthy plugins \(unhealthy), none on trial, and a generation started") }
+                rollingBack(onTrial, because: "unhealthy on trial", actions: actions)
+            } else if !onTrial.isEmpty, number == servingWorker, workers.values.filter(\.isAlive).count == 1, case .serving = stateBefore {
+                violate("\(onTrial.map(\.build)) on trial turned unhealthy in generation \(number), which serves alone, and nothing rolls it back")
+            }
         case .ended(let number, _):
             // The judgement's words: a plugin named as having failed is one the rules blame;
             // "no plugin is blamed" only when they blame none.
@@ -136,6 +200,15 @@ extension SimulatedWorld {
             break
         }
         _ = stateBefore
+    }
+
+    /// A rollback of `trials` began in `actions`: their builds are left out, and the
+    /// generation started brings back the builds before and begins no trial.
+    private mutating func rollingBack(_ trials: [WorldTruth.Trial], because reason: String, actions: [SupervisionAction]) {
+        truth.leaveOut(trials.map(\.build), because: reason, at: now)
+        truth.endTrials(of: trials.map(\.build))
+        trialsFailed = trials
+        for case .start(let plan) in actions { rollbackGenerations.insert(plan.number) }
     }
 
     /// Checks one action of the machine against the truth, before the world performs it.
@@ -179,8 +252,10 @@ extension SimulatedWorld {
         case .hold(let builds):
             guard let serving = servingWorker, let worker = workers[serving] else { break }
             let asked = Set(builds.compactMap { build in Self.plugin(named: build.name).flatMap { plugin in build.identity.map { WorldTruth.Build(plugin: plugin, identity: $0) } } })
-            if asked != Set(worker.told) {
-                violate("the host asked to hold \(asked.sorted(by: { $0.plugin < $1.plugin })), but generation \(serving), which serves, runs \(worker.told)")
+            let replaced = truth.trials(at: now).map(\.replaced)
+            if asked != Set(worker.told).union(replaced) {
+                violate("the host asked to hold \(asked.sorted(by: { $0.plugin < $1.plugin })), but generation \(serving), which serves, runs \(worker.told)"
+                    + (replaced.isEmpty ? "" : " and the trials replaced \(replaced)"))
             }
         case .answer(_, let answer):
             if let status = answer.carriedStatus { checkStatus(status) }
@@ -238,6 +313,23 @@ extension SimulatedWorld {
 
     /// A line the host says agrees with the truth.
     private mutating func checkLine(_ line: String) {
+        if line.hasPrefix("plugin-host: error: rolling back ") {
+            let said = Set(Self.plugins.map(\.name).filter { line.has("rolling back \($0) ") || line.has(", \($0) 1.0.") })
+            let truly = Set(trialsFailed.map(\.build.name))
+            if said != truly { violate("the host rolls back \(said.sorted()), the truth \(truly.sorted()) (builds on trial that failed): \(line)") }
+        }
+        if line.hasPrefix("plugin-host: restarting the plugins"), !trialsFailed.isEmpty {
+            violate("the host restarts where \(trialsFailed.map(\.build)), on trial, failed and the build before comes back: \(line)")
+        }
+        if line.hasPrefix("plugin-host: on trial for ") {
+            for trial in truth.trials(at: now) where trial.until > now && !line.has("\(trial.build.name) \(trial.build.version) (replacing \(trial.replaced.version))")
+                && workers[servingWorker ?? -1]?.told.contains(trial.build) == true && trial.until == now + (setup.machine.trial ?? .zero) {
+                violate("the host says what is on trial without \(trial.build) (replacing \(trial.replaced)): \(line)")
+            }
+            for name in Self.plugins.map(\.name) where line.has(" \(name) 1.0.") && !truth.trials(at: now).contains(where: { $0.build.name == name }) {
+                violate("the host says \(name) is on trial, which the truth does not: \(line)")
+            }
+        }
         if line.hasPrefix("plugin-host: restarting the plugins"), let judged = lastJudged {
             let blamed = Set(judged.blamed.map(\.name))
             if line.hasPrefix("plugin-host: restarting the plugins without ") {
@@ -347,6 +439,13 @@ extension SimulatedWorld {
                 violate("generation \(serving.number) serves \(build), which the status does not show serving")
             }
         }
+        let trials = truth.trials(at: now)
+        for plugin in status.plugins {
+            let truly = trials.first { $0.build.name == plugin.name }
+            if (plugin.trial != nil) != (truly != nil) || (truly.map { plugin.trial?.version != $0.build.version } ?? false) {
+                violate("the status says \(plugin.name)'s trial is \(plugin.trial.map { "\($0.version) until \($0.until)" } ?? "none"), the truth \(truly.map { "\($0.build) until \($0.until)" } ?? "none")")
+            }
+        }
         for plugin in status.plugins where plugin.state == .leftOut {
             if let serving, serving.told.contains(where: { $0.name == plugin.name }) {
                 violate("the status says \(plugin.name) is left out, but generation \(serving.number) runs it")
@@ -384,7 +483,7 @@ extension SimulatedWorld {
         let fits = switch (client.request, answer) {
         case (_, .refused): client.request != .status && client.request != .follow
         case (.status, .status), (.follow, .change), (.reload, .reload), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
-             (.stop, .stopped): true
+             (.stop, .stopped), (.accept, .restart), (.rollback, .restart): true
         default: false
         }
         if !fits { violate("client \(id) asked \(client.request) and was answered \(answer)") }
@@ -428,6 +527,9 @@ extension SimulatedWorld {
         // At most a serving generation and a candidate run at once, besides those being killed.
         let alive = workers.values.filter { $0.isAlive && $0.ending == nil && !$0.askedToStop }
         if alive.count > 2 { violate("\(alive.count) generations run at once: \(alive.map(\.number).sorted())") }
+        // At most two generations live, one draining included, besides those being killed.
+        let live = workers.values.filter { $0.isAlive && !$0.killed }
+        if live.count > 2 { violate("\(live.count) generations live at once: \(live.map(\.number).sorted()) (after \(describe(event)))") }
         forgetEnded()
     }
 

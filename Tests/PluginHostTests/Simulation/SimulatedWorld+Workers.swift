@@ -152,7 +152,7 @@ extension SimulatedWorld {
                 workers[number] = worker
                 return
             }
-            if worker.cause == .upgrade {
+            if worker.cause == .upgrade, !setup.besideAll {
                 worker.phase = .prepared
                 workers[number] = worker
                 deliver(.prepared(generation: number))
@@ -210,9 +210,11 @@ extension SimulatedWorld {
     mutating func tellConditions(_ number: Int) {
         guard let worker = workers[number] else { return }
         var conditions = worker.published.filter { $0.state == .running }.map { published in
-            PluginCondition(
-                name: Self.plugins[published.plugin].name, state: .serving, file: Self.plugins[published.plugin].file,
-                version: Self.version(stamp: published.identity.modificationNanoseconds), build: published.identity)
+            let unhealthy = worker.unhealthy.contains(published.plugin)
+            return PluginCondition(
+                name: Self.plugins[published.plugin].name, state: unhealthy ? .unhealthy : .serving, file: Self.plugins[published.plugin].file,
+                version: Self.version(stamp: published.identity.modificationNanoseconds), reason: unhealthy ? "its health check failed: lost its data" : nil,
+                build: published.identity)
         }
         for name in worker.leftOutAtStart.sorted() {
             conditions.append(PluginCondition(name: name, state: .leftOut, file: "plugins/lib\(name).so", reason: "left out"))

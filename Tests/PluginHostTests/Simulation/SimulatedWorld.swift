@@ -125,6 +125,10 @@ struct SimulatedWorld {
         /// the supervisor can know no better.
         var told: [WorldTruth.Build] = []
         var toldLeftOut: Set<String> = []
+        /// The plugins (indices into the world's) whose health check finds them unhealthy.
+        var unhealthy: Set<Int> = []
+        /// Whether it took over from the generation it replaces (an upgrade's, once ready).
+        var tookOver = false
 
         var isAlive: Bool { phase != .gone }
 
@@ -146,6 +150,9 @@ struct SimulatedWorld {
         var machine = SupervisionMachine.Configuration()
         /// `--timeout`: how long a load or bootstrap may take.
         var loadTimeout: Duration = .seconds(30)
+        /// Whether every plugin's manifest allows bootstrapping beside the build before
+        /// (`"upgrade": "beside"`): an upgrade's candidate bootstraps without waiting.
+        var besideAll = false
     }
 
     let setup: Setup
@@ -199,6 +206,8 @@ struct SimulatedWorld {
     var stopRequests: [(signal: Signal, at: MonotonicInstant)] = []
     /// Reload requests not yet answered by a reload that began after them.
     var reloadsAsked: [MonotonicInstant] = []
+    /// Whether each SIGHUP delivered and not yet handled is a request of its own, in order.
+    var hangUpsCounting: [Bool] = []
     /// When the last SIGHUP that was a request came, and through whom, to tell a signal's two
     /// copies apart from two signals.
     var lastHangUp: (fromWorker: Bool, at: MonotonicInstant)?
@@ -218,6 +227,12 @@ struct SimulatedWorld {
     /// The last end the world judged for a restart or an upgrade: the worker, and the builds
     /// the rules blame for it.
     var lastJudged: (worker: Int, blamed: [WorldTruth.Build])?
+    /// The trials that failed by the last judgement (a failure blamed on their build, an
+    /// unhealthy check, an operator's rollback): the next generation brings back the builds
+    /// they replaced, where the world holds them as they were.
+    var trialsFailed: [WorldTruth.Trial] = []
+    /// The generations started to roll back builds on trial: they begin no trial.
+    var rollbackGenerations: Set<Int> = []
     var restartStarts: [MonotonicInstant] = []
 
     init(setup: Setup, seed: UInt64, tracing: Bool = false) {
@@ -291,6 +306,10 @@ struct SimulatedWorld {
             guard let number = worker(target) else { return }
             workers[number]?.health = good
             deliver(.health(generation: number, goodUntil: good ? now + .seconds(3600) : nil))
+        case .unhealthy(let plugin):
+            guard let number = liveServingWorker, workers[number]?.running.contains(where: { $0.plugin == plugin }) == true else { return }
+            workers[number]?.unhealthy.insert(plugin)
+            tellConditions(number)
         case .daemonize(let target):
             guard let number = worker(target) else { return }
             nextDaemon += 1
@@ -357,10 +376,10 @@ struct SimulatedWorld {
         }
         if signal == .hangUp {
             let same = lastHangUp.map { $0.fromWorker != fromWorker && now - $0.at < setup.machine.repeatedSignalWindow } ?? false
-            if !same {
-                lastHangUp = (fromWorker, now)
-                if exit == nil, stopRequests.isEmpty { reloadsAsked.append(now) }
-            }
+            if !same { lastHangUp = (fromWorker, now) }
+            // It is a request from when the host handles it: a copy a worker passes on while
+            // the host acts is handled after what it does now.
+            hangUpsCounting.append(!same && stopRequests.isEmpty)
         }
         deliver(.signal(signal, from: source))
     }
@@ -389,6 +408,8 @@ struct SimulatedWorld {
         case .stop:
             asked = .stop
             if stopRequests.isEmpty { stopRequests.append((.terminate, now)) }
+        case .accept: asked = .accept([])
+        case .rollback: asked = .rollBack([])
         }
         deliver(.control(client: client, asked))
     }
@@ -482,9 +503,12 @@ struct SimulatedWorld {
         let traced = trace.count
         if tracing { trace.append("  event \(describe(event))") }
         if case .control(_, .restart) = event { restartAskedAt = now }
+        if case .signal(.hangUp, _) = event, !hangUpsCounting.isEmpty, hangUpsCounting.removeFirst(), exit == nil {
+            reloadsAsked.append(now)
+        }
         switch event {
         case .news(let number, .plugins(let conditions)):
-            workers[number]?.told = conditions.filter { $0.state == .serving }.compactMap { condition in
+            workers[number]?.told = conditions.filter(\.state.runs).compactMap { condition in
                 Self.plugin(named: condition.name).flatMap { plugin in condition.build.map { WorldTruth.Build(plugin: plugin, identity: $0) } }
             }
             workers[number]?.toldLeftOut = Set(conditions.filter { $0.state == .leftOut }.map(\.name))

@@ -35,6 +35,8 @@ enum Simulation {
         setup.machine.watching = Bool.random(using: &random)
         setup.machine.watchdog = Bool.random(using: &random) ? .seconds(4) : nil
         setup.loadTimeout = .seconds([2, 30].randomElement(using: &random)!)
+        setup.machine.trial = [nil, .seconds(2), .seconds(30)].randomElement(using: &random)!
+        setup.besideAll = Bool.random(using: &random)
         return setup
     }
 
@@ -65,7 +67,8 @@ enum Simulation {
         case 64..<68: return .hang(target)
         case 68..<71: return .suspend(target)
         case 71..<74: return .resume(target)
-        case 74..<79: return .health(target, good: Bool.random(using: &random))
+        case 74..<77: return .health(target, good: Bool.random(using: &random))
+        case 77..<79: return .unhealthy(plugin: plugin)
         case 79..<86: return .daemonize(target)
         case 86..<88: return .environmentBreaks(plugin: plugin, build: build)
         case 88: return .refuseNextFork

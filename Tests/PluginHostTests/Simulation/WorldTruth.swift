@@ -64,6 +64,16 @@ struct WorldTruth {
     /// New builds whose upgrade failed with nobody to blame: a correct host does not try them
     /// again until their file changes or SIGHUP.
     private(set) var abandoned: Set<Build> = []
+    /// The builds on trial, by plugin: each upgrade's changed builds from the moment its
+    /// generation took over, for `--trial`. A trial has ended once its instant has come.
+    private(set) var trials: [Int: Trial] = [:]
+
+    /// A build an upgrade brought in, and the build it replaced, until an instant.
+    struct Trial: Equatable {
+        let build: Build
+        let replaced: Build
+        let until: MonotonicInstant
+    }
 
     // MARK: The rules of blame
 
@@ -132,6 +142,33 @@ struct WorldTruth {
 
     /// Whether `build` has evidence of fault in force.
     func isLeftOut(_ build: Build) -> Bool { evidence[build] != nil }
+
+    // MARK: Trials
+
+    /// An upgrade's generation took over from one that ran `before`: each build it runs that
+    /// replaced another of its plugin is on trial until `until`.
+    mutating func beginTrials(of running: [Build], replacing before: [Build], until: MonotonicInstant) {
+        for build in running {
+            guard let replaced = before.first(where: { $0.plugin == build.plugin }), replaced != build else { continue }
+            trials[build.plugin] = Trial(build: build, replaced: replaced, until: until)
+        }
+    }
+
+    /// The trial of `build` in force at `now`, if that build is on trial.
+    func trial(of build: Build, at now: MonotonicInstant) -> Trial? {
+        guard let trial = trials[build.plugin], trial.build == build, trial.until > now else { return nil }
+        return trial
+    }
+
+    /// The trials in force at `now`.
+    func trials(at now: MonotonicInstant) -> [Trial] {
+        trials.values.filter { $0.until > now }.sorted { $0.build.plugin < $1.build.plugin }
+    }
+
+    /// The trials of `builds` end: they failed, or an operator ended them.
+    mutating func endTrials(of builds: [Build]) {
+        for build in builds where trials[build.plugin]?.build == build { trials[build.plugin] = nil }
+    }
 }
 
 extension SimulatedWorld {

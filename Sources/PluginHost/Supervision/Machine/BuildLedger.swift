@@ -28,6 +28,18 @@ struct BuildLedger: Sendable {
         /// Whether it ran in the last generation that served: once it stops serving, it is
         /// waiting to serve again rather than gone.
         var ranLast = false
+        /// The build an upgrade brought in, while it is on trial.
+        var trial: Trial?
+    }
+
+    /// A build an upgrade brought in, on trial until an instant: a failure blamed on it
+    /// brings back the build it replaced, which the driver holds open until the trial ends.
+    struct Trial: Equatable, Sendable {
+        let build: PublishedPlugin
+        let replaced: PublishedPlugin
+        let until: MonotonicInstant
+        /// Whether the driver holds the replaced build, so that it can come back.
+        var replacedHeld = true
     }
 
     /// A build no generation may load, and why: `crashed during the run phase: SIGSEGV`.
@@ -64,18 +76,33 @@ struct BuildLedger: Sendable {
         }
     }
 
-    /// What the next generation must leave out, and the builds held to load in their place.
+    /// What the next generation must leave out, and the builds held to load in their place:
+    /// of each plugin, the newest build held that is not left out (the build a trial
+    /// replaced, once the build on trial is left out).
     var selection: BuildSelection {
         BuildSelection(
             excluded: excluded,
             substitutes: records.compactMap { record in
-                guard let held = record.held, let identity = held.identity else { return nil }
+                let candidates = [record.held, record.trial.flatMap { $0.replacedHeld ? $0.replaced : nil }].compactMap { $0 }
+                guard let held = candidates.first(where: { !isLeftOut($0) }), let identity = held.identity else { return nil }
                 return BuildSelection.Substitute(name: held.name, file: held.file, identity: identity)
             })
     }
 
     /// The builds held now.
     var held: [PublishedPlugin] { records.compactMap(\.held) }
+
+    /// The builds on trial now, earliest end first.
+    var trials: [Trial] { records.compactMap(\.trial).sorted { $0.until < $1.until } }
+
+    /// What the driver must hold besides the builds that run: the builds trials replaced.
+    var replacedOnTrial: [PublishedPlugin] { records.compactMap { $0.trial?.replaced } }
+
+    /// The trial of `build`, when that build of its plugin is on trial.
+    func trial(of build: PublishedPlugin) -> Trial? {
+        guard let trial = self[build.name]?.trial, trial.build.isSameBuild(as: build) else { return nil }
+        return trial
+    }
 
     /// Whether leaving out `builds` would heal a failure: one of them was never blamed before.
     /// A failure that blames nobody, or only builds blamed before (forgiven by SIGHUP, and
@@ -128,14 +155,45 @@ struct BuildLedger: Sendable {
         for index in records.indices {
             records[index].held = nil
             records[index].notHeld = nil
+            records[index].trial?.replacedHeld = false
         }
         for build in asked {
             let kept = held.first { $0.isSameBuild(as: build) }
+            if let trial = self[build.name]?.trial, trial.replaced.isSameBuild(as: build) {
+                update(build.name) { $0.trial?.replacedHeld = kept != nil }
+                continue
+            }
             update(build.name) { record in
                 record.held = kept
                 record.notHeld = kept == nil ? "its file was replaced before the supervisor could hold it" : nil
             }
         }
+    }
+
+    /// `build` goes on trial until `until`, replacing `replaced`, which stays held meanwhile.
+    mutating func beginTrial(of build: PublishedPlugin, replacing replaced: PublishedPlugin, until: MonotonicInstant) {
+        let heldBefore = self[build.name]?.held.map { $0.isSameBuild(as: replaced) } ?? false
+        update(build.name) { $0.trial = Trial(build: build, replaced: replaced, until: until, replacedHeld: heldBefore) }
+    }
+
+    /// The trial of `name` ends, either way.
+    ///
+    /// - Returns: The trial that ended, if there was one.
+    @discardableResult
+    mutating func endTrial(of name: String) -> Trial? {
+        guard let trial = self[name]?.trial else { return nil }
+        update(name) { $0.trial = nil }
+        return trial
+    }
+
+    /// The build on trial of `name` failed: the build it replaced is held as the plugin's, for
+    /// the next generation to load in its place.
+    ///
+    /// - Returns: The trial that failed.
+    mutating func failTrial(of name: String) -> Trial? {
+        guard let trial = endTrial(of: name) else { return nil }
+        if trial.replacedHeld { update(name) { $0.held = trial.replaced } }
+        return trial
     }
 
     /// The files of `rewritten` were written in place: a held build that is one of those files
@@ -149,6 +207,13 @@ struct BuildLedger: Sendable {
             guard isRewritten else { continue }
             records[index].held = nil
             records[index].notHeld = reason
+        }
+        for index in records.indices {
+            guard let replaced = records[index].trial?.replaced.identity else { continue }
+            let isRewritten = rewritten.contains { build in
+                build.name == records[index].name && build.identity.map { $0.device == replaced.device && $0.inode == replaced.inode } == true
+            }
+            if isRewritten { records[index].trial?.replacedHeld = false }
         }
     }
 
@@ -200,7 +265,7 @@ struct BuildLedger: Sendable {
     private mutating func prune() {
         records.removeAll { record in
             record.serving == nil && record.condition == nil && record.leftOut.isEmpty && record.failures == 0 && !record.ranLast
-                && record.held == nil
+                && record.held == nil && record.trial == nil
         }
     }
 
@@ -213,6 +278,10 @@ struct BuildLedger: Sendable {
                 name: record.name, state: .notServing, reason: nil, version: record.condition?.version, file: record.file,
                 failures: record.failures, lastFailure: record.lastFailure)
             status.held = record.held.map(\.version)
+            if let trial = record.trial {
+                status.trial = TrialStatus(version: trial.build.version, replaces: trial.replaced.version, until: trial.until,
+                                           canRollBack: trial.replacedHeld)
+            }
             if let serving = record.serving {
                 let told = record.condition.map(\.state)
                 status.state = told.flatMap { $0.runs ? $0 : nil } ?? .serving

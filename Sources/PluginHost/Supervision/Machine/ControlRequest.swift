@@ -13,6 +13,12 @@ enum ControlRequest: Equatable, Sendable {
     case restart([String])
     /// What SIGTERM does, answered with the host's exit status once it has ended.
     case stop
+    /// The trials of the plugins named (every one, when none is) end now: their builds are
+    /// permanent.
+    case accept([String])
+    /// The builds on trial of the plugins named (every one, when none is) are left out now,
+    /// and the builds they replaced come back; answered as a restart is.
+    case rollBack([String])
 }
 
 /// What the supervisor's state machine answers a control request with.

@@ -48,9 +48,21 @@ struct PluginStatus: Equatable, Sendable {
     var requires: [String] = []
     /// The version of the build held open for a rollback, when one is.
     var held: String?
+    /// Its build on trial, when an upgrade brought it in and the trial has not ended.
+    var trial: TrialStatus?
     /// How often it was blamed for a generation's end, and the last time.
     var failures = 0
     var lastFailure: FailureRecord?
+}
+
+/// A build on trial: a failure blamed on it before `until` brings back the build it replaced.
+struct TrialStatus: Equatable, Sendable {
+    /// The version on trial, and the version it replaced.
+    var version: String
+    var replaces: String
+    var until: MonotonicInstant
+    /// Whether the build it replaced is held open, so that it can come back.
+    var canRollBack: Bool
 }
 
 /// A failure the supervisor blamed on a plugin.

@@ -45,15 +45,20 @@ extension SupervisionMachine {
             if current == number { becomeServing(number) }
         case .takingOver(let candidate, let replaced):
             guard candidate == number else { break }
-            sayUpgraded(number, replacing: replaced)
-            becomeServing(number)
+            tookOver(number, replacing: replaced)
         case .serving(let current):
             // Ready again after a reload.
             if current == number {
                 ledger.follow(generation)
                 notify(.ready(status: ledger.summary))
             }
-        case .upgrading, .backingOff, .handingOver, .stopping, .finished:
+        case .upgrading(let serving, let candidate):
+            // Every plugin allowed it to bootstrap beside the serving generation, which now drains.
+            guard candidate == number else { break }
+            let replaced = generations[serving]?.running ?? []
+            askToStop(serving, signal: .terminate)
+            tookOver(number, replacing: replaced)
+        case .backingOff, .handingOver, .stopping, .finished:
             // While generations change hands, the host is ready when the new one is.
             break
         }
@@ -69,7 +74,7 @@ extension SupervisionMachine {
         // Held before the host says it is ready, so that a file replaced once it is can
         // always be brought back; the driver says which it could hold.
         if isServiceRun(generation) {
-            act(.hold(running.filter { $0.identity != nil }))
+            act(.hold(buildsToHold(running: running)))
         }
         ledger.follow(generation)
         notify(.ready(status: ledger.summary))
@@ -95,7 +100,9 @@ extension SupervisionMachine {
         generations[number]?.plugins = plugins
         switch state {
         case .serving(let current):
-            if current == number { startUpgrade(of: number) }
+            guard current == number else { break }
+            // At most two generations live: an upgrade waits for the one that drains to end.
+            if hasDrainingGeneration { upgradeWaits = true } else { startUpgrade(of: number) }
         case .starting, .recovering, .backingOff, .upgrading, .handingOver, .takingOver, .stopping, .finished:
             // A rescan while generations change hands is asked for again once one serves.
             break
@@ -175,6 +182,7 @@ extension SupervisionMachine {
         generation.failedPlugin = evidence.failedPlugin
         generation.endedIn = evidence.workerPhase
         generations[number] = generation
+        let rollback = rollingBack.removeValue(forKey: number)
         if let message = ending.message { say("plugin-host: error: " + message) }
         for culprit in ending.culprits {
             guard let name = evidence.plugins[number: culprit]?.name else { continue }
@@ -186,6 +194,8 @@ extension SupervisionMachine {
         if let clients = operators.endReload(on: number) {
             let reason = "generation \(number) ended before it told the reload's outcome: \(ending.message ?? "it was ended")"
             for client in clients { act(.answer(client: client, .reload(applied: false, reasons: [reason]))) }
+            // A generation that drained with a reload under way: the one that serves takes the next.
+            if number != currentGeneration { beginWaitingReload() }
         }
         // Whatever it started ends with it.
         act(.endProcesses(generation: number))
@@ -197,12 +207,25 @@ extension SupervisionMachine {
         case .starting(let current):
             guard current == number else { break }
             finish(ending.status, ending.isIntended ? .finished : .failedBeforeReady)
-        case .serving(let current), .recovering(let current):
+        case .serving(let current):
+            if current == number {
+                recover(from: number)
+            } else if upgradeWaits, !hasDrainingGeneration {
+                // The generation that drained after an upgrade beside it ended: the upgrade
+                // asked for meanwhile begins.
+                upgradeWaits = false
+                startUpgrade(of: current)
+            }
+        case .recovering(let current):
             if current == number { recover(from: number) }
         case .backingOff:
             break
         case .upgrading(let serving, let candidate):
             if number == candidate {
+                if let rollback {
+                    say("plugin-host: error: the rollback of \(Self.rollbackList(rollback)) failed before it took over; "
+                        + "the running plugins keep serving as they were")
+                }
                 let again = upgradeFailed(candidate, serving: serving)
                 state = .serving(serving)
                 if again { startUpgrade(of: serving) } else { beginWaitingReload() }
@@ -241,6 +264,7 @@ extension SupervisionMachine {
         switch news {
         case .plugins(let conditions):
             generations[number]?.conditions = conditions
+            judgeHealthOnTrial(of: number)
         case .reload(let applied, let reasons):
             records.reloaded(at: now, applied: applied, reasons: reasons)
             for client in operators.endReload(on: number) ?? [] {

@@ -22,6 +22,10 @@ extension SupervisionMachine {
             }
         case .restart(let names):
             restart(names, for: client)
+        case .accept(let names):
+            accept(names, for: client)
+        case .rollBack(let names):
+            rollBack(names, for: client)
         case .stop:
             operators.awaitStop(for: client)
             switch state {
@@ -75,6 +79,8 @@ extension SupervisionMachine {
             return
         }
         switch state {
+        case .serving where hasDrainingGeneration:
+            act(.answer(client: client, .refused("the generation before still drains; ask again once it has ended")))
         case .serving(let serving):
             var builds = ledger.selection
             builds.excluded.removeAll { names.contains($0.name) }

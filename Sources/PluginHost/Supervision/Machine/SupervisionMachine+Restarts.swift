@@ -17,10 +17,13 @@ extension SupervisionMachine {
         let culprits = ending.exoneration != nil || !ending.culprits.isEmpty
             ? ending.culprits : generation.failedPlugin.map { [$0] } ?? []
         let culpritBuilds = culprits.compactMap { plugins[number: $0] }
+        // A build on trial whose build before is held comes back in its place: its plugin stays.
+        let comingBack = culpritBuilds.filter { ledger.trial(of: $0)?.replacedHeld == true }
+        let gone = culpritBuilds.filter { culprit in !comingBack.contains { $0.isSameBuild(as: culprit) } }
         let live = plugins.filter { $0.state != .removed }
-        let dependents = Dependents.leaving(with: Set(culpritBuilds.map(\.name)), among: live, name: \.name, requires: \.requires)
+        let dependents = Dependents.leaving(with: Set(gone.map(\.name)), among: live, name: \.name, requires: \.requires)
             .map(\.plugin.name)
-        let leaving = Set(culpritBuilds.map(\.name) + dependents)
+        let leaving = Set(gone.map(\.name) + dependents)
         let staying = live.map(\.name).filter { !leaving.contains($0) }
         let culpritNames = culpritBuilds.map(\.label).joined(separator: ", ")
         if staying.isEmpty || (!configuration.watching && servicePlugins.isDisjoint(with: staying)) {
@@ -38,6 +41,11 @@ extension SupervisionMachine {
             return
         }
         leaveOut(culpritBuilds, because: ending.summary)
+        let trials = failTrials(of: culpritBuilds)
+        guard trials.isEmpty else {
+            rollBack(trials, after: ending, dependents: dependents, at: start)
+            return
+        }
         let without: String
         switch ending.exoneration {
         case .rewrittenInPlace: without = " (no plugin is to blame: a plugin file changed under the worker; the files as they are now are loaded)"
@@ -53,6 +61,20 @@ extension SupervisionMachine {
             "Restarting after " + (culpritBuilds.isEmpty ? "the worker \(ending.summary)" : "plugin \(culpritBuilds.map(\.name).joined(separator: ", ")) \(ending.summary)")
                 + "; left out: " + (leaving.isEmpty ? "nothing" : leaving.sorted().joined(separator: ", "))))
         schedule(.restart, at: start)
+    }
+
+    /// A failure blamed builds on trial: a generation with the builds they replaced takes over
+    /// at `start` (a rollback, whose line `started(_:bringingBack:)` says once it starts).
+    private mutating func rollBack(_ trials: [BuildLedger.Trial], after ending: WorkerEnding, dependents: [String], at start: MonotonicInstant) {
+        restoring = trials.map(\.build.name)
+        say("plugin-host: error: rolling back \(Self.rollbackList(trials)): \(ending.summary) on trial; left out until "
+            + "\(trials.count == 1 ? "its file changes" : "their files change")"
+            + (dependents.isEmpty ? "" : "; the plugins that require a plugin left out are left out too (\(dependents.joined(separator: ", ")))")
+            + "; restart \(restarts.count), at most \(configuration.restart.description)" + waitClause(start - now))
+        notify(reloadingNow)
+        notify(.status("Rolling back " + Self.rollbackList(trials) + " after it \(ending.summary) on trial"))
+        records.lastUpgrade = UpgradeRecord(at: now, result: "rolled back", detail: "\(ending.summary) on trial; " + Self.rollbackList(trials))
+        schedule(.restore, at: start)
     }
 
     /// When a restart after a failure now starts: at once when the failure is healed by

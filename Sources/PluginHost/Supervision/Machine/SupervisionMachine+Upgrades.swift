@@ -89,6 +89,25 @@ extension SupervisionMachine {
         (generations[candidate]?.plugins ?? []).filter { build in !before.contains { $0.isSameBuild(as: build) } }
     }
 
+    /// An upgrade's generation serves in place of the builds `replaced`: its changes are said,
+    /// and go on trial; a rollback's brought back the builds before.
+    mutating func tookOver(_ number: Int, replacing replaced: [PublishedPlugin]) {
+        if let trials = rollingBack.removeValue(forKey: number) {
+            let running = generations[number]?.running ?? []
+            let back = trials.filter { trial in running.contains { $0.isSameBuild(as: trial.replaced) } }
+            let list = back.isEmpty ? "nothing brought back" : "brought back " + back.map(\.replaced.nameAndVersion).joined(separator: ", ")
+            say("plugin-host: rolled back: " + list)
+            if var upgrade = records.lastUpgrade, upgrade.result == "rolled back" {
+                upgrade.detail = list + "; " + upgrade.detail
+                records.lastUpgrade = upgrade
+            }
+        } else {
+            sayUpgraded(number, replacing: replaced)
+            beginTrials(of: number, replacing: replaced)
+        }
+        becomeServing(number)
+    }
+
     /// Says which builds an upgrade replaced.
     mutating func sayUpgraded(_ number: Int, replacing replaced: [PublishedPlugin]) {
         let changes = (generations[number]?.running ?? []).compactMap { build -> String? in

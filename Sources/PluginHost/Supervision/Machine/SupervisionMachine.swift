@@ -47,6 +47,8 @@ struct SupervisionMachine: Sendable {
         var reapGrace: Duration = .seconds(1)
         /// What the driver may spend once the host ends (``SupervisionAction/exit(_:_:)``).
         var ending = EndingBudget()
+        /// How long the builds an upgrade brings in are on trial (`--trial`); `nil` for none.
+        var trial: Duration? = .seconds(30)
     }
 
     /// What the driver may spend on the host's end, after the machine decided it: each part
@@ -123,6 +125,11 @@ struct SupervisionMachine: Sendable {
     var servicePlugins: Set<String> = []
     /// The plugins whose builds a rollback brings back, said once its generation starts.
     var restoring: [String] = []
+    /// The trials a generation started beside the serving one rolls back once it serves, by
+    /// its number.
+    var rollingBack: [Int: [BuildLedger.Trial]] = [:]
+    /// Whether files changed while a generation drained: an upgrade begins once it ended.
+    var upgradeWaits = false
     var generationsStarted = 0
     /// When the host started.
     let startedAt: MonotonicInstant
@@ -153,6 +160,8 @@ struct SupervisionMachine: Sendable {
     mutating func handle(_ event: SupervisionEvent, at time: MonotonicInstant) -> [SupervisionAction] {
         now = max(now, time)
         if case .finished = state { return [] }
+        // A trial whose end has come is over before anything is judged by it.
+        endDueTrials()
         switch event {
         case .signal(let signal, let source):
             if signal.asksToStop {
@@ -213,6 +222,7 @@ struct SupervisionMachine: Sendable {
         var next = timers.ping ?? .distantFuture
         if let rescan = timers.rescan, case .serving = state { next = min(next, rescan) }
         if case .backingOff(let until, _) = state { next = min(next, until) }
+        if let trialEnd = nextTrialEnd { next = min(next, trialEnd) }
         for generation in generations.values {
             switch generation.life {
             case .stopping(let deadline?): next = min(next, deadline)
@@ -294,7 +304,9 @@ struct SupervisionMachine: Sendable {
 
     mutating func kill(_ number: Int, because reason: KillReason, probing: Bool) {
         guard var generation = generations[number], generation.isAlive else { return }
-        generation.life = .killed(reason, at: now, spokeForHost: number == currentGeneration)
+        // A generation that drains after serving spoke for the host as much as the current one:
+        // only a candidate newer than it is "the new worker".
+        generation.life = .killed(reason, at: now, spokeForHost: number <= (currentGeneration ?? .max))
         generations[number] = generation
         actions.append(.kill(generation: number, probing: probing))
     }
@@ -312,6 +324,13 @@ struct SupervisionMachine: Sendable {
         for (number, generation) in generations where !generation.isLive && !named.contains(number) {
             generations[number] = nil
         }
+    }
+
+    /// Whether a generation the host no longer speaks through still drains: one an upgrade
+    /// bootstrapped beside. Another upgrade waits for it to end, so that at most two
+    /// generations live.
+    var hasDrainingGeneration: Bool {
+        liveGenerations.contains { $0.number != currentGeneration }
     }
 
     /// Whether one generation is giving way to another.

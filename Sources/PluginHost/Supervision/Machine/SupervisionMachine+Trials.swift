@@ -1,0 +1,152 @@
+/// Trials: the builds an upgrade brings in are on trial for `--trial`. A failure blamed on a
+/// build on trial (it crashed, exited, hung, failed to get ready, or its health check says it
+/// is unhealthy) brings back the build it replaced, which the driver holds open meanwhile: a
+/// rollback. Once the trial ends the build is permanent, the build before is let go, and a
+/// failure is judged as any other. An operator ends a trial at once either way
+/// (`plugin-host accept`, `plugin-host rollback`). Blame stays on evidence: a failure that
+/// blames nobody, or another plugin, is no reason to roll back.
+extension SupervisionMachine {
+    /// Generation `number`, an upgrade's, serves in place of the builds `replaced`: each
+    /// build it changed goes on trial.
+    mutating func beginTrials(of number: Int, replacing replaced: [PublishedPlugin]) {
+        guard let limit = configuration.trial, limit > .zero else { return }
+        var begun: [String] = []
+        for build in generations[number]?.running ?? [] where build.identity != nil {
+            guard let before = replaced.first(where: { $0.name == build.name }), before.identity != nil, !before.isSameBuild(as: build)
+            else { continue }
+            ledger.beginTrial(of: build, replacing: before, until: now + limit)
+            begun.append("\(build.nameAndVersion) (replacing \(before.version))")
+        }
+        guard !begun.isEmpty else { return }
+        say("plugin-host: on trial for \(TextFormat.seconds(limit)) (--trial): " + begun.joined(separator: ", ")
+            + "; a failure blamed on \(begun.count == 1 ? "it" : "one") brings back the build before; plugin-host accept or rollback ends it now")
+    }
+
+    /// What the driver holds: the builds `running`, and those the trials replaced.
+    func buildsToHold(running: [PublishedPlugin]) -> [PublishedPlugin] {
+        running.filter { $0.identity != nil } + ledger.replacedOnTrial.filter { replaced in !running.contains { $0.isSameBuild(as: replaced) } }
+    }
+
+    /// When the next trial ends, if one runs.
+    var nextTrialEnd: MonotonicInstant? { ledger.trials.first?.until }
+
+    /// The trials that ended by now pass: their builds are permanent, and the builds they
+    /// replaced are let go.
+    mutating func endDueTrials() {
+        let due = ledger.trials.filter { $0.until <= now }
+        guard !due.isEmpty else { return }
+        for trial in due { ledger.endTrial(of: trial.build.name) }
+        say("plugin-host: trial passed: " + due.map(\.build.nameAndVersion).joined(separator: ", ") + " permanent; the build"
+            + (due.count == 1 ? "" : "s") + " before let go")
+        letGoOfEndedTrials()
+    }
+
+    /// Holds what runs and what the trials still running replaced, and lets go of the rest.
+    private mutating func letGoOfEndedTrials() {
+        guard let number = currentGeneration, let generation = generations[number], case .serving = generation.life else {
+            act(.hold(ledger.held + ledger.replacedOnTrial))
+            return
+        }
+        act(.hold(buildsToHold(running: generation.running)))
+    }
+
+    /// The builds on trial among `culprits`, a failure's: each fails its trial, its build
+    /// before is held as the plugin's.
+    ///
+    /// - Returns: The trials that failed.
+    mutating func failTrials(of culprits: [PublishedPlugin]) -> [BuildLedger.Trial] {
+        culprits.compactMap { culprit in ledger.trial(of: culprit) == nil ? nil : ledger.failTrial(of: culprit.name) }
+    }
+
+    /// `Echo 60.1.0 -> 60.0.0`: what a rollback brings back.
+    static func rollbackList(_ trials: [BuildLedger.Trial]) -> String {
+        trials.map { "\($0.build.nameAndVersion) -> \($0.replaced.version)" }.joined(separator: ", ")
+    }
+
+    /// The serving generation `number` told its plugins' conditions: a build on trial its health
+    /// check finds unhealthy is rolled back, by a generation that loads the build before beside
+    /// it and takes over as an upgrade does.
+    mutating func judgeHealthOnTrial(of number: Int) {
+        guard case .serving(let current) = state, current == number, let generation = generations[number], !hasDrainingGeneration
+        else { return }
+        let conditions = generation.conditions ?? []
+        let failing = generation.running.compactMap { build -> (PublishedPlugin, String)? in
+            guard ledger.trial(of: build) != nil, let condition = conditions.first(where: { $0.name == build.name && $0.state == .unhealthy })
+            else { return nil }
+            return (build, condition.reason ?? "its health check failed")
+        }
+        guard !failing.isEmpty else { return }
+        for (build, reason) in failing { ledger.leaveOut(build, because: "unhealthy on trial: " + reason) }
+        let trials = failTrials(of: failing.map(\.0))
+        rollBack(trials, of: number, because: failing.map { "\($0.0.nameAndVersion) is unhealthy (\($0.1))" }.joined(separator: ", "))
+    }
+
+    /// Rolls back `trials` while generation `serving` serves: a generation with the builds they
+    /// replaced loads beside it and takes over, as an upgrade does.
+    mutating func rollBack(_ trials: [BuildLedger.Trial], of serving: Int, because why: String) {
+        say("plugin-host: error: rolling back \(Self.rollbackList(trials)): \(why) on trial; left out until "
+            + "\(trials.count == 1 ? "its file changes" : "their files change")")
+        records.lastUpgrade = UpgradeRecord(at: now, result: "rolled back", detail: why + "; " + Self.rollbackList(trials))
+        startUpgrade(of: serving)
+        if case .upgrading(_, let candidate) = state { rollingBack[candidate] = trials }
+    }
+
+    // MARK: Operators
+
+    /// `plugin-host accept [PLUGIN...]`: the trials of the plugins named (every trial, when none
+    /// is) end now, their builds permanent.
+    mutating func accept(_ names: [String], for client: Int) {
+        guard let trials = trialsNamed(names, for: client) else { return }
+        for trial in trials { ledger.endTrial(of: trial.build.name) }
+        let list = trials.map(\.build.nameAndVersion).joined(separator: ", ")
+        say("plugin-host: accepted (plugin-host accept): \(list) permanent; the build\(trials.count == 1 ? "" : "s") before let go")
+        letGoOfEndedTrials()
+        act(.answer(client: client, .restart(ok: true, message: "\(list) permanent")))
+    }
+
+    /// `plugin-host rollback [PLUGIN...]`: the builds on trial of the plugins named (every
+    /// one, when none is) are left out now, and the builds they replaced come back; the client
+    /// is answered once the generation that brings them back serves.
+    mutating func rollBack(_ names: [String], for client: Int) {
+        guard case .serving(let serving) = state, !hasDrainingGeneration else {
+            act(.answer(client: client, .refused(
+                isStopping ? "the host is stopping" : "a new generation is starting already; ask again once the host serves")))
+            return
+        }
+        guard let chosen = trialsNamed(names, for: client) else { return }
+        let unheld = chosen.filter { !$0.replacedHeld }
+        guard unheld.isEmpty else {
+            act(.answer(client: client, .refused(
+                "cannot roll back " + unheld.map { "\($0.build.name): the build before (\($0.replaced.version)) is no longer held" }
+                    .joined(separator: "; ") + "; nothing changed")))
+            return
+        }
+        for trial in chosen { ledger.leaveOut(trial.build, because: "rolled back by an operator (plugin-host rollback)") }
+        let trials = failTrials(of: chosen.map(\.build))
+        rollBack(trials, of: serving, because: "plugin-host rollback")
+        if case .upgrading(_, let candidate) = state { operators.awaitRestart(of: candidate, for: client) }
+    }
+
+    /// The trials of `names` (every one, when `names` is empty); `nil`, having answered
+    /// `client`, when one of them has none.
+    private mutating func trialsNamed(_ names: [String], for client: Int) -> [BuildLedger.Trial]? {
+        let trials = ledger.trials
+        if names.isEmpty, !trials.isEmpty { return trials }
+        let missing = names.isEmpty ? ["any"] : names.filter { name in !trials.contains { $0.build.name == name } }
+        guard missing.isEmpty else {
+            act(.answer(client: client, .refused(
+                (names.isEmpty ? "no build is on trial" : "no build of \(missing.joined(separator: ", ")) is on trial")
+                    + "; plugin-host status shows what is (--trial sets how long an upgrade's builds are)")))
+            return nil
+        }
+        return trials.filter { names.contains($0.build.name) }
+    }
+
+    /// Whether the host is stopping or has ended.
+    var isStopping: Bool {
+        switch state {
+        case .stopping, .finished: true
+        case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver: false
+        }
+    }
+}

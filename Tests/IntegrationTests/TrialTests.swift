@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Upgrades on trial, through the real binary: a new build that crashes, hangs or turns
+/// unhealthy within its trial is replaced by the build before, held open meanwhile; after the
+/// trial the same failure leaves the build out; an operator ends a trial either way.
+@Suite("Upgrades on trial: a new build that fails soon after it serves brings back the one before")
+struct TrialTests {
+    /// Starts a watching service whose next Ticker build (0.2.0) fails as `fails` says, and
+    /// upgrades Ticker 0.1.0 to it; returns once the upgrade serves.
+    private func upgraded(
+        fails: String, after milliseconds: Int = 300, _ extra: [String]
+    ) throws -> (ServiceFixture, RunningHost, NotifyListener, OperatorConsole) {
+        let service = try ServiceFixture(tickerSettings: #""nextBuildFails": "\#(fails)", "failAfterMs": \#(milliseconds)"#)
+        let console = OperatorConsole()
+        let (host, listener) = try service.start(console.arguments + ["--watch", "--shutdown-timeout", "1"] + extra)
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running")
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving"))
+        try service.replace("Ticker", with: "TickerNext")
+        #expect(host.waitForError("plugin-host: upgraded: Ticker 0.1.0 -> 0.2.0"), "\(host.standardError)")
+        return (service, host, listener, console)
+    }
+
+    /// The host serves Ticker 0.1.0 again, brought back in place of 0.2.0, which is left out.
+    private func expectBroughtBack(_ service: ServiceFixture, _ host: RunningHost, _ listener: NotifyListener, _ console: OperatorConsole) throws {
+        #expect(listener.wait(forPrefix: "READY=1", containing: "running the build before: Ticker 0.1.0") != nil, "\(host.standardError)")
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(host.standardError)")
+        let status = try #require(console.waitForStatus { $0.state == "serving" && $0.plugin("Ticker")?["version"] as? String == "0.1.0" })
+        #expect(status.state(of: "Ticker") == "serving")
+        #expect(status.plugin("Ticker")?["trial"] is NSNull, "the trial ended: \(status.plugin("Ticker") ?? [:])")
+        #expect((status.json["lastUpgrade"] as? [String: Any])?["result"] as? String == "rolled back")
+        #expect(service.echo().worker != nil, "the service answers")
+    }
+
+    @Test("a new build that crashes within its trial is rolled back: the build before serves again")
+    func crashOnTrial() throws {
+        let (service, host, listener, console) = try upgraded(fails: "crash", ["--trial", "30"])
+        #expect(host.waitForError("plugin-host: on trial for 30 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: crashed during the run phase: SIGSEGV on trial"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: bringing back the builds that ran before: Ticker 0.1.0"), "\(host.standardError)")
+        try expectBroughtBack(service, host, listener, console)
+        #expect(!host.standardError.contains("restarting the plugins without Ticker"), "\(host.standardError)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("a new build whose health check says it is unhealthy within its trial is rolled back beside it, without a gap")
+    func unhealthyOnTrial() throws {
+        let (service, host, listener, console) = try upgraded(fails: "unhealthy", ["--trial", "30", "--health-interval", "0.1"])
+        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: Ticker 0.2.0 is unhealthy (lost its data) on trial"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: rolled back: brought back Ticker 0.1.0"), "\(host.standardError)")
+        try expectBroughtBack(service, host, listener, console)
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("a new build whose health check hangs within its trial is rolled back")
+    func hangOnTrial() throws {
+        let (service, host, listener, console) = try upgraded(fails: "hang", ["--trial", "30", "--health-interval", "0.1", "--timeout", "1"])
+        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: Ticker 0.2.0 is unhealthy (it did not answer its health check"), "\(host.standardError)")
+        try expectBroughtBack(service, host, listener, console)
+        let result = host.stop(with: SIGTERM)
+        #expect([0, 124].contains(result.status), "\(result.standardError)")
+    }
+
+    @Test("after the trial the same failure leaves the build out, as any failure does")
+    func failureAfterTrial() throws {
+        let (service, host, listener, _) = try upgraded(fails: "crash", after: 1500, ["--trial", "0.5"])
+        #expect(host.waitForError("plugin-host: trial passed: Ticker 0.2.0 permanent; the build before let go"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: restarting the plugins without \(service.label("Ticker"))"), "\(host.standardError)")
+        #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Ticker") != nil, "\(host.standardError)")
+        #expect(!host.standardError.contains("rolling back"), "\(host.standardError)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("plugin-host accept ends a trial at once; accepting again, with nothing on trial, fails with exit status 1")
+    func accept() throws {
+        let (_, host, _, console) = try upgraded(fails: "none", ["--trial", "600"])
+        let status = try #require(console.waitForStatus { ($0.plugin("Ticker")?["trial"] as? [String: Any])?["version"] as? String == "0.2.0" })
+        let trial = try #require(status.plugin("Ticker")?["trial"] as? [String: Any])
+        #expect(trial["replaces"] as? String == "0.1.0")
+        #expect(trial["canRollBack"] as? Bool == true)
+        #expect(try console.run("status").standardOutput.contains("Ticker: 0.2.0 on trial until "))
+
+        let accepted = try console.run("accept", ["Ticker"])
+        #expect(accepted.status == 0, "\(accepted.standardError)")
+        #expect(accepted.standardOutput == "accept: Ticker 0.2.0 permanent\n")
+        #expect(host.waitForError("plugin-host: accepted (plugin-host accept): Ticker 0.2.0 permanent"))
+        #expect(console.status().map(HostStatusView.init)?.plugin("Ticker")?["trial"] is NSNull)
+
+        let again = try console.run("accept")
+        #expect(again.status == 1)
+        #expect(again.standardError.contains("no build is on trial"), "\(again.standardError)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("plugin-host rollback brings back the build before and answers once it serves; with nothing on trial it fails")
+    func rollBack() throws {
+        let (service, host, listener, console) = try upgraded(fails: "none", ["--trial", "600"])
+        #expect(console.waitForStatus { ($0.plugin("Ticker")?["trial"] as? [String: Any]) != nil } != nil)
+        let unknown = try console.run("rollback", ["Echo"])
+        #expect(unknown.status == 1)
+        #expect(unknown.standardError.contains("no build of Echo is on trial"), "\(unknown.standardError)")
+
+        let rolledBack = try console.run("rollback")
+        #expect(rolledBack.status == 0, "\(rolledBack.standardError)")
+        #expect(rolledBack.standardOutput.hasPrefix("rollback: generation "), "\(rolledBack.standardOutput)")
+        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: plugin-host rollback on trial"))
+        try expectBroughtBack(service, host, listener, console)
+
+        let again = try console.run("rollback")
+        #expect(again.status == 1)
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+}
