@@ -26,6 +26,8 @@ public struct Bootstrapped: Sendable {
         let identity: PluginIdentity
         let settings: Settings
         let lifecycle: Lifecycle
+        /// What the build before of the plugin handed over.
+        let handedOver: HandedOver
         /// The components of the declared plugins that are in the chain, in manifest order:
         /// resolved once, so that looking one up costs a few casts.
         let direct: [any Sendable]
@@ -95,6 +97,11 @@ public struct Bootstrapped: Sendable {
     /// delivers anything to.
     public var lifecycle: Lifecycle { viewer?.lifecycle ?? Lifecycle() }
 
+    /// What the build of this plugin that ran before handed over as its worker stopped
+    /// (``Lifecycle/onHandOff(_:)``): bytes of state and descriptors, by name. Empty when
+    /// nothing was handed over: the first start, a crash, an upgrade that bootstrapped beside.
+    public var handedOver: HandedOver { viewer?.handedOver ?? HandedOver() }
+
     /// The plugins whose components this value can see: for the whole chain in bootstrap
     /// order, for a view nearest first.
     public var plugins: [String] {
@@ -107,7 +114,9 @@ public struct Bootstrapped: Sendable {
 
     /// The view of this chain that the component of `identity` receives while it
     /// bootstraps: only the plugins it depends on (and theirs) are visible.
-    package func view(for identity: PluginIdentity, settings: Settings? = nil, lifecycle: Lifecycle = Lifecycle()) -> Bootstrapped {
+    package func view(
+        for identity: PluginIdentity, settings: Settings? = nil, lifecycle: Lifecycle = Lifecycle(), handedOver: HandedOver = HandedOver()
+    ) -> Bootstrapped {
         let direct = storage.state.withLock { state in
             identity.dependencies.compactMap { name -> (any Sendable)? in
                 guard let index = state.indexByName[name], index < held else { return nil }
@@ -115,7 +124,8 @@ public struct Bootstrapped: Sendable {
             }
         }
         let viewer = Viewer(
-            identity: identity, settings: settings ?? Settings([:], for: identity.name), lifecycle: lifecycle, direct: direct)
+            identity: identity, settings: settings ?? Settings([:], for: identity.name), lifecycle: lifecycle, handedOver: handedOver,
+            direct: direct)
         return Bootstrapped(storage: storage, held: held, viewer: viewer)
     }
 

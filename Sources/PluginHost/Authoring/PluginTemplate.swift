@@ -104,13 +104,15 @@ struct PluginTemplate {
             registrations = """
                         // The service and the events it handles: the host delivers each event to every
                         // component that registered for it, in the event's order.
-                        let worker = \(name)Worker(interval: .seconds(try bootstrapped.settings.number("interval") ?? 1))
+                        let worker = \(name)Worker(
+                            interval: .seconds(try bootstrapped.settings.number("interval") ?? 1), handedOver: bootstrapped.handedOver)
                         self.worker = worker
                         let lifecycle = bootstrapped.lifecycle
                         lifecycle.run { await worker.serve() }
                         lifecycle.onReady { try await worker.waitUntilServing() }
                         lifecycle.onHealthCheck { worker.health }
                         lifecycle.onDrain { worker.stopTakingWork() }
+                        lifecycle.onHandOff { worker.handOff() }
 
                 """
         }
@@ -171,8 +173,13 @@ struct PluginTemplate {
             private let state = Mutex(State())
             private let interval: Duration
 
-            init(interval: Duration) {
+            init(interval: Duration, handedOver: HandedOver = HandedOver()) {
                 self.interval = interval
+                // What the build before handed over as its worker stopped (an upgrade, a restart
+                // it was not blamed for): the work done so far goes on from there.
+                if let bytes = handedOver.bytes("completed"), let count = Int(String(decoding: bytes, as: UTF8.self)) {
+                    state.withLock { $0.completed = count }
+                }
             }
 
             /// How many units of work it has done.
@@ -207,6 +214,14 @@ struct PluginTemplate {
             /// Drain: takes no new work; what is under way finishes before the service is cancelled.
             func stopTakingWork() {
                 state.withLock { $0.takingWork = false }
+            }
+
+            /// Hand-off: what the next build takes up, by name: bytes of state, and descriptors
+            /// (an accepted connection: `put(descriptor:as:)`, which is then the host's to pass on).
+            func handOff() -> HandedOver {
+                var handing = HandedOver()
+                handing.put(Array(String(completed).utf8), as: "completed")
+                return handing
             }
         }
         """

@@ -39,6 +39,8 @@ struct ChainRunner {
     var environment: [String: String] = [:]
     /// The sockets the host listens on, by name, which components obtain from the chain.
     var sockets: [String: Int32] = [:]
+    /// What the builds before handed over, which each component receives as it bootstraps.
+    var inbox = HandOffInbox()
 
     /// The result of a run.
     struct Outcome: Sendable {
@@ -207,6 +209,7 @@ private final class ChainRun: Sendable {
         link.enter(.bootstrapping)
         submitStarts(state.withLock { $0.ready.count })
         done.wait(timeout: nil)
+        runner.inbox.finishAll()
     }
 
     /// Takes the next ready plugin, the first in bootstrap order, and starts its bootstrap
@@ -230,7 +233,9 @@ private final class ChainRun: Sendable {
             }
             state.plugins[index].bootstrapStarted = now - runner.epoch
             let settings = runner.settings.isEmpty ? nil : runner.settings[candidate.name]
-            let view = state.completed.view(for: candidate.manifest.identity, settings: settings, lifecycle: plugin.lifecycle)
+            let view = state.completed.view(
+                for: candidate.manifest.identity, settings: settings, lifecycle: plugin.lifecycle,
+                handedOver: runner.inbox.handedOver(to: candidate.name))
             return (index, type, view)
         }
         submitStarts(newlyReady)
@@ -259,6 +264,7 @@ private final class ChainRun: Sendable {
     private func complete(_ index: Int, _ outcome: Result<any Bootstrapping, BootstrapFailure>) {
         let finished = clock.now - runner.epoch
         link.end(stepOf: first.advanced(by: index))
+        runner.inbox.finish(order[index].name)
         let newlyReady = state.withLock { state -> Int in
             let candidate = order[index]
             state.plugins[index].bootstrapFinished = finished

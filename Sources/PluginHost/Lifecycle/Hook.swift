@@ -5,6 +5,8 @@ enum Hook {
     /// that does not get ready: `stopping`, `removing it`.
     case readiness(consequence: String)
     case drain
+    /// ``PluginABI/HandOff``: a component hands the next build what it holds.
+    case handOff
     case shutdown
     /// ``PluginABI/ReloadCheck``: a component checks its new settings.
     case reloadCheck
@@ -21,7 +23,7 @@ enum Hook {
     /// The option that bounds the hook, as messages name it.
     private var limitOption: String {
         switch self {
-        case .drain, .shutdown, .serviceStop: "--shutdown-timeout"
+        case .drain, .handOff, .shutdown, .serviceStop: "--shutdown-timeout"
         default: "--timeout"
         }
     }
@@ -44,6 +46,10 @@ enum Hook {
             (code, message) = (.drainFailed, "\(label) failed to drain: \(error)")
         case (.drain, .overran):
             (code, message) = (.drainFailed, "\(label) did not finish draining \(within); skipped")
+        case (.handOff, .failed(let error)):
+            (code, message) = (.shutdownFailed, "\(label) failed to hand over what it holds: \(error); nothing of it is handed over")
+        case (.handOff, .overran):
+            (code, message) = (.shutdownTimedOut, "\(label) did not hand over what it holds \(within); nothing of it is handed over")
         case (.shutdown, .failed(let error)):
             (code, message) = (.shutdownFailed, "\(label) failed to shut down: \(error)")
         case (.shutdown, .overran):

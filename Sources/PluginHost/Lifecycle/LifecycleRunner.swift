@@ -211,6 +211,20 @@ struct LifecycleRunner {
     /// bootstrap order, each within the shutdown timeout.
     ///
     /// - Returns: The hooks that failed or overran (and were skipped), also on stderr.
+    /// The worker stops to make way for another generation: each component that handles
+    /// ``HandOff`` says what it hands the next build of its plugin, in reverse bootstrap order,
+    /// each within `--shutdown-timeout`.
+    ///
+    /// - Returns: What each plugin handed over, and the problems of those that failed to.
+    func handOff() -> (handed: [(plugin: String, handedOver: HandedOver)], problems: [Problem]) {
+        let delivered = delivery.deliver(HandOff.self, to: plugins, phase: .shutdown, within: context.shutdownTimeout, until: stopDeadline) { _ in
+            HandOff()
+        }
+        let handed = delivered.compactMap { delivered in delivered.answer.map { (delivered.plugin.name, $0) } }
+        let problems = delivered.compactMap { Hook.handOff.problem(of: $0.plugin, $0.outcome, limit: context.shutdownTimeout) }.map(report)
+        return (handed, problems)
+    }
+
     func shutDown() -> [Problem] {
         link.enter(.shuttingDown)
         return shutDown(plugins)

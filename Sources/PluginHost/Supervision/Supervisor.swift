@@ -57,6 +57,8 @@ struct Supervisor {
     private var reaped: [Int: ProcessID] = [:]
     private var output = PendingOutput()
     private var builds = HeldBuilds()
+    /// What ended generations handed over, until the machine passes it on or lets it go.
+    private var handOffs: [Int: HandOffPackage] = [:]
     /// The plugin directories watched for changes.
     private var directories: DirectoryWatch?
     /// Events seen while waiting, handled at the next turn.
@@ -180,6 +182,17 @@ struct Supervisor {
             }
             if let termination = ended[worker.process] {
                 events += takeMessage(of: worker)
+                // What it handed over as it stopped waits in the channel, its descriptors in flight.
+                if let channel = worker.handOff {
+                    if let (bytes, descriptors) = channel.receive(waitingUpTo: nil) {
+                        let package = HandOffPackage(bytes: bytes, descriptors: descriptors)
+                        handOffs[worker.generation]?.close()
+                        handOffs[worker.generation] = package
+                        events.append(.handedOver(generation: worker.generation, items: package.labels.map(\.description)))
+                    }
+                    channel.close()
+                    worker.handOff = nil
+                }
                 events.append(.ended(generation: worker.generation, worker.evidence(of: termination)))
                 workers[worker.generation] = nil
                 reaped[worker.generation] = worker.process
@@ -258,6 +271,15 @@ struct Supervisor {
                 configuration.systemd.pingWatchdog()
             case .hold(let asked):
                 events.append(.holding(builds.hold(asked), asked: asked))
+            case .handOver(let from, let to):
+                let package = from.flatMap { handOffs.removeValue(forKey: $0) } ?? .empty
+                if let channel = workers[to]?.handOff, !channel.send(package.bytes, descriptors: package.descriptors) {
+                    output.append(Array("plugin-host: warning: what generation \(from.map(String.init) ?? "-") handed over could not be passed on to generation \(to); it is closed\n".utf8),
+                                  to: .standardError, acknowledging: nil)
+                }
+                package.close()
+            case .discardHandOff(let from):
+                handOffs.removeValue(forKey: from)?.close()
             case .checkRestart(let client, let selection, let running):
                 let problems = RestartCheck.versionProblems(in: configuration.search, builds: selection, running: running)
                 events.append(.restartChecked(client: client, problems: problems))
@@ -285,16 +307,28 @@ struct Supervisor {
         plan.systemdListens = configuration.systemd.socket != nil
         // The worker keeps none of the supervisor's own descriptors: a plugin must not
         // accept on the control socket, nor answer its clients.
-        let closing = [directories?.descriptor, configuration.systemd.socket?.descriptor].compactMap { $0 } + control.descriptors
+        var closing = [directories?.descriptor, configuration.systemd.socket?.descriptor].compactMap { $0 } + control.descriptors
+        // Nor the channels of other generations, nor what they handed over.
+        closing += workers.values.compactMap { $0.handOff.map { FileDescriptor(rawValue: $0.descriptor) } }
+        closing += handOffs.values.flatMap { $0.descriptors.map(FileDescriptor.init(rawValue:)) }
+        let channel = try? DescriptorChannel.pair()
+        if let channel {
+            plan.handOff = channel.1.descriptor
+            closing.append(FileDescriptor(rawValue: channel.0.descriptor))
+        }
+        defer { channel?.1.close() }
         do {
-            workers[plan.number] = try WorkerProcess.start(
+            let worker = try WorkerProcess.start(
                 plan, signals: signals, closing: closing, descriptorLimit: descriptorLimit,
                 crashStatus: configuration.crashStatus, run: run)
+            worker.handOff = channel?.0
+            workers[plan.number] = worker
             let used = plan.builds.substitutes.filter { substitute in
                 (try? FileStatus(path: substitute.file)).map { plan.builds.excludes(substitute.name, $0.identity) } ?? false
             }
             return .started(generation: plan.number, substitutes: used)
         } catch {
+            channel?.0.close()
             return .couldNotStart(generation: plan.number, reason: "\(error)")
         }
     }

@@ -15,6 +15,8 @@ struct WorkerMain {
     let environment = Process.environment
     /// When the run started, from which plugin times are measured.
     let epoch = ContinuousClock.now
+    /// What the builds before handed over, for the components as they bootstrap.
+    let inbox = HandOffInbox()
 
     init(options: RunOptions, link: WorkerLink, plan: GenerationPlan) {
         var options = options
@@ -68,6 +70,7 @@ struct WorkerMain {
         var problems: [Problem] = []
         if (report.succeeded || options.keepGoing || plan.leavesFailuresOut) && !started.candidateFailed {
             problems += lifecycle.run()
+            if link.stopRequested { problems += handOff(lifecycle) }
         } else {
             link.notify(.stopping(status: "Stopping: the plugins did not bootstrap"))
         }
@@ -82,6 +85,33 @@ struct WorkerMain {
             ?? options.shutdownTimeout.map { max($0, .seconds(1)) }
         let succeeded = report.succeeded && problems.isEmpty && !started.candidateFailed
         link.exit(succeeded ? .success : .failure, within: exitLimit)
+    }
+
+    // MARK: Handing over
+
+    /// Takes what the generation before handed over, which the supervisor sent before this
+    /// one may bootstrap.
+    private func receiveHandOff() {
+        guard plan.handOff >= 0 else { return }
+        guard let (bytes, descriptors) = DescriptorChannel(descriptor: plan.handOff).receive(waitingUpTo: .seconds(5)) else {
+            console.write("plugin-host: warning: nothing came of what the generation before handed over; the plugins start without it\n", to: .error)
+            return
+        }
+        inbox.fill(HandOffPackage(bytes: bytes, descriptors: descriptors).unpack())
+    }
+
+    /// The supervisor asked the worker to stop: what the components hand over goes to it,
+    /// which passes it on to the next generation, if one takes over.
+    private func handOff(_ lifecycle: LifecycleRunner) -> [Problem] {
+        guard plan.handOff >= 0 else { return [] }
+        let (handed, problems) = lifecycle.handOff()
+        let (package, dropped) = HandOffPackage.pack(handed)
+        for what in dropped { console.write("plugin-host: warning: not handed over, past the bounds of a hand-off: \(what)\n", to: .error) }
+        if !DescriptorChannel(descriptor: plan.handOff).send(package.bytes, descriptors: package.descriptors) {
+            console.write("plugin-host: warning: what the plugins handed over could not reach the supervisor; it is closed\n", to: .error)
+        }
+        package.close()
+        return problems
     }
 
     private func context(_ events: HostEvents) -> LifecycleRunner.Context {
@@ -114,7 +144,7 @@ struct WorkerMain {
             link: link,
             runner: ChainRunner(
                 keepGoing: options.keepGoing, threads: PluginThreads(limit: options.jobs, link: link), timeout: options.timeout,
-                epoch: epoch, environment: environment, sockets: plan.sockets))
+                epoch: epoch, environment: environment, sockets: plan.sockets, inbox: inbox))
     }
 
     /// Scans, resolves, loads and bootstraps; prints nothing.
@@ -161,6 +191,7 @@ struct WorkerMain {
         }
 
         var abandoned = false
+        if !plan.waitsBeforeBootstrap { receiveHandOff() }
         let result = admission.admit(
             survey.resolution, adding: nil, running: [], onto: Bootstrapped(environment: environment, sockets: plan.sockets),
             settings: configuration.settings, strictness: strictness
@@ -175,9 +206,12 @@ struct WorkerMain {
                 abandoned = true
                 return false
             }
+            // Beside the serving generation: nothing is handed over, what it holds is in use.
             if !loaded.isEmpty, loaded.allSatisfy({ $0.manifest.upgrade == .beside }) { return true }
             link.announcePrepared()
-            return waitForProceed(events)
+            guard waitForProceed(events) else { return false }
+            receiveHandOff()
+            return true
         }
         start.report.plugins = result.outcome.plugins
         if watching { start.report.notAdded += result.refused } else { start.report.problems += result.refused }

@@ -27,6 +27,9 @@ final class WorkerProcess {
     var killed = false
     /// What its driving thread was found doing before it was killed, when the machine asked.
     var stall: Stall?
+    /// The supervisor's end of the channel of its hand-offs: what it is handed before it
+    /// bootstraps, and what it hands over as it stops.
+    var handOff: DescriptorChannel?
 
     private init(generation: Int, process: ProcessID, page: SupervisionPage) {
         self.generation = generation

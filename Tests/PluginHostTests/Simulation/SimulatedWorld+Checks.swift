@@ -264,7 +264,13 @@ extension SimulatedWorld {
             case .status(let status), .metrics(let status): checkMetrics(of: status)
             case .change, .reload, .restart, .stopped, .refused: break
             }
-        case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit:
+        case .discardHandOff(let from):
+            // Closed only when no generation will take it: none replaces `from` now.
+            if let heir = workers.values.filter({ $0.isAlive && !$0.receivedHandOff && $0.number > from && $0.replaces == from }).first,
+                heir.cause == .upgrade, !setup.besideAll, !heir.killed, stopRequests.isEmpty, exit == nil {
+                violate("what generation \(from) handed over was closed, though generation \(heir.number) is to take over from it")
+            }
+        case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit, .handOver:
             break
         }
     }
@@ -601,6 +607,13 @@ extension SimulatedWorld {
             violate("with no fault for \(TextFormat.seconds(settlingTime)), client \(id) still waits for the answer to its \(client.request)")
         }
         if !reloadsAsked.isEmpty { violate("with no fault for \(TextFormat.seconds(settlingTime)), a reload asked for at \(reloadsAsked[0]) was never made") }
+        // Nothing handed over waits with the supervisor once a generation serves and none starts.
+        if case .serving = machine.state, machine.liveGenerations.count == 1 {
+            for case .supervisor(let from) in items {
+                violate("with no fault for \(TextFormat.seconds(settlingTime)), the supervisor still holds what generation \(from) handed over: passed to nobody, never closed")
+                break
+            }
+        }
         guard setup.machine.watching, let serving = servingWorker, let worker = workers[serving] else {
             if setup.machine.watching { violate("with no fault for \(TextFormat.seconds(settlingTime)), no generation serves") }
             return

@@ -11,6 +11,14 @@ extension SimulatedWorld {
             guard exit == nil, let worker = workers[number] else { continue }
             if let endsAt = worker.endsAt, endsAt <= now, let ending = worker.ending {
                 workers[number]?.endsAt = nil
+                // What it handed over as it stopped is the supervisor's, heard of just before its
+                // end; the rest closes with it.
+                for item in items.indices where items[item] == .worker(number) {
+                    items[item] = worker.handedItems.contains(item) ? .supervisor(from: number) : .closed
+                }
+                if !worker.handedItems.isEmpty {
+                    deliver(.handedOver(generation: number, items: worker.handedItems.map { "Echo/item-\($0)" }))
+                }
                 workers[number]?.phase = .gone
                 workers[number]?.endSeen = true
                 deliver(.ended(generation: number, ending.evidence))
@@ -158,6 +166,9 @@ extension SimulatedWorld {
                 deliver(.prepared(generation: number))
                 return
             }
+            if worker.cause != .upgrade, !worker.receivedHandOff {
+                violate("generation \(number) bootstraps, and the supervisor never sent it what the generation before handed over (its worker would wait for it)")
+            }
             worker.phase = .bootstrapping
             worker.stepStarted = now
             worker.milestoneAt = now + jitter(milliseconds: 2...20)
@@ -200,6 +211,16 @@ extension SimulatedWorld {
             tellConditions(number)
             deliver(.ready(generation: number, plugins: snapshot(number)))
         case .stopping:
+            // Stopping as the supervisor asked, its plugins hand over what they hold: what they
+            // were handed, and something of their own.
+            if worker.askedToStop, !worker.suspended {
+                let kept = items.indices.filter { items[$0] == .worker(number) }
+                let fresh = (0..<Int.random(in: 0...2, using: &random)).map { _ in
+                    items.append(.worker(number))
+                    return items.count - 1
+                }
+                workers[number]?.handedItems = kept + fresh
+            }
             endIntended(number, status: 0)
         case .prepared, .serving, .gone:
             break
@@ -237,6 +258,27 @@ extension SimulatedWorld {
             workers[number]?.stoppingByItself = true
             scheduleMilestone(of: number, within: 1...5)
         }
+    }
+
+    /// The supervisor sends generation `to` what generation `from` handed over: each item is
+    /// then that worker's, or closed when it is gone. A generation is sent one hand-off, before
+    /// it bootstraps; what a generation handed over goes once, to one that bootstraps after it.
+    mutating func passOn(from: Int?, to: Int) {
+        guard let worker = workers[to] else { return }
+        if worker.receivedHandOff { violate("generation \(to) was sent a hand-off twice") }
+        if [.bootstrapping, .serving, .stopping].contains(worker.phase) {
+            violate("generation \(to) was sent a hand-off after it began to bootstrap")
+        }
+        workers[to]?.receivedHandOff = true
+        if let replaced = worker.replaces, replaced != from, worker.cause == .upgrade,
+            items.contains(.supervisor(from: replaced)) {
+            violate("generation \(to) takes over from generation \(replaced) without what \(replaced) handed over (it was sent \(from.map { "generation \($0)'s" } ?? "nothing"))")
+        }
+        guard let from else { return }
+        if from >= to { violate("generation \(to) was sent what generation \(from), not one before it, handed over") }
+        if workers[from]?.isAlive == true { violate("generation \(to) was sent what generation \(from) handed over while \(from) still ran") }
+        let alive = worker.isAlive && worker.ending == nil
+        for item in items.indices where items[item] == .supervisor(from: from) { items[item] = alive ? .worker(to) : .closed }
     }
 
     // MARK: Requests
@@ -281,6 +323,9 @@ extension SimulatedWorld {
             }
         case .proceed:
             guard worker.phase == .prepared else { break }
+            if !worker.receivedHandOff {
+                violate("generation \(number) was told to bootstrap before the supervisor sent it what the generation before handed over")
+            }
             workers[number]?.phase = .bootstrapping
             workers[number]?.stepStarted = now
             scheduleMilestone(of: number, within: 2...20)

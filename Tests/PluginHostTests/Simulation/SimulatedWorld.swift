@@ -129,6 +129,10 @@ struct SimulatedWorld {
         var unhealthy: Set<Int> = []
         /// Whether it took over from the generation it replaces (an upgrade's, once ready).
         var tookOver = false
+        /// Whether the supervisor sent it what the generation before handed over.
+        var receivedHandOff = false
+        /// The items it handed over as it stopped, which the supervisor hears of before its end.
+        var handedItems: [Int] = []
 
         var isAlive: Bool { phase != .gone }
 
@@ -197,6 +201,15 @@ struct SimulatedWorld {
     /// Events waiting to be handled, in order, as the driver queues what performing gave.
     var queue: [SupervisionEvent] = []
     var delivering = false
+
+    /// Who holds each item plugins handed over: a worker, the supervisor (what a generation
+    /// handed over, not yet passed on), or nobody (closed).
+    enum ItemOwner: Equatable {
+        case worker(Int)
+        case supervisor(from: Int)
+        case closed
+    }
+    var items: [ItemOwner] = []
 
     /// The truth, and what the checks remember of it.
     var truth = WorldTruth()
@@ -542,6 +555,10 @@ struct SimulatedWorld {
             switch action {
             case .start(let plan):
                 start(plan)
+            case .handOver(let from, let to):
+                passOn(from: from, to: to)
+            case .discardHandOff(let from):
+                for item in items.indices where items[item] == .supervisor(from: from) { items[item] = .closed }
             case .ask(let generation, let request):
                 ask(generation, request)
             case .kill(let generation, _):

@@ -29,6 +29,9 @@ struct GenerationPlan: Equatable, Sendable {
     /// is still there (its name found, or its file now unusable) must run again, or the
     /// upgrade fails before that generation is disturbed.
     var runningBefore: [String: String] = [:]
+    /// The worker's end of the channel the supervisor passes on what the generation before
+    /// handed over, and takes what this one hands over as it stops; -1 for none.
+    var handOff: Int32 = -1
     /// Whether systemd listens to the host's notifications: when it does not, the worker
     /// keeps to itself those that only systemd needs.
     var systemdListens = false

@@ -28,6 +28,12 @@ enum SupervisionAction: Equatable, Sendable {
     /// `builds` selected, and say what they would break of the plugins `running` with
     /// ``SupervisionEvent/restartChecked(client:problems:)``: an operator's restart waits for it.
     case checkRestart(client: Int, builds: BuildSelection, running: [String])
+    /// Send generation `to` what generation `from` handed over (nothing, for `nil`), before
+    /// it bootstraps; every generation that bootstraps after another is sent one, except one
+    /// that bootstraps beside the serving generation. What `to` does not take it closes.
+    case handOver(from: Int?, to: Int)
+    /// Close what generation `from` handed over: no generation will take it.
+    case discardHandOff(from: Int)
     /// Answer the control client numbered `client`; a final answer closes its connection.
     case answer(client: Int, ControlAnswer)
     /// End the host: end what is left, write what is waiting, remove the sockets' files, and

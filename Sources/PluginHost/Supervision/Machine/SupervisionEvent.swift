@@ -33,6 +33,9 @@ enum SupervisionEvent: Equatable, Sendable {
     case suspended(generation: Int, process: ProcessID, by: Signal, running: [String])
     /// A stopped worker was resumed.
     case resumed(generation: Int, process: ProcessID)
+    /// A generation's worker, stopping as asked, handed the driver what its plugins hand the
+    /// next build (``PluginABI/HandOff``): these items, `Plugin/name`. Reported before its end.
+    case handedOver(generation: Int, items: [String])
     /// A generation's worker ended, and what is known of how.
     case ended(generation: Int, EndingEvidence)
     /// A generation tells what an operator may ask about: its plugins' conditions, a
@@ -65,6 +68,7 @@ extension SupervisionEvent {
         case .overran: "step overran"
         case .suspended: "stopped by a signal"
         case .resumed: "resumed"
+        case .handedOver: "handed over"
         case .ended: "worker ended"
         case .news: "news"
         case .control(_, let request): request == .stop ? "plugin-host stop" : "control request"

@@ -199,10 +199,16 @@ extension SupervisionMachine {
         }
         // Whatever it started ends with it.
         act(.endProcesses(generation: number))
+        if handOffHeir != number, !succeeds(number) { discardHandOff(of: number) }
         // A held build whose file was written in place holds the new bytes: it cannot come back.
         ledger.lose(heldIn: evidence.rewrittenInPlace.compactMap { evidence.plugins[number: $0] },
                     because: "its file was written in place, so the copy held reads other bytes")
 
+        // What it handed over goes to the generation that replaces it: the next to bootstrap.
+        if succeeds(number) {
+            if let earlier = handOffHeir, earlier != number { discardHandOff(of: earlier) }
+            handOffHeir = number
+        }
         switch state {
         case .starting(let current):
             guard current == number else { break }
@@ -240,6 +246,7 @@ extension SupervisionMachine {
             if generations[candidate]?.ending != nil {
                 restore(after: candidate, replacing: replaced)
             } else {
+                handOver(to: candidate)
                 act(.ask(generation: candidate, .proceed))
                 generations[candidate]?.life = .proceeding
                 state = .takingOver(candidate, replacing: replaced)
@@ -254,6 +261,19 @@ extension SupervisionMachine {
             finishStopIfDone()
         case .finished:
             break
+        }
+    }
+
+    /// Whether a generation that bootstraps later replaces `number`, which just ended: it
+    /// spoke for the host (serving, recovering, taking over), or it served while an upgrade's
+    /// candidate loaded beside it. A candidate that failed before it took over, a generation
+    /// that drained after one bootstrapped beside it, and any while the host stops, are
+    /// replaced by none: what they handed over is closed.
+    private func succeeds(_ number: Int) -> Bool {
+        switch state {
+        case .serving(let current), .recovering(let current), .takingOver(let current, _): current == number
+        case .upgrading(let serving, _), .handingOver(let serving, _): serving == number
+        case .starting, .backingOff, .stopping, .finished: false
         }
     }
 

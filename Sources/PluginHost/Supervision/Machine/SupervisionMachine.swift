@@ -130,6 +130,11 @@ struct SupervisionMachine: Sendable {
     var rollingBack: [Int: [BuildLedger.Trial]] = [:]
     /// Whether files changed while a generation drained: an upgrade begins once it ended.
     var upgradeWaits = false
+    /// What each generation handed over that the driver still holds, by generation.
+    var handedOver: [Int: [String]] = [:]
+    /// The generation whose hand-off the next generation to bootstrap receives: the one it
+    /// replaces, once that one ended.
+    var handOffHeir: Int?
     var generationsStarted = 0
     /// When the host started.
     let startedAt: MonotonicInstant
@@ -199,6 +204,8 @@ struct SupervisionMachine: Sendable {
             suspended(number, process: process, by: signal, running: running)
         case .resumed(let number, let process):
             resumed(number, process: process)
+        case .handedOver(let number, let items):
+            if !items.isEmpty, generations[number] != nil { handedOver[number] = items }
         case .ended(let number, let evidence):
             ended(number, evidence)
         case .news(let number, let news):
@@ -289,7 +296,26 @@ struct SupervisionMachine: Sendable {
         plan.runningBefore = runningBefore
         generations[plan.number] = Generation(number: plan.number, cause: cause, startedAt: now, life: .starting)
         actions.append(.start(plan))
+        // A generation that does not wait bootstraps at once: what the one it replaces handed
+        // over goes with it. An upgrade's receives it once the generation before has stopped.
+        if !plan.waitsBeforeBootstrap { handOver(to: plan.number) }
         return plan.number
+    }
+
+    /// Sends generation `number` what the generation it replaces handed over, if anything.
+    mutating func handOver(to number: Int) {
+        let from = handOffHeir
+        handOffHeir = nil
+        if let from, let items = handedOver.removeValue(forKey: from), !items.isEmpty {
+            say("plugin-host: handing generation \(number) what generation \(from)'s plugins handed over: " + items.joined(separator: ", "))
+        }
+        act(.handOver(from: from, to: number))
+    }
+
+    /// Closes what generation `number` handed over, if the driver holds any.
+    mutating func discardHandOff(of number: Int) {
+        guard handedOver.removeValue(forKey: number) != nil else { return }
+        act(.discardHandOff(from: number))
     }
 
     /// Asks a generation to stop, by the deadline `--shutdown-timeout` and the grace allow.
