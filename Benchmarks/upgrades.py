@@ -11,7 +11,12 @@ The directory holds Echo alone (the fixture answering on a socket the host holds
 take BOOTSTRAP_MS to bootstrap). For each order it prints the cold start (spawn to READY=1),
 the median upgrade window (RELOADING=1 to READY=1) and its ratio to the cold start, the
 connections refused, and the longest gap between two answers the client got while the
-upgrades ran."""
+upgrades ran.
+
+Then rollbacks: the demo's Persistence and Domain with Ticker 0.1.0, upgraded ROLLBACKS (5)
+times to a build of Ticker that crashes 300 ms after its service starts, within its trial:
+from the supervisor's decision (RELOADING=1 after the crash) to READY=1 of the generation
+running 0.1.0 again, and from the upgrade's READY=1 to it (which includes the 300 ms)."""
 import json
 import os
 import shutil
@@ -29,6 +34,7 @@ from generations import Notifications
 
 UPGRADES = int(os.environ.get("BENCH_UPGRADES", "10"))
 BOOTSTRAP_MS = int(os.environ.get("BENCH_BOOTSTRAP_MS", "1500"))
+ROLLBACKS = int(os.environ.get("BENCH_ROLLBACKS", "5"))
 
 
 class Client(threading.Thread):
@@ -116,6 +122,54 @@ def run(fixtures, order):
         shutil.rmtree(state, ignore_errors=True)
 
 
+def rollbacks(fixtures):
+    """The rollback windows of ROLLBACKS crashing builds of Ticker, in seconds."""
+    from benchlib import ROOT
+    directory = plugin_directory()
+    state = tempfile.mkdtemp(prefix="plugin-host-bench-rollbacks-")
+    for name in ["Persistence", "Domain"]:
+        shutil.copy(os.path.join(ROOT, "plugins", "lib%s.so" % name), directory)
+    shutil.copy(os.path.join(fixtures, "libTicker.so"), directory)
+    config = os.path.join(state, "config.json")
+    with open(config, "w") as f:
+        json.dump({"plugins": {"Persistence": {"dataDirectory": os.path.join(state, "data")},
+                               "Ticker": {"nextBuildFails": "crash", "failAfterMs": 300}}}, f)
+    notify = Notifications()
+    host = subprocess.Popen([HOST, "--dir", directory, "--config", config, "--watch", "--trial", "30", "--restart-limit", "100/60"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, NOTIFY_SOCKET=notify.path))
+    decided, upgraded = [], []
+    try:
+        notify.wait("READY=1")
+        for round in range(1, ROLLBACKS + 1):
+            manifest = os.path.join(state, "manifest.json")
+            with open(manifest, "w") as f:
+                json.dump({"name": "Ticker", "version": "0.2.%d" % round, "abi": 2, "requires": ["Domain"],
+                           "settings": ["log", "trigger", "crashIn", "pollMs", "failsInNextBuild", "printEvery", "nextBuildFails", "failAfterMs"]}, f)
+            build = os.path.join(state, "libTicker-%d.so" % round)
+            subprocess.run(["objcopy", "--update-section", ".plugin_host_manifest=" + manifest,
+                            os.path.join(fixtures, "libTickerNext.so"), build], check=True)
+            staging = os.path.join(directory, ".libTicker.so.staging")
+            shutil.copyfile(build, staging)
+            os.chmod(staging, 0o755)
+            os.rename(staging, os.path.join(directory, "libTicker.so"))
+            notify.wait("RELOADING=1")
+            serving = notify.wait("READY=1")
+            decision = notify.wait("RELOADING=1")
+            back = notify.wait("READY=1", "running the build before: Ticker 0.1.0")
+            decided.append(back - decision)
+            upgraded.append(back - serving)
+        host.send_signal(15)
+        _, errors = host.communicate(timeout=30)
+        if host.returncode != 0:
+            raise SystemExit("host ended with %d: %s" % (host.returncode, errors.decode()[-2000:]))
+        return decided, upgraded
+    finally:
+        if host.poll() is None:
+            host.kill()
+        notify.close()
+        shutil.rmtree(state, ignore_errors=True)
+
+
 def main():
     fixtures = build_fixtures()
     print("upgrades: Echo bootstrapping in %d ms, upgraded %d times, a client connecting every 5 ms" % (BOOTSTRAP_MS, UPGRADES))
@@ -125,6 +179,11 @@ def main():
         cold, window, refused, unanswered, gap, answers = run(fixtures, order)
         print("  %-7s  %8.1f  %12.1f ms  %14.2f  %8d  %10d  %8d  %5.0f ms" % (
             order, cold * 1000, window * 1000, window / cold, refused, unanswered, answers, gap * 1000))
+    decided, upgraded = rollbacks(fixtures)
+    print("rollbacks: Ticker 0.2.x crashing 300 ms after it serves, %d times: back on 0.1.0 (READY=1) after the decision "
+          "median %.1f ms (max %.1f ms); after the upgrade served median %.1f ms (max %.1f ms)" % (
+              len(decided), statistics.median(decided) * 1000, max(decided) * 1000,
+              statistics.median(upgraded) * 1000, max(upgraded) * 1000))
 
 
 if __name__ == "__main__":

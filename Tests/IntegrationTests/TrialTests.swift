@@ -83,6 +83,7 @@ struct TrialTests {
         #expect(trial["replaces"] as? String == "0.1.0")
         #expect(trial["canRollBack"] as? Bool == true)
         #expect(try console.run("status").standardOutput.contains("Ticker: 0.2.0 on trial until "))
+        #expect(try console.run("status", ["--metrics"]).standardOutput.contains("plugin_host_plugin_trial_end_timestamp_seconds{plugin=\"Ticker\"} "))
 
         let accepted = try console.run("accept", ["Ticker"])
         #expect(accepted.status == 0, "\(accepted.standardError)")

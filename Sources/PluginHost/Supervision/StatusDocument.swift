@@ -165,6 +165,10 @@ struct StatusDocument {
             "plugin_host_plugin_left_out", "gauge", "Whether a plugin is left out (1) or not (0); plugin-host status says why.",
             status.plugins.map { ([("plugin", $0.name)], $0.state == .leftOut ? 1 : 0) })
         family(
+            "plugin_host_plugin_trial_end_timestamp_seconds", "gauge",
+            "When the trial of a plugin's build on trial ends (--trial); only plugins on trial have one.",
+            status.plugins.compactMap { plugin in plugin.trial.map { ([("plugin", plugin.name)], epochSeconds($0.until)) } })
+        family(
             "plugin_host_plugin_failures_total", "counter", "Ends of a generation blamed on a plugin.",
             status.plugins.map { ([("plugin", $0.name)], Double($0.failures)) })
         family(
