@@ -4,7 +4,8 @@
 #   make run        build, then run: build/bin/plugin-host --dir plugins/
 #   make test       build, then run every test (unit and integration)
 #   make install    install into $(DESTDIR)$(PREFIX), with example systemd units in
-#                   lib/systemd/system/plugin-host.service and .socket
+#                   lib/systemd/system/plugin-host.service and .socket; the demo plugins
+#                   go in with plugin-host install
 #   make plugin PLUGIN_SOURCES=DIR PLUGIN_OUT=DIR [PLUGIN_LINKS="Domain ..."]
 #                   build one plugin from DIR/*.swift and DIR/manifest.json
 #   make bench      run the benchmarks in Benchmarks/ and print their figures
@@ -345,8 +346,12 @@ install: all
 	printf '%s\n' "$$PLUGIN_ABI_PC" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/plugin-abi.pc
 	install -m 755 $(HOST) $(DESTDIR)$(PREFIX)/bin/plugin-host
 	install -m 755 $(ABI) $(DESTDIR)$(PREFIX)/lib/libPluginABI.so
-	install -m 644 $(filter-out %.private.swiftinterface,$(wildcard $(MODULES)/*.swiftinterface)) $(DESTDIR)$(PREFIX)/lib/swift/
-	install -m 755 $(DEMO_PLUGINS) $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/
+	install -m 644 $(MODULES)/PluginABI.swiftinterface $(DESTDIR)$(PREFIX)/lib/swift/
+	# The demo plugins as any plugin is installed: checked, with their interfaces, each renamed in.
+	for plugin in $(DEMO_PLUGINS); do \
+	    name=$$(basename $$plugin .so); name=$${name#lib}; \
+	    $(DESTDIR)$(PREFIX)/bin/plugin-host install $$plugin --interface $(MODULES)/$$name.swiftinterface || exit 1; \
+	done
 	install -d $(DESTDIR)$(PREFIX)/share/plugin-host/PluginHostTools/Plugins/EmbedPluginManifest
 	install -m 644 $(TOOLS)/Package.swift $(DESTDIR)$(PREFIX)/share/plugin-host/PluginHostTools/
 	install -m 644 $(TOOLS)/Plugins/EmbedPluginManifest/EmbedPluginManifest.swift \

@@ -30,11 +30,9 @@ struct SwiftPMPluginTests {
         let release = try swift(["build", "-c", "release"], in: project)
         #expect(release.status == 0, "\(release.standardOutput)\(release.standardError)")
         let built = project.appending(path: ".build/release")
-        let install = try Command.run("/bin/sh", ["-c", """
-            install -m 755 \(built.path)/libPeel.so \(prefix.path)/lib/plugin-host/plugins/ &&
-            install -m 644 \(built.path)/Modules/Peel.swiftinterface \(prefix.path)/lib/swift/
-            """])
+        let install = try Command.run(host, ["install", built.appending(path: "libPeel.so").path])
         #expect(install.status == 0, "\(install.standardError)")
+        #expect(FileManager.default.fileExists(atPath: prefix.appending(path: "lib/swift/Peel.swiftinterface").path), "the interface went in with it")
         let inspect = try Command.run(host, ["inspect", "--json", prefix.appending(path: "lib/plugin-host/plugins/libPeel.so").path])
         #expect(inspect.standardOutput.contains(#""requiredVersions":{"Domain":"^1.0.0"}"#), "the manifest as written: \(inspect.standardOutput)")
 
@@ -100,10 +98,13 @@ struct SwiftPMPluginTests {
         let source = project.appending(path: "Sources/Pantry/PantryBootstrapping.swift")
         try edit(source) { $0 + "\n/// What Pantry offers other plugins.\npublic protocol Stocking: AnyObject, Sendable {\n    func stock(of item: String) -> Int\n}\n" }
 
-        // Built with no build installed: nothing to compare with. Then installed.
+        // Built with no build installed: nothing to compare with. Then installed as `new` says
+        // for SwiftPM: plugin-host install, which puts the module interface in with the library.
         let first = try swift(["build", "-c", "release"], in: project)
         #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
-        let install = try Command.run("/usr/bin/env", ["make", "install"], in: project)
+        let created = try Command.run(host, ["new", "Shown", "--into", work.path])
+        #expect(created.standardOutput.contains("swift build -c release && \(host) install .build/release/libShown.so"), "\(created.standardOutput)")
+        let install = try Command.run(host, ["install", project.appending(path: ".build/release/libPantry.so").path])
         #expect(install.status == 0, "\(install.standardOutput)\(install.standardError)")
         #expect(install.standardOutput.contains("check-api: Pantry 0.1.0: no build of Pantry is installed in \(prefix.path) to compare with"),
                 "\(install.standardOutput)")

@@ -36,7 +36,8 @@ def planted_bugs(path):
             bug["file"] = line[len("in: "):]
             block = None
         elif line == "replace:":
-            bug["edits"].append(["", None])
+            # A bug may span files: each `in:` applies to the replacements after it.
+            bug["edits"].append(["", None, bug["file"]])
             block = "old"
         elif line == "with:":
             bug["edits"][-1][1] = ""
@@ -57,17 +58,15 @@ def plant(bug, sources):
     if os.path.exists(sources):
         shutil.rmtree(sources)
     shutil.copytree(os.path.join(ROOT, "Sources/PluginHost"), sources)
-    relative = os.path.relpath(bug["file"], "Sources/PluginHost")
-    target = os.path.join(sources, relative)
-    if not os.path.exists(target):
-        return f"{bug['file']} does not exist"
-    text = open(target, encoding="utf-8").read()
-    for old, new in bug["edits"]:
+    for old, new, file in bug["edits"]:
+        target = os.path.join(sources, os.path.relpath(file, "Sources/PluginHost"))
+        if not os.path.exists(target):
+            return f"{file} does not exist"
+        text = open(target, encoding="utf-8").read()
         count = text.count(old)
         if count != 1:
-            return f"the text to replace is found {count} times in {bug['file']}, not once:\n{old}"
-        text = text.replace(old, new)
-    open(target, "w", encoding="utf-8").write(text)
+            return f"the text to replace is found {count} times in {file}, not once:\n{old}"
+        open(target, "w", encoding="utf-8").write(text.replace(old, new))
     return None
 
 

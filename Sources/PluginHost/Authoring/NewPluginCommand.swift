@@ -62,11 +62,12 @@ struct NewPluginCommand {
                 + "With SwiftPM (cd \(directory)):\n"
                 + "  swift build              build .build/debug/lib\(name).so\n"
                 + "  swift test               run its tests\n"
-                + "  swift build -c release && install -m 755 .build/release/lib\(name).so \(plugins)/\n"
+                + "  swift build -c release && \(prefix)/bin/plugin-host install .build/release/lib\(name).so\n"
+                + "                           checked, with its interface, renamed into \(plugins)\n"
                 + "With make:\n"
                 + "  make -C \(directory)         build build/lib\(name).so\n"
                 + "  make -C \(directory) test    run its tests\n"
-                + "  make -C \(directory) install into \(plugins)\n", to: .output)
+                + "  make -C \(directory) install (plugin-host install) into \(plugins)\n", to: .output)
         return .success
     }
 

@@ -14,9 +14,8 @@ extension PluginTemplate {
             //
             //   swift build              .build/debug/lib\(name).so, its manifest.json embedded
             //   swift test               the tests in Tests/\(name)Tests
-            //   swift build -c release   then install it (docs/writing-plugins.md):
-            //       install -m 755 .build/release/lib\(name).so \(prefix)/lib/plugin-host/plugins/
-            //       install -m 644 .build/release/Modules/\(name).swiftinterface \(prefix)/lib/swift/
+            //   swift build -c release   then install it, checked, with its module interface (docs/writing-plugins.md):
+            //       \(prefix)/bin/plugin-host install .build/release/lib\(name).so
             import PackageDescription
 
             /// The install tree of the host: PLUGIN_HOST_PREFIX, else the one that wrote this project.
@@ -70,8 +69,8 @@ extension PluginTemplate {
         #
         #   make            build build/lib\(name).so
         #   make test       build and run the tests in Tests/\(name)Tests
-        #   make install    copy lib\(name).so into the host's plugin directory, and its module
-        #                   interface beside the host's, for plugins that use its types
+        #   make install    plugin-host install: lib\(name).so into the host's plugin directory and
+        #                   its module interface beside the host's, checked, each renamed in
 
         PLUGIN_HOST_PREFIX ?= \(prefix)
         PLUGINS_DIR        ?= $(PLUGIN_HOST_PREFIX)/lib/plugin-host/plugins
@@ -121,8 +120,7 @@ extension PluginTemplate {
         \t$(OUT)/$(NAME)Tests
 
         install: $(OUT)/lib$(NAME).so
-        \tinstall -m 755 $(OUT)/lib$(NAME).so $(PLUGINS_DIR)/
-        \tinstall -m 644 $(OUT)/$(NAME).swiftinterface $(MODULES_DIR)/
+        \t$(PLUGIN_HOST) install $(OUT)/lib$(NAME).so --interface $(OUT)/$(NAME).swiftinterface --dir $(PLUGINS_DIR)
 
         clean:
         \trm -rf $(OUT)

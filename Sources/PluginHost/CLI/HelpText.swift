@@ -21,6 +21,7 @@ enum HelpText {
                plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
                plugin-host embed-manifest MANIFEST --output FILE.swift [--plugin NAME]
                plugin-host check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...) [--output FILE.swift]
+               plugin-host install FILE.so [--interface FILE.swiftinterface] [--dir DIR]
                plugin-host status [--dir DIR | --control PATH] [--json] [--follow | --metrics]
                plugin-host reload | stop [--dir DIR | --control PATH] [--json]
                plugin-host restart | accept | rollback [--dir DIR | --control PATH] [--json] [PLUGIN]...
@@ -85,6 +86,10 @@ enum HelpText {
                          compare a plugin's public API with its build installed here last;
                          within the same major version, exit 1 naming each declaration
                          removed or changed (both builds of a new project run it)
+          install FILE.so [--interface FILE.swiftinterface] [--dir DIR]
+                         check a built plugin against the directory (ABI, requirements,
+                         ranges, API), then rename it and its interface in; exit 1 and
+                         nothing changed when refused
 
         Commands that ask a running host, through its control socket (--control PATH, or the
         default path of the host of the plugin directories; see docs/operations.md):

@@ -16,6 +16,7 @@ enum Command: Equatable {
     case embedManifest(EmbedManifestOptions)
     /// Check that a plugin being built keeps the API of its installed build.
     case checkAPI(CheckAPIOptions)
+    case install(InstallOptions)
     /// Ask a running host: `status`, `reload`, `restart`, `stop`.
     case control(ControlRequest, ControlOptions)
     /// What a running host serves, as `list`, `inspect` or `graph` show files: `--running`.
@@ -35,7 +36,7 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
 extension Command {
     /// The subcommands; anything else is a run.
-    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "status", "reload", "restart", "accept", "rollback", "stop"]
+    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "install", "status", "reload", "restart", "accept", "rollback", "stop"]
 
     /// The options of each subcommand.
     private static let options: [String: Set<String>] = [
@@ -49,6 +50,7 @@ extension Command {
         "new": ["--requires", "--optional", "--service", "--into"],
         "embed-manifest": ["--output", "--plugin"],
         "check-api": ["--output", "--interface"],
+        "install": ["--interface", "--dir"],
         "status": ["--dir", "--control", "--json", "--follow", "--metrics"],
         "reload": ["--dir", "--control", "--json"],
         "restart": ["--dir", "--control", "--json"],
@@ -257,6 +259,12 @@ extension Command {
                 throw UsageError(message: "check-api takes a manifest.json, then --interface FILE.swiftinterface or the plugin's Swift sources")
             }
             self = .checkAPI(CheckAPIOptions(manifest: manifest, interface: interface, sources: Array(positional.dropFirst()), output: output))
+        case "install":
+            guard positional.count == 1 else {
+                throw UsageError(message: "install takes one plugin library (libNAME.so), then --interface FILE.swiftinterface and --dir DIR if needed")
+            }
+            guard directories.count <= 1 else { throw UsageError(message: "install takes one --dir") }
+            self = .install(InstallOptions(file: positional[0], interface: interface, directory: directories.first))
         default:
             run.search = searchOptions
             run.json = json

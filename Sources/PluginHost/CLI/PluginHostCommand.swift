@@ -85,6 +85,8 @@ struct PluginHostCommand {
             return EmbedManifestCommand(options: options).run()
         case .checkAPI(let options):
             return CheckAPICommand(options: options, installPrefix: installPrefix).run()
+        case .install(let options):
+            return InstallCommand(options: options, installPrefix: installPrefix).run()
         case .control(let request, let options):
             return ControlCommand(request: request, options: options, path: controlPath(of: options)).run()
         case .running(let view, let options):
