@@ -10,7 +10,11 @@ extension SupervisionMachine {
         guard let generation = generations[number], generation.cause == .restore else { return }
         let names = restoring
         restoring = []
-        let broughtBack = found.compactMap { substitute in ledger.held.first { $0.name == substitute.name } }
+        // The builds handed over, by contents: the held build of a plugin, or the one its trial replaced.
+        let heldBuilds = ledger.held + ledger.replacedOnTrial
+        let broughtBack = found.compactMap { substitute in
+            heldBuilds.first { $0.name == substitute.name && $0.identity?.hasSameContents(as: substitute.identity) == true }
+        }
         if !broughtBack.isEmpty {
             say("plugin-host: bringing back the builds that ran before: " + broughtBack.map(\.nameAndVersion).joined(separator: ", "))
         }
