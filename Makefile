@@ -13,6 +13,8 @@
 #                   run seeded random fault sequences against the supervisor's state machine
 #   make mutants [MUTANT=ID] [SEED=N]
 #                   plant each bug of Tests/Mutants/planted-bugs.txt; the simulator must catch it
+#   make mutants-check
+#                   check that every planted bug still applies to the sources (make test runs it)
 #   make diagram    redraw the supervisor's state diagram in docs/architecture.md
 #   make abi-check  compare PluginABI's public interface with the published ABI 2 baseline
 #   make fuzz [FUZZ_SECONDS=600]
@@ -49,7 +51,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate mutants diagram abi-check clean
+.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate mutants mutants-check diagram abi-check clean
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
@@ -284,6 +286,11 @@ simulate: $(SIMULATOR)
 mutants: $(ABI)
 	@python3 Tests/Mutants/run.py --swiftc "$(SWIFTC)" --flags "$(SIMULATOR_FLAGS)" --build $(BUILD)/mutants \
 	    --sequences $(SEQUENCES) $(if $(SEED),--seed $(SEED)) $(if $(MUTANT),--only $(MUTANT))
+
+# Whether every planted bug still applies exactly once to the sources as they are, in a
+# second, without building anything: `make test` runs it, so the list cannot drift from the code.
+mutants-check:
+	@python3 Tests/Mutants/run.py --check
 
 # The state diagram of docs/architecture.md, drawn from the transitions the simulator visits
 # (a test checks that the document holds what the machine draws).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test, as `make test` does: builds the tests, runs the demo plugins' own tests,
 # the Swift test suites (unit and integration), the check of PluginABI's public interface
-# against its published baseline, and a short fuzz run of the manifest reader.
+# against its published baseline, the check that every planted bug still applies, and a
+# short fuzz run of the manifest reader.
 # Everything goes to build/test.log; the terminal gets one line per step, the failures in
 # full, and a last line "N passed, M failed". With V=1 in the environment, everything is
 # shown as it runs as well.
@@ -89,6 +90,16 @@ if [ "$last_status" -eq 0 ]; then
 else
     echo "abi:           FAILED"
     sed -n '/^=== abi: /,/^=== abi: exit/p' "$log" | grep -v "^===" | head -20 | sed 's/^/  /'
+    failed=$((failed + 1))
+fi
+
+step "mutants" "$make" --no-print-directory mutants-check
+if [ "$last_status" -eq 0 ]; then
+    echo "mutants:       1 passed, $(grep -E "planted bugs apply$" "$log" | tail -1)"
+    passed=$((passed + 1))
+else
+    echo "mutants:       FAILED: a planted bug no longer applies (Tests/Mutants/planted-bugs.txt)"
+    sed -n '/^=== mutants: /,/^=== mutants: exit/p' "$log" | grep -v "^===" | head -20 | sed 's/^/  /'
     failed=$((failed + 1))
 fi
 

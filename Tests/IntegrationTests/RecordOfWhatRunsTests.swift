@@ -135,4 +135,29 @@ struct RecordOfWhatRunsTests {
         #expect(restarts.count == 4)
         #expect(restarts.allSatisfy { !$0.contains("; in ") }, "none waited: \(restarts)")
     }
+
+    @Test("a plugin that fails to bootstrap in a restart's generation is said not added, with why; never left out of the status")
+    func failedAtRestartIsNotAdded() throws {
+        // Sulky bootstraps at first; the restart after Ticker's crash reads its settings again, and it refuses.
+        let service = try ServiceFixture(settings: [#""Sulky": {"act": "none"}"#])
+        try service.replace("Sulky", withFile: try service.build(of: "Misbehaver", manifest: #"{"name": "Sulky", "version": "3.0.0", "abi": 2}"#))
+        let console = OperatorConsole()
+        let (host, listener) = try service.start(console.arguments)
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=6 plugins running")
+        let configuration = try String(contentsOf: service.directory.configuration, encoding: .utf8)
+        try Data(configuration.replacingOccurrences(of: #""Sulky": {"act": "none"}"#, with: #""Sulky": {"act": "throw"}"#).utf8)
+            .write(to: service.directory.configuration)
+        try Data().write(to: service.trigger)
+
+        let ready = listener.wait(forPrefix: "READY=1", containing: "left out: Ticker")
+        #expect(ready?.contains("not added: libSulky.so") == true, "STATUS= says what became of Sulky: \(ready ?? "")")
+        let status = try #require(console.waitForStatus { $0.state == "serving" && $0.generations.first?["number"] as? Int == 2 })
+        let sulky = try #require(status.plugin("Sulky"), "Sulky is in the status: \(status.plugins)")
+        #expect(sulky["state"] as? String == "not added")
+        #expect((sulky["reason"] as? String)?.contains("Sulky") == true, "\(sulky)")
+        let text = try console.run("status").standardOutput
+        #expect(text.contains("Sulky"), "\(text)")
+        #expect(service.echo().worker != nil, "the others serve")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
 }

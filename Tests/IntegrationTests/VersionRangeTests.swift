@@ -70,6 +70,12 @@ struct VersionRangeIntegrationTests {
         #expect(status.generations.map { $0["number"] as? Int } == [1], "no new generation")
         #expect(status.plugin("Domain")?["version"] as? String == "1.0.0")
         #expect(status.plugin("Domain")?["fileChanged"] as? Bool == true)
+        #expect(status.plugin("Domain")?["state"] as? String == "serving")
+        #expect((status.plugin("Domain")?["reason"] as? String)?.hasPrefix("its file's build 2.0.0 is not taken up: plugin Application") == true,
+                "the status says why the file's build does not run: \(status.plugins)")
+        let lastUpgrade = status.json["lastUpgrade"] as? [String: Any]
+        #expect(lastUpgrade?["result"] as? String == "refused", "\(lastUpgrade ?? [:])")
+        #expect((lastUpgrade?["detail"] as? String)?.hasPrefix("Domain 1.0.0 -> 2.0.0: plugin Application") == true, "\(lastUpgrade ?? [:])")
         #expect(service.echo().worker == worker)
 
         // An operator's restart would load the files on disk too: refused for the same reason, before anything is disturbed.

@@ -5,6 +5,7 @@ sources, builds the simulator against it, runs the simulator's default run (`mak
 "K/M planted bugs caught"; the exit status is 1 when one escaped, or a bug no longer applies.
 
 Usage: run.py --swiftc SWIFTC --flags "FLAGS" --build DIR [--sequences N] [--seed S] [--only ID]
+       run.py --check     (each bug applies exactly once to the sources as they are; no build)
 """
 import argparse
 import concurrent.futures
@@ -55,6 +56,9 @@ def planted_bugs(path):
 
 def plant(bug, sources):
     """Copies the host's sources to `sources` with the bug in; the reason it does not apply, or None."""
+    problem = applies(bug)
+    if problem:
+        return problem
     if os.path.exists(sources):
         shutil.rmtree(sources)
     shutil.copytree(os.path.join(ROOT, "Sources/PluginHost"), sources)
@@ -68,6 +72,42 @@ def plant(bug, sources):
             return f"the text to replace is found {count} times in {file}, not once:\n{old}"
         open(target, "w", encoding="utf-8").write(text.replace(old, new))
     return None
+
+
+def applies(bug):
+    """Why `bug` does not apply to the sources as they are, or None: each of its texts must be
+    found exactly once in its file, and its replacements must apply in turn."""
+    if not bug["edits"]:
+        return "it has no replace: block"
+    texts = {}
+    for old, new, file in bug["edits"]:
+        if not file:
+            return "it names no file (in:)"
+        path = os.path.join(ROOT, file)
+        if file not in texts:
+            if not os.path.exists(path):
+                return f"{file} does not exist"
+            texts[file] = open(path, encoding="utf-8").read()
+        count = texts[file].count(old)
+        if count != 1:
+            return f"the text to replace is found {count} times in {file}, not once:\n{old}"
+        if old == new:
+            return f"a replacement in {file} changes nothing"
+        texts[file] = texts[file].replace(old, new)
+    return None
+
+
+def check():
+    """`make test`'s check: every planted bug applies, so the list cannot drift from the code."""
+    bugs = planted_bugs(os.path.join(HERE, "planted-bugs.txt"))
+    ids = [bug["id"] for bug in bugs]
+    problems = [f"{bug['id']}: {why}" for bug in bugs if (why := applies(bug))]
+    problems += [f"{id}: planted twice" for id in sorted(set(ids)) if ids.count(id) > 1]
+    problems += [f"{bug['id']}: no promise: line" for bug in bugs if not bug["promise"]]
+    for problem in problems:
+        print(f"  {problem}")
+    print(f"{len(bugs) - len(problems)}/{len(bugs)} planted bugs apply")
+    sys.exit(1 if problems else 0)
 
 
 def build(bug, args):
@@ -114,6 +154,8 @@ def run(bug, simulator, args):
 
 
 def main():
+    if sys.argv[1:] == ["--check"]:
+        check()
     parser = argparse.ArgumentParser()
     parser.add_argument("--swiftc", default="swiftc")
     parser.add_argument("--flags", required=True)

@@ -84,6 +84,28 @@ struct SupervisionSimulationTests {
         for name in ["Persistence", "Domain", "Echo", "Ticker"] { #expect(Self.runs(name, in: number, world), "\(name) runs") }
     }
 
+    @Test("a file written in place while a restart starts its plugin, which then fails, is said not added; never absent (seed 925796)")
+    func failedAtRestartIsNotAdded() {
+        let operations: [FaultOperation] = [
+            .advance(milliseconds: 100), .crash(.current, inPlugin: Self.domain), .advanceToNextDeadline,
+            .rewriteInPlace(plugin: Self.echo, with: .throwsInBootstrap), .advance(milliseconds: 5000),
+        ]
+        var world = SimulatedWorld(setup: Simulation.setup(seed: 925_796), seed: 925_796)
+        for operation in operations { world.apply(operation) }
+        #expect(world.violations == [])
+        guard case .serving(let number) = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+        #expect(!Self.runs("Echo", in: number, world))
+        let echo = world.machine.status.plugins.first { $0.name == "Echo" }
+        #expect(echo?.state == .notAdded, "the status says what became of Echo: \(world.machine.status.plugins)")
+        #expect(echo?.reason?.isEmpty == false)
+        // The whole sequence of the issue, the environment turning the build good included.
+        let outcome = Simulation.run(seed: 925_796, operations: operations + [.environmentBreaks(plugin: Self.echo, build: .good)])
+        #expect(outcome.violations == [], "\(Simulation.report(outcome))")
+    }
+
     @Test("a worker killed from outside while its services wait blames nobody: the same plugins restart")
     func killedFromOutside() {
         var world = Self.watchingWorld()

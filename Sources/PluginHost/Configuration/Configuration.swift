@@ -77,6 +77,15 @@ struct Configuration: Equatable {
         }
     }
 
+    /// Warnings for the settings of plugins that are not in `directory`: none of `found`
+    /// (the plugins found there, running or not), with the name probably meant.
+    func unknownPluginWarnings(found: Set<String>, in directory: String, file: String) -> [String] {
+        settings.keys.sorted().filter { !found.contains($0) }.map { name in
+            "configuration file \(file) has settings for plugin \(name.debugEscaped), which is not in \(directory); "
+                + (Spelling.closest(to: name, among: found).map { "did you mean \($0)?" } ?? "check the spelling")
+        }
+    }
+
     /// Warnings for the settings of plugins that declare their keys in their manifests
     /// (`"settings"`): each key the configuration gives one that it does not declare, with
     /// the declared key it was probably meant to be. Known before any plugin code runs.

@@ -53,7 +53,10 @@ struct Admission: Sendable {
         settings: [String: Settings], strictness: Strictness, beforeBootstrap: (Set<String>) -> Bool = { _ in true }
     ) -> Result {
         let subset = Self.subset(of: resolution, adding: adding)
-        var result = Result(outcome: ChainRunner.Outcome(plugins: subset.order.map { PluginOutcome(candidate: $0, status: .notRun) }))
+        // With nothing admitted, the chain is the one given: the environment and sockets it
+        // carries are those the plugins added later see.
+        var result = Result(outcome: ChainRunner.Outcome(
+            plugins: subset.order.map { PluginOutcome(candidate: $0, status: .notRun) }, bootstrapped: chain))
         result.refused = adding.map { names in resolution.problems.filter { $0.plugin.map(names.contains) ?? false } }
             ?? resolution.problems
         if strictness == .allOrNothing, !result.refused.isEmpty { return result }

@@ -61,6 +61,9 @@ struct LifecycleRunner {
     var runningWith: [String: Settings]
     /// The plugins that did not get ready and were removed, with why.
     var notReady: [PluginCondition] = []
+    /// The plugins added while running whose settings warnings were told under a topic of
+    /// their own (`settings of NAME`), until a reload tells the configuration's anew.
+    var addedSettingsTopics: Set<String> = []
     /// What the supervisor was last told of the plugins' conditions.
     private var conditionsTold: [PluginCondition]?
 
@@ -277,11 +280,18 @@ struct LifecycleRunner {
                 name: plugin.name, state: state, file: plugin.candidate.file, version: plugin.candidate.manifest.version.description,
                 reason: health?.reason, build: plugin.candidate.status?.identity)
         }
-        conditions += rescans.leftOut.map { PluginCondition(name: $0.name, state: .leftOut, file: $0.file, reason: $0.reason) }
-        conditions += notReady.filter { condition in !plugins.contains { $0.name == condition.name } }
-        conditions += rescans.notAddedProblems.map { problem in
+        // A plugin directory that cannot be read is no plugin: it is a warning in force.
+        let directories = Set(PluginSearchPath(context.search).directories)
+        let notAdded = rescans.notAddedProblems.filter { $0.plugin != nil || !directories.contains($0.file ?? "") }.map { problem in
             PluginCondition(name: problem.plugin ?? problem.file ?? "?", state: .notAdded, file: problem.file, reason: problem.message)
         }
+        // A plugin whose file's build is left out and whose build from before, loaded in its
+        // place, failed too is told once: not added, with why the build from before failed.
+        conditions += (rescans.leftOut.filter { left in !notAdded.contains { $0.name == left.name } }
+            + rescans.upgradesRefused.keys.sorted().compactMap { rescans.upgradesRefused[$0] })
+            .map { PluginCondition(name: $0.name, state: .leftOut, file: $0.file, reason: $0.reason) }
+        conditions += notReady.filter { condition in !plugins.contains { $0.name == condition.name } }
+        conditions += notAdded
         let known = Set(conditions.map(\.name))
         for plugin in plugins {
             for optional in plugin.candidate.manifest.optional where !known.contains(optional) && !conditions.contains(where: { $0.name == optional }) {

@@ -21,6 +21,7 @@ extension LifecycleRunner {
     mutating func rescan() -> [Problem] {
         let survey = PluginSurvey(context.search, builds: rescans.builds)
         rescans.leftOut = survey.leftOut
+        link.tell(.warnings(topic: "plugin directories", survey.directoryProblems.map(\.message)))
         let scanned = survey.scan.candidates
         let present = Set(scanned.flatMap { [$0.file] + $0.shadowed } + survey.scan.problems.compactMap(\.file) + survey.leftOut.map(\.file))
         var problems = remove(plugins.filter { !present.contains($0.candidate.file) })
@@ -36,7 +37,15 @@ extension LifecycleRunner {
         rescans.notAddedProblems = []
         var fresh: [PluginCandidate] = []
         for candidate in scanned where runningFiles[candidate.file] == nil {
-            if let plugin = runningNames[candidate.name] {
+            if runningNames[candidate.name] == nil, rescans.loadedOtherBuild(than: candidate) {
+                // dlopen would give back the code loaded then, not this file's: only a new worker
+                // can load it, and this one asked for one already (or its requirements are missing).
+                problems += notAdded(
+                    candidate.problem(
+                        .pluginNotAdded, "this worker loaded another build of plugin \(candidate.label) before, and cannot load "
+                            + "\(candidate.manifest.version) in its place; a new worker loads it: plugin-host restart \(candidate.name), or SIGHUP"),
+                    reportedBefore)
+            } else if let plugin = runningNames[candidate.name] {
                 problems += notAdded(
                     candidate.problem(
                         .duplicateName, "\(candidate.file) declares plugin \(candidate.name), which is running from \(plugin.candidate.file); "
@@ -73,22 +82,32 @@ extension LifecycleRunner {
         for scanned: [PluginCandidate], runningFiles: [String: RunningPlugin], runningNames: [String: RunningPlugin]
     ) -> Bool {
         var changes: [String] = []
+        var refused: [String: LeftOutPlugin] = [:]
+        defer { rescans.upgradesRefused = refused }
         let byName = Dictionary(scanned.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for candidate in scanned {
             guard let identity = candidate.status?.identity else { continue }
             if let plugin = runningFiles[candidate.file], plugin.name == candidate.name || runningNames[candidate.name] == nil {
                 guard plugin.candidate.status?.identity != identity else { continue }
-                guard rescans.askUpgrade(for: identity) else { continue }
+                // A build that would leave a plugin outside its versions is refused while its
+                // file holds it: the status says so of the running plugin, the refusal once.
                 let broken = Self.versionProblems(of: candidate, among: byName)
-                guard broken.isEmpty else {
+                if !broken.isEmpty {
+                    let upgrade = "\(candidate.name) \(plugin.candidate.manifest.version) -> \(candidate.manifest.version)"
+                    refused[plugin.name] = LeftOutPlugin(
+                        name: plugin.name, file: candidate.file,
+                        reason: "its file's build \(candidate.manifest.version) is not taken up: "
+                            + broken.map(\.message).joined(separator: "; "))
+                    guard rescans.askUpgrade(for: identity) else { continue }
                     for problem in broken {
                         _ = report(Problem(
                             problem.code, plugin: problem.plugin, file: problem.file,
-                            problem.message + "; not upgrading \(candidate.name) \(plugin.candidate.manifest.version) -> "
-                                + "\(candidate.manifest.version): the running plugins keep serving"))
+                            problem.message + "; not upgrading \(upgrade): the running plugins keep serving"))
                     }
+                    link.tell(.upgradeRefused(upgrade, reasons: broken.map(\.message)))
                     continue
                 }
+                guard rescans.askUpgrade(for: identity) else { continue }
                 changes.append("the file of plugin \(plugin.label) changed (\(plugin.candidate.manifest.version) -> \(candidate.manifest.version))")
             } else if runningNames[candidate.name] == nil, rescans.loadedOtherBuild(than: candidate),
                 candidate.manifest.requires.allSatisfy({ required in scanned.contains { $0.name == required } }) {
@@ -167,6 +186,7 @@ extension LifecycleRunner {
         let added = result.admitted
         guard !added.isEmpty else { return problems }
         for plugin in added {
+            addedSettingsTopics.insert(plugin.name)
             link.tell(.warnings(topic: "settings of \(plugin.name)", Configuration(settings: settings).keyWarnings(
                 of: [(plugin.name, plugin.candidate.manifest.settings)], file: context.configurationFile ?? "", while: "while it bootstrapped")))
         }

@@ -55,7 +55,27 @@ extension LifecycleRunner {
         link.tell(.warnings(topic: "reloaded settings", Configuration(settings: read).keyWarnings(
             of: changed.map { ($0.name, $0.candidate.manifest.settings) }, file: context.configurationFile ?? "",
             while: "when it reloaded its settings")))
+        tellSettingsWarnings(read, reloaded: Set(changed.map(\.name)))
         return ReloadOutcome(applied: true, problems: problems)
+    }
+
+    /// The warnings about the configuration as it is now, in place of those said when the
+    /// host started or a plugin was added: settings for plugins that are not in the
+    /// directory, keys a plugin does not declare, and, for each plugin still running with the
+    /// settings it bootstrapped with, the keys it did not read then that look misspelt. A
+    /// configuration fixed and reloaded leaves no warning in force.
+    private mutating func tellSettingsWarnings(_ read: [String: Settings], reloaded: Set<String>) {
+        let file = context.configurationFile ?? ""
+        let configuration = Configuration(settings: read)
+        let found = Set(plugins.map(\.name) + rescans.leftOut.map(\.name) + rescans.notAddedProblems.compactMap(\.plugin))
+        let asBootstrapped = plugins.filter { !reloaded.contains($0.name) && $0.candidate.manifest.settings == nil }
+        let warnings = configuration.unknownPluginWarnings(found: found, in: PluginSearchPath(context.search).description, file: file)
+            + configuration.undeclaredKeyWarnings(
+                of: plugins.filter { !reloaded.contains($0.name) }.map { ($0.name, $0.candidate.manifest.settings) }, file: file)
+            + Configuration.misspeltKeyWarnings(runningWith, of: asBootstrapped.map(\.name), file: file, while: "while it bootstrapped")
+        for name in addedSettingsTopics.sorted() { link.tell(.warnings(topic: "settings of \(name)", [])) }
+        addedSettingsTopics = []
+        link.tell(.warnings(topic: "settings", warnings))
     }
 
     private func handlesReload(_ plugin: RunningPlugin) -> Bool {

@@ -19,6 +19,9 @@ struct RescanMemory {
     var notAddedProblems: [Problem]
     /// The files of running plugins that changed into something unusable, reported already.
     var changesReported: Set<String> = []
+    /// The running plugins whose file holds a new build that is not taken up because it
+    /// would leave a plugin outside its `requiredVersions`, with why, by plugin name.
+    var upgradesRefused: [String: LeftOutPlugin] = [:]
 
     /// - Parameter notAdded: The files the generation's start did not add, reported already.
     init(builds: BuildSelection, leftOut: [LeftOutPlugin], notAdded: [Problem]) {

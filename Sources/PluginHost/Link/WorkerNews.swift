@@ -14,6 +14,9 @@ enum WorkerNews: Equatable, Sendable {
     case warnings(topic: String, [String])
     /// How long each plugin took to answer the last health check, in seconds.
     case health([String: Double])
+    /// A running plugin's file holds a new build that is not taken up (`Domain 1.0.0 -> 2.0.0`),
+    /// because it would leave a plugin outside its `requiredVersions`.
+    case upgradeRefused(String, reasons: [String])
 
     /// The news as the page carries it.
     var encoded: [UInt8] {
@@ -26,6 +29,8 @@ enum WorkerNews: Equatable, Sendable {
             .object([("warnings", .object([("topic", .string(topic)), ("list", .array(warnings.map(JSONOutput.string)))]))])
         case .health(let durations):
             .object([("health", .object(durations.keys.sorted().map { ($0, .number(durations[$0]!)) }))])
+        case .upgradeRefused(let upgrade, let reasons):
+            .object([("upgradeRefused", .object([("upgrade", .string(upgrade)), ("reasons", .array(reasons.map(JSONOutput.string)))]))])
         }
         return Array(value.rendered().utf8)
     }
@@ -49,6 +54,9 @@ enum WorkerNews: Equatable, Sendable {
             var seconds: [String: Double] = [:]
             for (name, value) in durations { if case .number(let number) = value { seconds[name] = number } }
             self = .health(seconds)
+        case ("upgradeRefused", .object(let refusal)):
+            guard case .string(let upgrade)? = refusal["upgrade"], case .array(let reasons)? = refusal["reasons"] else { return nil }
+            self = .upgradeRefused(upgrade, reasons: reasons.compactMap(\.text))
         default:
             return nil
         }

@@ -11,16 +11,24 @@ struct HeldBuilds {
     /// The build ids read so far, by build.
     private var buildIDs: [FileIdentity: String] = [:]
 
-    /// The build id of each build held that has one, by plugin name: read from the file the
-    /// supervisor holds, which is the build that runs, whatever became of its name.
-    mutating func buildIDsByPlugin() -> [String: String] {
-        var byPlugin: [String: String] = [:]
-        for (build, file) in held {
-            guard let identity = build.identity else { continue }
-            if buildIDs[identity] == nil { buildIDs[identity] = ManifestReader.buildID(of: file) ?? "" }
-            if let id = buildIDs[identity], !id.isEmpty { byPlugin[build.name] = id }
+    /// The build id of each of `builds` that has one, by build: read from the copy the
+    /// supervisor holds of it (the bytes that run, whatever became of its name), else from
+    /// its file while the file is still that build (a plugin added since the last hold).
+    /// Each build's id is read once.
+    mutating func buildIDs(of builds: [(identity: FileIdentity, file: String?)]) -> [FileIdentity: String] {
+        var found: [FileIdentity: String] = [:]
+        for (identity, path) in builds {
+            if buildIDs[identity] == nil {
+                if let entry = held.first(where: { $0.build.identity?.hasSameContents(as: identity) == true }),
+                    (try? entry.file.status())?.identity.hasSameContents(as: identity) == true {
+                    buildIDs[identity] = ManifestReader.buildID(of: entry.file) ?? ""
+                } else if let path, let file = try? ReadOnlyFile(path: path), (try? file.status())?.identity.hasSameContents(as: identity) == true {
+                    buildIDs[identity] = ManifestReader.buildID(of: file) ?? ""
+                }
+            }
+            if let id = buildIDs[identity], !id.isEmpty { found[identity] = id }
         }
-        return byPlugin
+        return found
     }
 
     /// Holds `builds` and lets go of the others. A build held already stays held; another
@@ -40,6 +48,15 @@ struct HeldBuilds {
         }
         held = next
         return next.map(\.build)
+    }
+
+    /// Whether `substitute`'s build is held, and its held file reads other bytes now: the file
+    /// was written in place since it was held.
+    func wasRewritten(_ substitute: BuildSelection.Substitute) -> Bool {
+        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
+            let now = try? entry.file.status().identity
+        else { return false }
+        return !now.hasSameContents(as: substitute.identity)
     }
 
     /// `substitute` with the path a forked worker loads it from, when its build is held and

@@ -12,8 +12,8 @@ struct StatusDocument {
         var sockets: [(name: String, address: String)] = []
         var control: String?
         var directories: [String] = []
-        /// The build id of each build that runs, by plugin, where its file has one.
-        var buildIDs: [String: String] = [:]
+        /// The build id of each build that runs, by that build, where its file has one.
+        var buildIDs: [FileIdentity: String] = [:]
         /// Each plugin file's build on disk now, by path; `nil` when it is gone.
         var onDisk: [String: FileIdentity?] = [:]
         /// Seconds since the Unix epoch at the instant ``monotonicNow``: to write instants as
@@ -101,7 +101,7 @@ struct StatusDocument {
                 ("size", .number(Double(build.size))),
                 ("modified", .string(TextFormat.utc(Double(build.modificationNanoseconds) / 1e9))),
                 ("device", .number(Double(build.device))), ("inode", .number(Double(build.inode))),
-                ("buildID", facts.buildIDs[plugin.name].map(JSONOutput.string) ?? .null),
+                ("buildID", facts.buildIDs[build].map(JSONOutput.string) ?? .null),
             ])
         } ?? .null))
         members.append(("fileChanged", fileChanged(plugin).map(JSONOutput.bool) ?? .null))

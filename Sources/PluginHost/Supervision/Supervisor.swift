@@ -302,6 +302,7 @@ struct Supervisor {
     /// - Returns: That it started, with the held builds it was handed; or why it could not.
     private mutating func start(_ plan: GenerationPlan) -> SupervisionEvent {
         var plan = plan
+        let rewritten = plan.builds.substitutes.filter(builds.wasRewritten)
         plan.builds.substitutes = plan.builds.substitutes.compactMap(builds.locate)
         plan.sockets = Dictionary(configuration.sockets.map { ($0.name, $0.descriptor) }, uniquingKeysWith: { first, _ in first })
         plan.systemdListens = configuration.systemd.socket != nil
@@ -326,7 +327,7 @@ struct Supervisor {
             let used = plan.builds.substitutes.filter { substitute in
                 (try? FileStatus(path: substitute.file)).map { plan.builds.excludes(substitute.name, $0.identity) } ?? false
             }
-            return .started(generation: plan.number, substitutes: used)
+            return .started(generation: plan.number, substitutes: used, rewritten: rewritten)
         } catch {
             channel?.0.close()
             return .couldNotStart(generation: plan.number, reason: "\(error)")
@@ -341,7 +342,7 @@ struct Supervisor {
         facts.sockets = configuration.sockets.map { ($0.name, $0.address) }
         facts.control = configuration.control?.path
         facts.directories = configuration.directories
-        facts.buildIDs = builds.buildIDsByPlugin()
+        facts.buildIDs = builds.buildIDs(of: status.plugins.compactMap { plugin in plugin.build.map { ($0, plugin.file) } })
         for plugin in status.plugins {
             guard let file = plugin.file, facts.onDisk[file] == nil else { continue }
             facts.onDisk[file] = .some((try? FileStatus(path: file))?.identity)

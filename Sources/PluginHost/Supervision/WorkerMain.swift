@@ -167,12 +167,8 @@ struct WorkerMain {
         link.enter(.survey)
         let survey = PluginSurvey(options.search, builds: plan.builds)
         let found = Set(survey.scan.candidates.map(\.name) + survey.leftOut.map(\.name))
-        for name in configuration.settings.keys.sorted() where !found.contains(name) {
-            start.report.settingsWarnings.append(
-                "configuration file \(options.configurationFile ?? "") has settings for plugin \(name.debugEscaped), "
-                    + "which is not in \(start.report.directory); "
-                    + (Spelling.closest(to: name, among: found).map { "did you mean \($0)?" } ?? "check the spelling"))
-        }
+        start.report.settingsWarnings = configuration.unknownPluginWarnings(
+            found: found, in: start.report.directory, file: options.configurationFile ?? "")
         start.report.settingsWarnings += configuration.undeclaredKeyWarnings(
             of: survey.scan.candidates.map { ($0.name, $0.manifest.settings) }, file: options.configurationFile ?? "")
         start.report.notes = survey.shadowingNotes
@@ -182,8 +178,13 @@ struct WorkerMain {
         let watching = options.watch || plan.cause != .start
         let strictness: Admission.Strictness =
             options.keepGoing || plan.cause != .start ? .leaveFailuresOut : watching ? .leaveBadFilesOut : .allOrNothing
-        if watching { start.report.notAdded = survey.scan.problems } else { start.report.problems = survey.scan.problems }
-        guard start.report.problems.isEmpty || strictness != .allOrNothing else {
+        // A plugin directory that cannot be read refuses the start, watching or not: it is no
+        // plugin, and a host that serves from no directory serves nothing.
+        let directoryProblems = plan.cause == .start ? survey.directoryProblems : []
+        let fileProblems = survey.scan.problems.filter { !directoryProblems.contains($0) }
+        start.report.problems = directoryProblems
+        if watching { start.report.notAdded = fileProblems } else { start.report.problems += fileProblems }
+        guard start.report.problems.isEmpty || (strictness != .allOrNothing && directoryProblems.isEmpty) else {
             start.report.problems += survey.resolution.problems
             start.report.plugins = survey.resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
             start.report.duration = clock.now - epoch
@@ -215,12 +216,22 @@ struct WorkerMain {
         }
         start.report.plugins = result.outcome.plugins
         if watching { start.report.notAdded += result.refused } else { start.report.problems += result.refused }
-        start.report.problems += result.problems
+        // A plugin that failed to load or bootstrap in a generation that goes on without it (a
+        // restart, a rollback, an upgrade) is not added, as one a rescan could not add: the
+        // status says why, a rescan tries it again, and the host's exit status is its stop's.
+        let failed = result.problems.filter { problem in problem.plugin.map { name in !result.admitted.contains { $0.name == name } } ?? false }
+        if plan.cause == .start {
+            start.report.problems += result.problems
+        } else {
+            start.report.notAdded += failed
+            start.report.problems += result.problems.filter { !failed.contains($0) }
+        }
         start.report.duration = clock.now - epoch
         start.report.settingsWarnings += Configuration.misspeltKeyWarnings(
             configuration.settings, of: result.admitted.filter { $0.candidate.manifest.settings == nil }.map(\.name),
             file: options.configurationFile ?? "", while: "while it bootstrapped")
-        start.rescans = RescanMemory(builds: plan.builds, leftOut: survey.leftOut, notAdded: start.report.notAdded)
+        start.rescans = RescanMemory(
+            builds: plan.builds, leftOut: survey.leftOut, notAdded: start.report.notAdded + (plan.cause == .start ? failed : []))
         start.chain = result.outcome.bootstrapped
         start.admitted = result.admitted
         start.rescans.recordLoaded(result.loaded)

@@ -16,7 +16,7 @@ extension SimulatedWorld {
         switch event {
         case .news(let number, .reload):
             if reloadUnderWay == number { reloadUnderWay = nil }
-        case .started(let number, _):
+        case .started(let number, _, _):
             checkRollback(of: number)
         case .couldNotStart(let number, _):
             // An upgrade that could not start is not tried again until the files change.
@@ -97,6 +97,7 @@ extension SimulatedWorld {
         let healed = truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
         lastFailure = (now, healed ? .zero : setup.machine.restart.wait(beforeRestartInARow: unhealedInARow + 1), healed)
         lastJudged = (candidate.number, suspects)
+        restoreJudged = candidate.number
         trialsFailed = []
     }
 
@@ -146,6 +147,22 @@ extension SimulatedWorld {
     mutating func checkDecision(on event: SupervisionEvent, in stateBefore: SupervisionMachine.State, actions: [SupervisionAction]) {
         let starts = actions.contains { if case .start = $0 { true } else { false } }
         switch event {
+        case .started(let number, _, _):
+            // A failed upgrade's restore, meant to bring back a held build whose file was written
+            // in place since: it says it cannot, and never that it does. (A trial's rollback
+            // brings back the builds trials replaced, checked by checkTrialsBroughtBack.)
+            guard let worker = workers[number], worker.cause == .restore, let judged = lastJudged, judged.worker == restoreJudged else { break }
+            for failed in judged.blamed {
+                // A build held from before of the failed build's plugin (not the failed build's own copy).
+                let rewritten = held.contains { entry in
+                    guard entry.build.name == failed.name, let identity = entry.build.identity,
+                        WorldTruth.Build(plugin: failed.plugin, identity: identity) != failed else { return false }
+                    return inodes[entry.inode]?.identity.hasSameContents(as: identity) == false
+                }
+                guard rewritten, !worker.broughtBack.contains(where: { $0.name == failed.name }) else { continue }
+                let said = actions.contains { if case .say(let line) = $0 { line.hasPrefix("plugin-host: cannot bring back \(failed.name): ") } else { false } }
+                if !said { violate("generation \(number) cannot bring back \(failed.name), whose held file was written in place, and the host does not say so") }
+            }
         case .restartChecked(let client, let problems):
             // A restart whose files on disk break a running plugin is refused at once, and
             // disturbs nothing.
@@ -393,11 +410,20 @@ extension SimulatedWorld {
         let runningNames = Set(running.map(\.name))
         let expected = Set(Self.plugins.indices.filter { plugin in
             !runningNames.contains(Self.plugins[plugin].name)
-                && (truth.evidence.keys.contains { $0.plugin == plugin } || worker.toldLeftOut.contains(Self.plugins[plugin].name))
+                // A plugin blamed before whose file now holds a build the worker could not add is
+                // not added: its file changed since the build left out.
+                && ((truth.evidence.keys.contains { $0.plugin == plugin } && !worker.toldNotAdded.contains(Self.plugins[plugin].name))
+                    || worker.toldLeftOut.contains(Self.plugins[plugin].name))
         }.map { Self.plugins[$0].name })
         let said = Set(leftOutNames(in: text, section: "; left out: "))
         if said != expected {
             violate("STATUS= says \(said.sorted()) are left out, the truth \(expected.sorted()) (generation \(serving) runs \(running), told left out: \(worker.toldLeftOut.sorted()), evidence: \(truth.evidence.keys.map(\.description).sorted())): \(text)")
+        }
+        // Every plugin it told is left out or not added is said so; none vanishes from what the
+        // host says.
+        let notAdded = text.utf8.offset(of: "; not added: ").map { String(text.utf8.dropFirst($0))! } ?? ""
+        for name in worker.toldNotAdded.subtracting(runningNames).sorted() where !notAdded.has("lib\(name).so") {
+            violate("STATUS= does not say \(name) was not added, as generation \(serving) told: \(text)")
         }
         for name in leftOutNames(in: text, section: "; running the build before: ") {
             guard let plugin = Self.plugin(named: name) else { continue }
@@ -416,7 +442,7 @@ extension SimulatedWorld {
     private func leftOutNames(in text: String, section: String) -> [String] {
         guard let start = text.utf8.offset(of: section) else { return [] }
         var rest = String(text.utf8.dropFirst(start + section.utf8.count))!
-        if let end = rest.utf8.offset(of: "; not added: ") ?? rest.utf8.offset(of: "; left out: ") { rest = String(rest.utf8.prefix(end))! }
+        if let end = [rest.utf8.offset(of: "; not added: "), rest.utf8.offset(of: "; left out: ")].compactMap({ $0 }).min() { rest = String(rest.utf8.prefix(end))! }
         let section = rest
         return Self.plugins.map(\.name).filter { name in
             section.hasPrefix("\(name) ") || section.has(", \(name) (") || section.has(", \(name) 1.0.")
@@ -443,6 +469,16 @@ extension SimulatedWorld {
         if let serving {
             for build in serving.told where !status.plugins.contains(where: { $0.name == build.name && $0.state != .leftOut && $0.state != .notServing }) && status.state == "serving" {
                 violate("generation \(serving.number) serves \(build), which the status does not show serving")
+            }
+        }
+        // Every plugin the serving generation told of is in the status: serving, left out, or
+        // not added, each with why; never absent.
+        if let serving, status.state == "serving" {
+            for name in serving.toldNames.sorted() where !names.contains(name) {
+                violate("the status does not list \(name), which generation \(serving.number) told of (status lists \(names))")
+            }
+            for plugin in status.plugins where !plugin.state.runs && plugin.state != .notServing && plugin.reason == nil {
+                violate("the status says \(plugin.name) is \(plugin.state.rawValue), and not why")
             }
         }
         let trials = truth.trials(at: now)
@@ -627,7 +663,14 @@ extension SimulatedWorld {
             if let runs, let evidence = truth.evidence[runs], worker.startedAt >= evidence.since {
                 violate("generation \(serving) runs \(runs), which \(evidence.reason)")
             }
-            guard let disk, disk.behaviour != .junk, !truth.abandoned.contains(disk.build), !environmentChanged.contains(disk.build) else {
+            // A plugin that does not run, whose other build the serving worker loaded: only a new
+            // worker can load its file's build, and the worker asks for one once (docs/operations.md,
+            // Plugins added and removed); after that it waits for SIGHUP or an operator's restart.
+            let asked = disk.map { disk in
+                runs == nil && worker.published.contains { $0.plugin == plugin && $0.loaded && $0.build != disk.build }
+                    && worker.askedUpgrades.contains { WorldTruth.Build(plugin: plugin, identity: $0) == disk.build }
+            } ?? false
+            guard let disk, disk.behaviour != .junk, !truth.abandoned.contains(disk.build), !environmentChanged.contains(disk.build), !asked else {
                 if disk == nil, let runs { violate("generation \(serving) runs \(runs), whose file was removed") }
                 continue
             }

@@ -76,6 +76,7 @@ extension SimulatedWorld {
             return
         }
         var selection = plan.builds
+        let rewritten = selection.substitutes.filter(wasRewritten)
         selection.substitutes = selection.substitutes.compactMap(locate)
         var worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, runningBefore: plan.runningBefore, stepStarted: now)
         if plan.cause == .upgrade { worker.replaces = servingWorker }
@@ -90,7 +91,7 @@ extension SimulatedWorld {
                 // other reports it as not added; an upgrade cannot run a plugin that runs now.
                 if (plan.cause == .start && !setup.machine.watching) || (plan.cause == .upgrade && plan.runningBefore[name] != nil) {
                     workers[plan.number] = worker
-                    deliver(.started(generation: plan.number, substitutes: []))
+                    deliver(.started(generation: plan.number, substitutes: [], rewritten: rewritten))
                     endIntended(plan.number, status: 1)
                     return
                 }
@@ -123,7 +124,7 @@ extension SimulatedWorld {
         worker.milestoneAt = now + jitter(milliseconds: 2...20)
         workers[plan.number] = worker
         let used = selection.substitutes.filter { substitute in broughtBack.contains { $0.name == substitute.name } }
-        deliver(.started(generation: plan.number, substitutes: used))
+        deliver(.started(generation: plan.number, substitutes: used, rewritten: rewritten))
     }
 
     mutating func reachMilestone(_ number: Int) {
@@ -187,7 +188,10 @@ extension SimulatedWorld {
                         running: [RunningCode(plugin: PluginNumber(index), phase: .bootstrap)])
                     return
                 case .throwsInBootstrap:
+                    // A generation that goes on without the plugins that fail reports this one
+                    // not added; an upgrade's candidate fails only for a plugin that runs now.
                     if worker.cause == .restart || worker.cause == .restore { continue }
+                    if worker.cause == .upgrade && worker.runningBefore[Self.plugins[worker.published[index].plugin].name] == nil { continue }
                     worker.failedPlugin = PluginNumber(index)
                     workers[number] = worker
                     endIntended(number, status: 1)
@@ -237,14 +241,25 @@ extension SimulatedWorld {
                 version: Self.version(stamp: published.identity.modificationNanoseconds), reason: unhealthy ? "its health check failed: lost its data" : nil,
                 build: published.identity)
         }
+        let runs = Set(conditions.map(\.name))
         for name in worker.leftOutAtStart.sorted() {
             conditions.append(PluginCondition(name: name, state: .leftOut, file: "plugins/lib\(name).so", reason: "left out"))
         }
         // A held build runs in place of a file whose build its plan left out: both are told.
-        for build in worker.broughtBack where buildOnDisk(build.plugin).map({ worker.excludedAtStart.contains($0.build) }) == true {
+        for build in worker.broughtBack where runs.contains(build.name) && buildOnDisk(build.plugin).map({ worker.excludedAtStart.contains($0.build) }) == true {
             conditions.append(PluginCondition(
                 name: build.name, state: .leftOut, file: Self.plugins[build.plugin].file,
                 reason: "its build \(buildOnDisk(build.plugin)!.build.version) failed; the build that ran before, \(build.version), runs until the file changes"))
+        }
+        // A plugin whose load or bootstrap failed in this worker, and whose file is still there,
+        // is not added, with why (a rescan tries it again).
+        var failed: Set<String> = []
+        for published in worker.published where published.state == .published && paths[published.plugin] != nil {
+            let name = Self.plugins[published.plugin].name
+            guard !runs.contains(name), !worker.leftOutAtStart.contains(name), failed.insert(name).inserted else { continue }
+            conditions.append(PluginCondition(
+                name: name, state: .notAdded, file: Self.plugins[published.plugin].file,
+                reason: "plugin \(name) (\(Self.plugins[published.plugin].file)) failed to start; not added"))
         }
         deliver(.news(generation: number, .plugins(conditions)))
     }
@@ -376,6 +391,15 @@ extension SimulatedWorld {
             let identity = file.identity
             if identity != published.identity, worker.askedUpgrades.insert(identity).inserted { asked = true }
         }
+        // A plugin that does not run, whose other build this worker loaded (its file written
+        // since): the worker cannot load it afresh, and asks a new generation for it.
+        let runningPlugins = Set(worker.published.filter { $0.state == .running }.map(\.plugin))
+        for published in worker.published where published.loaded && !runningPlugins.contains(published.plugin) {
+            guard let inode = paths[published.plugin], let file = inodes[inode], file.build != .junk, file.identity != published.identity,
+                Self.plugins[published.plugin].requires.allSatisfy({ required in Self.plugin(named: required).map { paths[$0] != nil } ?? false })
+            else { continue }
+            if worker.askedUpgrades.insert(file.identity).inserted { asked = true }
+        }
         if asked {
             workers[number] = worker
             deliver(.upgradeRequested(generation: number, plugins: snapshot(number)))
@@ -391,6 +415,8 @@ extension SimulatedWorld {
             // The plan's exclusions hold until SIGHUP, as the truth's do (the worker forgets
             // them on a reload).
             if machineExcluded(plugin, file.identity, in: number) { continue }
+            // Another build of it was loaded here: dlopen would give back that code.
+            if worker.published.contains(where: { $0.plugin == plugin && $0.loaded && $0.identity != file.identity }) { continue }
             worker.published.append(Published(plugin: plugin, inode: inode, identity: file.identity, state: .published, loaded: true))
             worker.leftOutAtStart.remove(Self.plugins[plugin].name)
             if worker.hung {

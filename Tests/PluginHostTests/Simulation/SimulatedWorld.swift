@@ -125,6 +125,9 @@ struct SimulatedWorld {
         /// the supervisor can know no better.
         var told: [WorldTruth.Build] = []
         var toldLeftOut: Set<String> = []
+        /// Every plugin it last told of, and those it told are not added.
+        var toldNames: Set<String> = []
+        var toldNotAdded: Set<String> = []
         /// The plugins (indices into the world's) whose health check finds them unhealthy.
         var unhealthy: Set<Int> = []
         /// Whether it took over from the generation it replaces (an upgrade's, once ready).
@@ -240,6 +243,9 @@ struct SimulatedWorld {
     /// The last end the world judged for a restart or an upgrade: the worker, and the builds
     /// the rules blame for it.
     var lastJudged: (worker: Int, blamed: [WorldTruth.Build])?
+    /// The last upgrade's candidate judged to have failed after the generation before stopped:
+    /// a restore follows, meant to bring back the builds held from before of what it blamed.
+    var restoreJudged: Int?
     /// The trials that failed by the last judgement (a failure blamed on their build, an
     /// unhealthy check, an operator's rollback): the next generation brings back the builds
     /// they replaced, where the world holds them as they were.
@@ -293,8 +299,10 @@ struct SimulatedWorld {
             // plugin: that is the file's contents.
             inodes[published.inode]?.build = build == .junk ? .failsToLoad : build
             // Nothing on disk tells the host: a build that failed before is not tried again
-            // for it, nor one that ran is known to fail now.
+            // for it, nor one that ran is known to fail now. The build changed is the one the
+            // worker loaded, and the one its file holds now (written in place since).
             environmentChanged.insert(published.build)
+            if let identity = inodes[published.inode]?.identity { environmentChanged.insert(WorldTruth.Build(plugin: plugin, identity: identity)) }
         case .hang(let target):
             guard let number = worker(target), let worker = workers[number] else { return }
             workers[number]?.hung = true
@@ -525,6 +533,8 @@ struct SimulatedWorld {
                 Self.plugin(named: condition.name).flatMap { plugin in condition.build.map { WorldTruth.Build(plugin: plugin, identity: $0) } }
             }
             workers[number]?.toldLeftOut = Set(conditions.filter { $0.state == .leftOut }.map(\.name))
+            workers[number]?.toldNotAdded = Set(conditions.filter { $0.state == .notAdded }.map(\.name))
+            workers[number]?.toldNames = Set(conditions.map(\.name))
         case .ready(let number, _):
             workers[number]?.readySeen = true
         default:
@@ -603,6 +613,15 @@ struct SimulatedWorld {
         return next.map(\.build)
     }
 
+    /// The driver's `HeldBuilds.wasRewritten`: the substitute's build is held, and its held
+    /// file reads other bytes now.
+    func wasRewritten(_ substitute: BuildSelection.Substitute) -> Bool {
+        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
+            let now = inodes[entry.inode]?.identity
+        else { return false }
+        return !now.hasSameContents(as: substitute.identity)
+    }
+
     /// The driver's `HeldBuilds.locate`: the substitute with the path of its held file,
     /// when that file still has its contents.
     func locate(_ substitute: BuildSelection.Substitute) -> BuildSelection.Substitute? {
@@ -625,7 +644,8 @@ struct SimulatedWorld {
         case .ready(let number, _): "ready(\(number))"
         case .upgradeRequested(let number, _): "upgradeRequested(\(number))"
         case .holding(let builds, _): "holding(\(builds.map { "\($0.name)@\($0.identity?.inode ?? 0)" }))"
-        case .started(let number, let substitutes): "started(\(number), substitutes: \(substitutes.map { "\($0.name)@\($0.identity.inode)" }))"
+        case .started(let number, let substitutes, let rewritten):
+            "started(\(number), substitutes: \(substitutes.map { "\($0.name)@\($0.identity.inode)" }), rewritten: \(rewritten.map { "\($0.name)@\($0.identity.inode)" }))"
         case .ended(let number, let evidence): "ended(\(number), \(evidence.termination), crash: \(evidence.crash?.culprit?.description ?? "-"), rewritten: \(evidence.rewrittenInPlace))"
         default: "\(event)"
         }

@@ -294,6 +294,12 @@ struct BuildLedger: Sendable {
                     // The file's build is left out; the build held from before runs in its place.
                     status.reason = [status.reason, fileLeftOut].compactMap { $0 }.joined(separator: "; ")
                 }
+            } else if let condition = record.condition, condition.state == .notAdded {
+                // Its file holds a build the generation could not add (a new one, since the
+                // build left out was): what the file holds now is what the operator must fix.
+                status.state = condition.state
+                status.reason = condition.reason
+                status.file = condition.file ?? record.file
             } else if let leftOut = record.leftOut.last {
                 status.state = .leftOut
                 status.reason = "\(leftOut.reason); left out until its file changes"

@@ -98,7 +98,8 @@ struct ReloadRecord: Equatable, Sendable {
 /// The last upgrade, or rollback.
 struct UpgradeRecord: Equatable, Sendable {
     var at: MonotonicInstant
-    /// `upgraded`, `failed`, `rolled back`.
+    /// `upgraded`, `failed`, `rolled back`, `refused` (a new build that would leave a plugin
+    /// outside its `requiredVersions`, not loaded).
     var result: String
     var detail: String
 }

@@ -3,7 +3,7 @@
 enum SupervisionAction: Equatable, Sendable {
     /// Fork a worker generation with this plan, handing it the held builds its plan names that
     /// the driver still holds as they were. The driver says it did with
-    /// ``SupervisionEvent/started(generation:substitutes:)``, or that the system refused with
+    /// ``SupervisionEvent/started(generation:substitutes:rewritten:)``, or that the system refused with
     /// ``SupervisionEvent/couldNotStart(generation:reason:)``.
     case start(GenerationPlan)
     /// Pass a request to a generation's worker.

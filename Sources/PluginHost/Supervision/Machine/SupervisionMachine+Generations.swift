@@ -6,12 +6,21 @@ extension SupervisionMachine {
     /// The driver started generation `number`'s worker, handing it the held builds `found` in
     /// place of files whose builds are left out: a rollback says which builds it brings back
     /// only now, from what the driver found, never from what it asked to hold.
-    mutating func started(_ number: Int, bringingBack found: [BuildSelection.Substitute]) {
+    mutating func started(_ number: Int, bringingBack found: [BuildSelection.Substitute], rewritten: [BuildSelection.Substitute]) {
+        // The builds handed over, by contents: the held build of a plugin, or the one its trial replaced.
+        var heldBuilds = ledger.held + ledger.replacedOnTrial
+        // A held build whose file was written in place reads other bytes now: it is lost, and
+        // the file is loaded as it is, a new build by its contents.
+        let lost = rewritten.compactMap { substitute in
+            heldBuilds.first { $0.name == substitute.name && $0.identity?.hasSameContents(as: substitute.identity) == true }
+        }
+        if !lost.isEmpty {
+            ledger.lose(heldIn: lost, because: "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is")
+            heldBuilds = ledger.held + ledger.replacedOnTrial
+        }
         guard let generation = generations[number], generation.cause == .restore else { return }
         let names = restoring
         restoring = []
-        // The builds handed over, by contents: the held build of a plugin, or the one its trial replaced.
-        let heldBuilds = ledger.held + ledger.replacedOnTrial
         let broughtBack = found.compactMap { substitute in
             heldBuilds.first { $0.name == substitute.name && $0.identity?.hasSameContents(as: substitute.identity) == true }
         }
@@ -299,6 +308,8 @@ extension SupervisionMachine {
             for warning in records.warn(about: topic, list) { say("plugin-host: warning: " + warning) }
         case .health(let durations):
             if number == currentGeneration { records.healthDurations = durations }
+        case .upgradeRefused(let upgrade, let reasons):
+            records.lastUpgrade = UpgradeRecord(at: now, result: "refused", detail: upgrade + ": " + reasons.joined(separator: "; "))
         }
     }
 }

@@ -181,8 +181,8 @@ struct SupervisionMachine: Sendable {
             if configuration.watching { timers.rescan = now + configuration.rescanQuiet }
         case .tick:
             fireDueDeadlines()
-        case .started(let number, let substitutes):
-            started(number, bringingBack: substitutes)
+        case .started(let number, let substitutes, let rewritten):
+            started(number, bringingBack: substitutes, rewritten: rewritten)
         case .couldNotStart(let number, let reason):
             couldNotStart(number, reason)
         case .holding(let held, let asked):
