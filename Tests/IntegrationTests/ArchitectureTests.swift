@@ -145,6 +145,53 @@ struct ArchitectureTests {
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
     }
 
+    @Test("the simulated world judges by rules of its own: it uses none of the machine's parts or judgements, so a bug in one cannot move the oracle with it")
+    func worldSharesNoJudgementWithTheMachine() throws {
+        let files = try Self.files()
+        let machineDirectory = Self.sources.appending(path: Self.machineFolder).path + "/"
+        let machine = (files["Supervision"] ?? []).filter { $0.path.hasPrefix(machineDirectory) }
+        let others = files.values.joined().filter { !$0.path.hasPrefix(machineDirectory) }
+        let simulationDirectory = Repository.root.appending(path: "Tests/PluginHostTests/Simulation")
+        let simulation = try FileManager.default.contentsOfDirectory(atPath: simulationDirectory.path)
+            .filter { $0.hasSuffix(".swift") }.map { simulationDirectory.appending(path: $0) }
+        let function = try NSRegularExpression(pattern: #"\bfunc\s+([A-Za-z_]\w*)"#)
+        let enumCase = try NSRegularExpression(pattern: #"\bcase\s+([A-Za-z_]\w*)"#)
+        func names(_ pattern: NSRegularExpression, in urls: [URL]) throws -> Set<String> {
+            var found: Set<String> = []
+            for url in urls {
+                let text = try Self.code(of: url)
+                for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    found.insert(String(text[Range(match.range(at: 1), in: text)!]))
+                }
+            }
+            return found
+        }
+        // The machine's own functions: declared by it alone, no case of an enum, and not a
+        // function of the world's by the same name. The machine's interface (starting, handle)
+        // is what the world drives it through.
+        let judgements = try names(function, in: machine)
+            .subtracting(names(function, in: others)).subtracting(names(enumCase, in: machine + others))
+            .subtracting(names(function, in: simulation)).subtracting(["starting", "handle"])
+        #expect(judgements.count >= 40, "the machine's functions are found: \(judgements.sorted())")
+        // Its parts that decide, and the rules it shares with the rest of the host.
+        let parts: Set<String> = [
+            "BuildLedger", "HostRecords", "OperatorRequests", "RestartHistory", "WorkerEnding", "Stopping", "Dependents", "isShortCall",
+            "beforeRestartInARow",
+        ]
+        let word = try NSRegularExpression(pattern: #"\b[A-Za-z_]\w*\b"#)
+        let call = try NSRegularExpression(pattern: #"\b([A-Za-z_]\w*)\s*\("#)
+        var violations: [String] = []
+        for url in simulation {
+            let text = try Self.code(of: url)
+            let words = Set(word.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) })
+            let calls = Set(call.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) })
+            for name in words.intersection(parts).union(calls.intersection(judgements)).sorted() {
+                violations.append("\(url.lastPathComponent) uses \(name), which the machine decides with: the world must judge by WorldRules")
+            }
+        }
+        #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
+    }
+
     @Test("only System imports Glibc or handles unsafe pointers")
     func onlySystemCallsC() throws {
         var violations: [String] = []

@@ -73,7 +73,7 @@ extension SimulatedWorld {
         let builds = WorldTruth.blamed(worker).compactMap { worker.builds.indices.contains($0) ? worker.builds[$0] : nil }
         if let readyAt = worker.readyAt, now - readyAt >= setup.machine.restart.maximumDelay { unhealedInARow = 0 }
         let healed = truth.leaveOut(builds, because: "failed in generation \(number)", at: now)
-        lastFailure = (now, healed ? .zero : setup.machine.restart.wait(beforeRestartInARow: unhealedInARow + 1), healed)
+        lastFailure = (now, healed ? .zero : WorldRules.backoff(restartsInARow: unhealedInARow + 1, delay: setup.machine.restart.delay, maximum: setup.machine.restart.maximumDelay), healed)
         lastJudged = (number, builds)
         // A build on trial blamed: the build it replaced comes back.
         trialsFailed = builds.compactMap { truth.trial(of: $0, at: now) }
@@ -95,7 +95,7 @@ extension SimulatedWorld {
     private mutating func restoreJudged(_ candidate: Worker, replacing replaced: Worker) {
         let suspects = WorldTruth.suspects(of: candidate, comparedTo: replaced.running)
         let healed = truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
-        lastFailure = (now, healed ? .zero : setup.machine.restart.wait(beforeRestartInARow: unhealedInARow + 1), healed)
+        lastFailure = (now, healed ? .zero : WorldRules.backoff(restartsInARow: unhealedInARow + 1, delay: setup.machine.restart.delay, maximum: setup.machine.restart.maximumDelay), healed)
         lastJudged = (candidate.number, suspects)
         restoreJudged = candidate.number
         trialsFailed = []
@@ -508,9 +508,7 @@ extension SimulatedWorld {
 
     /// The plugins that leave with `leaving` among what `worker` ran.
     private func dependents(of leaving: Set<String>, in worker: Worker) -> Set<String> {
-        let live = worker.published.filter { $0.state != .removed }.map(\.plugin)
-        return Set(Dependents.leaving(with: leaving, among: live, name: { Self.plugins[$0].name }, requires: { Self.plugins[$0].requires })
-            .map { Self.plugins[$0.plugin].name })
+        WorldRules.dependents(of: leaving, among: worker.published.filter { $0.state != .removed }.map(\.plugin))
     }
 
     // MARK: Answers

@@ -110,8 +110,7 @@ extension SimulatedWorld {
                 chosen.append((plugin, inode))
             }
         }
-        let dependents = Dependents.leaving(with: leftOut, among: chosen, name: { Self.plugins[$0.plugin].name }, requires: { Self.plugins[$0.plugin].requires })
-        let gone = leftOut.union(dependents.map { Self.plugins[$0.plugin.plugin].name })
+        let gone = leftOut.union(WorldRules.dependents(of: leftOut, among: chosen.map(\.plugin)))
         for (plugin, inode) in chosen where !gone.contains(Self.plugins[plugin].name) {
             guard let identity = inodes[inode]?.identity else { continue }
             worker.published.append(Published(plugin: plugin, inode: inode, identity: identity))
@@ -370,9 +369,7 @@ extension SimulatedWorld {
         // the worker does.
         let running = worker.published.indices.filter { worker.published[$0].state == .running }
         let gone = Set(running.filter { paths[worker.published[$0].plugin] == nil }.map { Self.plugins[worker.published[$0].plugin].name })
-        let leaving = gone.union(Dependents.leaving(
-            with: gone, among: running, name: { Self.plugins[worker.published[$0].plugin].name },
-            requires: { Self.plugins[worker.published[$0].plugin].requires }).map { Self.plugins[worker.published[$0.plugin].plugin].name })
+        let leaving = gone.union(WorldRules.dependents(of: gone, among: running.map { worker.published[$0].plugin }))
         for index in running where leaving.contains(Self.plugins[worker.published[index].plugin].name) {
             worker.published[index].state = .removed
         }

@@ -602,7 +602,7 @@ struct SimulatedWorld {
         var next: [(build: PublishedPlugin, inode: UInt64)] = []
         for build in builds {
             guard let identity = build.identity else { continue }
-            if let kept = held.first(where: { $0.build.isSameBuild(as: build) }) {
+            if let kept = held.first(where: { $0.build.name == build.name && $0.build.identity?.hasSameContents(as: identity) == true }) {
                 next.append(kept)
             } else if let plugin = Self.plugin(named: build.name), let inode = paths[plugin],
                 inodes[inode]?.identity.hasSameContents(as: identity) == true {

@@ -90,9 +90,9 @@ struct WorldTruth {
         case .crash(let culprit): return culprit.map { [$0] } ?? []
         case .exitCall(let culprit): return [culprit]
         case .underscoreExit: return worker.runningAtDeath.map(\.plugin.index)
-        case .killedFromOutside: return worker.runningAtDeath.filter { $0.phase.isShortCall }.map(\.plugin.index)
+        case .killedFromOutside: return worker.runningAtDeath.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
         case .killedBySupervisor(.overran(let owner)): return [owner]
-        case .killedBySupervisor(.stayedSuspended(let running)): return running.filter { $0.phase.isShortCall }.map(\.plugin.index)
+        case .killedBySupervisor(.stayedSuspended(let running)): return running.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
         case .killedBySupervisor(.stopDeadline), .killedBySupervisor(.notNeeded): return []
         case .intended: return []
         }
