@@ -50,7 +50,21 @@ struct BuildLedger: Sendable {
     }
 
     /// The plugins, in the order the host first heard of them.
-    private(set) var records: [Record] = []
+    private(set) var records: [Record] = [] {
+        didSet { followed = nil }
+    }
+    /// Where each plugin's record is in ``records``, by name.
+    private var positions: [String: Int] = [:]
+    /// What ``follow(_:)`` took last, while nothing else changed the records since: taking the
+    /// same again changes nothing, so an event that changed neither costs nothing here.
+    private var followed: Followed?
+
+    private struct Followed: Equatable {
+        let number: Int?
+        let serves: Bool
+        let plugins: [PublishedPlugin]?
+        let conditions: [PluginCondition]?
+    }
     /// Every build blamed so far, by name and contents: a failure that blames a build for the
     /// first time is healed by leaving it out, one that blames none anew is not.
     private var blamedEver: [(name: String, identity: FileIdentity)] = []
@@ -59,7 +73,7 @@ struct BuildLedger: Sendable {
 
     /// The record of `name`, if the host knows the plugin.
     subscript(name: String) -> Record? {
-        records.first { $0.name == name }
+        positions[name].map { records[$0] }
     }
 
     /// Whether `build` is left out: the same plugin, the same contents (a copy held open for a
@@ -222,17 +236,33 @@ struct BuildLedger: Sendable {
     mutating func follow(_ speaking: Generation?) {
         let serves = speaking.map { if case .serving = $0.life { true } else { false } } ?? false
         let conditions = speaking?.conditions
+        // The same generation telling the same (arrays compare by their storage first): nothing to take.
+        let taking = Followed(number: speaking?.number, serves: serves, plugins: speaking?.plugins, conditions: conditions)
+        guard taking != followed else { return }
         let running = speaking?.running ?? []
+        // Each plugin's running build (the last), and what was told of it: found by name, in one pass each.
+        var runningByName: [String: PublishedPlugin] = [:]
+        for build in running { runningByName[build.name] = build }
+        var toldByName: [String: (condition: PluginCondition, leftOut: String?)] = [:]
+        for condition in conditions ?? [] {
+            let before = toldByName[condition.name]
+            // A worker that runs a held build in place of a left-out file tells both; the running one is the plugin's.
+            let chosen = before.map { $0.condition.state.runs || !condition.state.runs ? $0.condition : condition } ?? condition
+            let earlier: String? = before?.leftOut ?? nil
+            let leftOut = earlier ?? (condition.state == .leftOut ? condition.reason : nil)
+            toldByName[condition.name] = (chosen, leftOut)
+        }
         // Every plugin it runs or told of has a record.
-        for name in running.map(\.name) + (conditions ?? []).map(\.name) where self[name] == nil { records.append(Record(name: name)) }
+        for name in running.map(\.name) + (conditions ?? []).map(\.name) where positions[name] == nil { append(Record(name: name)) }
         for index in records.indices {
             let name = records[index].name
-            let build = running.last { $0.name == name }
+            let build = runningByName[name]
             records[index].serving = serves ? build : nil
             if serves, build != nil { records[index].ranLast = true }
-            if let conditions {
-                records[index].condition = Self.condition(of: name, in: conditions)
-                records[index].fileLeftOut = build == nil ? nil : conditions.first { $0.name == name && $0.state == .leftOut }?.reason
+            if conditions != nil {
+                let told = toldByName[name]
+                records[index].condition = told?.condition
+                records[index].fileLeftOut = build == nil ? nil : told?.leftOut
             }
             records[index].file = build?.file ?? records[index].file ?? records[index].condition?.file
         }
@@ -241,32 +271,34 @@ struct BuildLedger: Sendable {
             for index in records.indices where records[index].serving == nil { records[index].ranLast = false }
         }
         prune()
-    }
-
-    /// The one condition a worker told of `name`: a worker that runs a held build in place of
-    /// a left-out file tells both; the running one is the plugin's.
-    private static func condition(of name: String, in conditions: [PluginCondition]) -> PluginCondition? {
-        let told = conditions.filter { $0.name == name }
-        return told.first(where: \.state.runs) ?? told.first
+        followed = taking
     }
 
     private mutating func update(_ name: String, _ change: (inout Record) -> Void) {
-        if let index = records.firstIndex(where: { $0.name == name }) {
+        if let index = positions[name] {
             change(&records[index])
         } else {
             var record = Record(name: name)
             change(&record)
-            records.append(record)
+            append(record)
         }
+    }
+
+    private mutating func append(_ record: Record) {
+        positions[record.name] = records.count
+        records.append(record)
     }
 
     /// Forgets the plugins there is nothing to say of: not running, not told of, nothing left
     /// out, never blamed.
     private mutating func prune() {
-        records.removeAll { record in
+        let forgotten = { (record: Record) in
             record.serving == nil && record.condition == nil && record.leftOut.isEmpty && record.failures == 0 && !record.ranLast
                 && record.held == nil && record.trial == nil
         }
+        guard records.contains(where: forgotten) else { return }
+        records.removeAll(where: forgotten)
+        positions = Dictionary(uniqueKeysWithValues: records.enumerated().map { ($0.element.name, $0.offset) })
     }
 
     // MARK: Status

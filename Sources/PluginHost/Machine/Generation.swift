@@ -55,10 +55,14 @@ struct Generation: Equatable, Sendable {
     /// published last.
     var running: [PublishedPlugin] {
         guard isLive, let conditions else { return plugins.running }
+        // The running builds by name, latest last: one pass, whatever the number of plugins.
+        var byName: [String: [PublishedPlugin]] = [:]
+        for build in plugins where build.isRunning {
+            if byName[build.name] == nil { byName[build.name] = [build] } else { byName[build.name]?.append(build) }
+        }
         return conditions.filter(\.state.runs).map { condition in
-            plugins.last { build in
-                build.name == condition.name && build.isRunning
-                    && (condition.build.map { told in build.identity?.hasSameContents(as: told) == true } ?? true)
+            byName[condition.name]?.last { build in
+                condition.build.map { told in build.identity?.hasSameContents(as: told) == true } ?? true
             } ?? PublishedPlugin(
                 name: condition.name, file: condition.file ?? "", version: condition.version ?? "?", identity: condition.build, state: .running)
         }

@@ -78,7 +78,7 @@ extension SimulatedWorld {
         var selection = plan.builds
         let rewritten = selection.substitutes.filter(wasRewritten)
         selection.substitutes = selection.substitutes.compactMap(locate)
-        var worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, runningBefore: plan.runningBefore, stepStarted: now)
+        let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, runningBefore: plan.runningBefore, stepStarted: now)
         if plan.cause == .upgrade { worker.replaces = servingWorker }
         var leftOut: Set<String> = []
         var chosen: [(plugin: Int, inode: UInt64)] = []
@@ -127,7 +127,7 @@ extension SimulatedWorld {
     }
 
     mutating func reachMilestone(_ number: Int) {
-        guard var worker = workers[number] else { return }
+        guard let worker = workers[number] else { return }
         switch worker.phase {
         case .loading:
             for index in worker.published.indices {

@@ -56,8 +56,9 @@ struct SimulatedWorld {
         case loading, prepared, bootstrapping, serving, stopping, gone
     }
 
-    /// A worker process of the simulation, with the truth of what it did.
-    struct Worker {
+    /// A worker process of the simulation, with the truth of what it did. A reference: the
+    /// world changes its workers at every step, and copying one copies all it holds.
+    final class Worker {
         /// Whether it makes no progress by itself: stopped by a signal, or hung in a plugin
         /// call, except while it stops on its own, where each hook has a deadline the worker
         /// itself keeps (a hook that overruns it is skipped).
@@ -136,6 +137,14 @@ struct SimulatedWorld {
         var receivedHandOff = false
         /// The items it handed over as it stopped, which the supervisor hears of before its end.
         var handedItems: [Int] = []
+
+        init(number: Int, cause: GenerationPlan.Cause, startedAt: MonotonicInstant, runningBefore: [String: String], stepStarted: MonotonicInstant) {
+            self.number = number
+            self.cause = cause
+            self.startedAt = startedAt
+            self.runningBefore = runningBefore
+            self.stepStarted = stepStarted
+        }
 
         var isAlive: Bool { phase != .gone }
 
