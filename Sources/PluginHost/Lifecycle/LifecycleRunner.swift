@@ -280,9 +280,7 @@ struct LifecycleRunner {
                 name: plugin.name, state: state, file: plugin.candidate.file, version: plugin.candidate.manifest.version.description,
                 reason: health?.reason, build: plugin.candidate.status?.identity)
         }
-        // A plugin directory that cannot be read is no plugin: it is a warning in force.
-        let directories = Set(PluginSearchPath(context.search).directories)
-        let notAdded = rescans.notAddedProblems.filter { $0.plugin != nil || !directories.contains($0.file ?? "") }.map { problem in
+        let notAdded = rescans.notAddedProblems.map { problem in
             PluginCondition(name: problem.plugin ?? problem.file ?? "?", state: .notAdded, file: problem.file, reason: problem.message)
         }
         // A plugin whose file's build is left out and whose build from before, loaded in its

@@ -21,6 +21,7 @@ extension LifecycleRunner {
     mutating func rescan() -> [Problem] {
         let survey = PluginSurvey(context.search, builds: rescans.builds)
         rescans.leftOut = survey.leftOut
+        // A plugin directory that cannot be read is no plugin: it is a warning in force.
         link.tell(.warnings(topic: "plugin directories", survey.directoryProblems.map(\.message)))
         let scanned = survey.scan.candidates
         let present = Set(scanned.flatMap { [$0.file] + $0.shadowed } + survey.scan.problems.compactMap(\.file) + survey.leftOut.map(\.file))
@@ -55,7 +56,8 @@ extension LifecycleRunner {
                 fresh.append(candidate)
             }
         }
-        for problem in survey.scan.problems {
+        let directoryProblems = survey.directoryProblems
+        for problem in survey.scan.problems where !directoryProblems.contains(problem) {
             if let plugin = problem.file.flatMap({ runningFiles[$0] }) {
                 warnUnusableOnce(plugin, problem)
             } else {

@@ -56,10 +56,7 @@ struct Generation: Equatable, Sendable {
     var running: [PublishedPlugin] {
         guard isLive, let conditions else { return plugins.running }
         // The running builds by name, latest last: one pass, whatever the number of plugins.
-        var byName: [String: [PublishedPlugin]] = [:]
-        for build in plugins where build.isRunning {
-            if byName[build.name] == nil { byName[build.name] = [build] } else { byName[build.name]?.append(build) }
-        }
+        let byName = Dictionary(grouping: plugins.running, by: \.name)
         return conditions.filter(\.state.runs).map { condition in
             byName[condition.name]?.last { build in
                 condition.build.map { told in build.identity?.hasSameContents(as: told) == true } ?? true

@@ -8,22 +8,22 @@ extension SupervisionMachine {
     /// only now, from what the driver found, never from what it asked to hold.
     mutating func started(_ number: Int, bringingBack found: [BuildSelection.Substitute], rewritten: [BuildSelection.Substitute]) {
         // The builds handed over, by contents: the held build of a plugin, or the one its trial replaced.
-        var heldBuilds = ledger.held + ledger.replacedOnTrial
+        func heldBuilds(_ substitutes: [BuildSelection.Substitute]) -> [PublishedPlugin] {
+            let held = ledger.held + ledger.replacedOnTrial
+            return substitutes.compactMap { substitute in
+                held.first { $0.name == substitute.name && $0.identity?.hasSameContents(as: substitute.identity) == true }
+            }
+        }
         // A held build whose file was written in place reads other bytes now: it is lost, and
         // the file is loaded as it is, a new build by its contents.
-        let lost = rewritten.compactMap { substitute in
-            heldBuilds.first { $0.name == substitute.name && $0.identity?.hasSameContents(as: substitute.identity) == true }
-        }
+        let lost = heldBuilds(rewritten)
         if !lost.isEmpty {
             ledger.lose(heldIn: lost, because: "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is")
-            heldBuilds = ledger.held + ledger.replacedOnTrial
         }
         guard let generation = generations[number], generation.cause == .restore else { return }
         let names = restoring
         restoring = []
-        let broughtBack = found.compactMap { substitute in
-            heldBuilds.first { $0.name == substitute.name && $0.identity?.hasSameContents(as: substitute.identity) == true }
-        }
+        let broughtBack = heldBuilds(found)
         if !broughtBack.isEmpty {
             say("plugin-host: bringing back the builds that ran before: " + broughtBack.map(\.nameAndVersion).joined(separator: ", "))
         }

@@ -53,20 +53,23 @@ struct HeldBuilds {
     /// Whether `substitute`'s build is held, and its held file reads other bytes now: the file
     /// was written in place since it was held.
     func wasRewritten(_ substitute: BuildSelection.Substitute) -> Bool {
-        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
-            let now = try? entry.file.status().identity
-        else { return false }
-        return !now.hasSameContents(as: substitute.identity)
+        heldCopy(of: substitute).map { !$0.intact } ?? false
     }
 
     /// `substitute` with the path a forked worker loads it from, when its build is held and
     /// its held file still has that build's contents; `nil` otherwise.
     func locate(_ substitute: BuildSelection.Substitute) -> BuildSelection.Substitute? {
-        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
-            let now = try? entry.file.status().identity, now.hasSameContents(as: substitute.identity)
-        else { return nil }
+        guard let copy = heldCopy(of: substitute), copy.intact else { return nil }
         var located = substitute
-        located.path = entry.file.pathInForkedProcesses
+        located.path = copy.file.pathInForkedProcesses
         return located
+    }
+
+    /// The file held for `substitute`'s build, and whether it still reads that build's bytes.
+    private func heldCopy(of substitute: BuildSelection.Substitute) -> (file: ReadOnlyFile, intact: Bool)? {
+        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
+            let now = try? entry.file.status().identity
+        else { return nil }
+        return (entry.file, now.hasSameContents(as: substitute.identity))
     }
 }

@@ -178,13 +178,16 @@ struct WorkerMain {
         let watching = options.watch || plan.cause != .start
         let strictness: Admission.Strictness =
             options.keepGoing || plan.cause != .start ? .leaveFailuresOut : watching ? .leaveBadFilesOut : .allOrNothing
-        // A plugin directory that cannot be read refuses the start, watching or not: it is no
-        // plugin, and a host that serves from no directory serves nothing.
-        let directoryProblems = plan.cause == .start ? survey.directoryProblems : []
+        // A plugin directory that cannot be read is no plugin: it refuses the start, watching
+        // or not (a host that serves from no directory serves nothing); a later generation
+        // goes on, and it is a warning in force.
+        let directoryProblems = survey.directoryProblems
         let fileProblems = survey.scan.problems.filter { !directoryProblems.contains($0) }
-        start.report.problems = directoryProblems
+        let refusing = plan.cause == .start ? directoryProblems : []
+        if plan.cause != .start { link.tell(.warnings(topic: "plugin directories", directoryProblems.map(\.message))) }
+        start.report.problems = refusing
         if watching { start.report.notAdded = fileProblems } else { start.report.problems += fileProblems }
-        guard start.report.problems.isEmpty || (strictness != .allOrNothing && directoryProblems.isEmpty) else {
+        guard start.report.problems.isEmpty || (strictness != .allOrNothing && refusing.isEmpty) else {
             start.report.problems += survey.resolution.problems
             start.report.plugins = survey.resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
             start.report.duration = clock.now - epoch

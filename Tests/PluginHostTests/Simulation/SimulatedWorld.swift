@@ -625,21 +625,24 @@ struct SimulatedWorld {
     /// The driver's `HeldBuilds.wasRewritten`: the substitute's build is held, and its held
     /// file reads other bytes now.
     func wasRewritten(_ substitute: BuildSelection.Substitute) -> Bool {
-        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
-            let now = inodes[entry.inode]?.identity
-        else { return false }
-        return !now.hasSameContents(as: substitute.identity)
+        heldCopy(of: substitute).map { !$0.intact } ?? false
     }
 
     /// The driver's `HeldBuilds.locate`: the substitute with the path of its held file,
     /// when that file still has its contents.
     func locate(_ substitute: BuildSelection.Substitute) -> BuildSelection.Substitute? {
-        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
-            let now = inodes[entry.inode]?.identity, now.hasSameContents(as: substitute.identity)
-        else { return nil }
+        guard let copy = heldCopy(of: substitute), copy.intact else { return nil }
         var located = substitute
-        located.path = "held:\(entry.inode)"
+        located.path = "held:\(copy.inode)"
         return located
+    }
+
+    /// The inode held for `substitute`'s build, and whether it still has that build's contents.
+    private func heldCopy(of substitute: BuildSelection.Substitute) -> (inode: UInt64, intact: Bool)? {
+        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
+            let now = inodes[entry.inode]?.identity
+        else { return nil }
+        return (entry.inode, now.hasSameContents(as: substitute.identity))
     }
 
     mutating func violate(_ text: String) {
