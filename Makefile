@@ -265,11 +265,13 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 
 # The supervisor's state machine under seeded random fault sequences (Tests/PluginHostTests/
 # Simulation/), compiled with the host's own sources; the last line reads
-# "N sequences, M events, K invariant violations". SEQUENCES= how many, SEED= the first.
+# "N sequences, M events, K invariant violations". SEQUENCES= how many, SEED= the first,
+# JOBS= how many threads (default: every processor).
 SIMULATOR   := $(BUILD)/simulate/simulate
 SEQUENCES   ?= 100000
 SEED        ?=
-SIMULATION_SOURCES := $(sort $(wildcard Tests/PluginHostTests/Simulation/*.swift)) Tests/Simulate/main.swift
+JOBS        ?=
+SIMULATION_SOURCES := $(sort $(wildcard Tests/PluginHostTests/Simulation/*.swift)) $(sort $(wildcard Tests/Simulate/*.swift))
 SIMULATOR_FLAGS := -swift-version 6 -O -wmo $(PACKAGE) -D STANDALONE_SIMULATOR -module-name Simulate \
                    -I $(abspath $(MODULES)) -L $(abspath $(LIB)) -lPluginABI -Xlinker -rpath -Xlinker $(abspath $(LIB))
 $(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
@@ -278,7 +280,7 @@ $(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHo
 	$(Q)$(SWIFTC) $(SIMULATOR_FLAGS) -o $@ $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 
 simulate: $(SIMULATOR)
-	@$(SIMULATOR) $(SEQUENCES) $(SEED)
+	@$(SIMULATOR) $(if $(JOBS),--jobs $(JOBS)) $(SEQUENCES) $(SEED)
 
 # The planted bugs of Tests/Mutants/planted-bugs.txt, each in a copy of the sources, against
 # the simulator's default run; the last line reads "K/M planted bugs caught". MUTANT= one (or

@@ -122,8 +122,10 @@ def build(bug, args):
         if name.endswith(".swift") and name != "PluginHostCommand.swift")
     simulation = sorted(os.path.join(ROOT, "Tests/PluginHostTests/Simulation", name)
                         for name in os.listdir(os.path.join(ROOT, "Tests/PluginHostTests/Simulation")) if name.endswith(".swift"))
+    driver = sorted(os.path.join(ROOT, "Tests/Simulate", name)
+                    for name in os.listdir(os.path.join(ROOT, "Tests/Simulate")) if name.endswith(".swift"))
     simulator = os.path.join(directory, "simulate")
-    command = [args.swiftc] + args.flags.split() + ["-o", simulator] + simulation + [os.path.join(ROOT, "Tests/Simulate/main.swift")] + host
+    command = [args.swiftc] + args.flags.split() + ["-o", simulator] + simulation + driver + host
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         errors = [line for line in result.stdout.split("\n") + result.stderr.split("\n") if "error:" in line]

@@ -36,29 +36,29 @@ if arguments.first == "--survey" {
     print("\(outcomes.filter { !$0.violations.isEmpty }.count) of \(count) sequences fail")
     ProcessControl.exit(0)
 }
-let sequences = arguments.first.flatMap { Int($0) } ?? 10_000
-let firstSeed = arguments.dropFirst().first.flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
-let batch = 512
-
-print("simulate: \(sequences) sequences from seed \(firstSeed), on \(processorCount) threads")
-let started = MonotonicInstant.now
-var events = 0
-var failures: [Simulation.Outcome] = []
-var ran = 0
-var endings: [String: Int] = [:]
-var transitions: Set<Transition> = []
-while ran < sequences, failures.isEmpty {
-    let count = min(batch * processorCount, sequences - ran)
-    let seeds = (0..<count).map { firstSeed &+ UInt64(ran + $0) }
-    let outcomes = concurrentMap(seeds, minimumPerThread: 1) { seed in Simulation.run(seed: seed) }
-    for outcome in outcomes {
-        events += outcome.events
-        if !outcome.violations.isEmpty { failures.append(outcome) }
-        endings[outcome.ending, default: 0] += 1
-        transitions.formUnion(outcome.transitions)
+// Options first: `--jobs N` (default: every processor).
+var positional = arguments
+var jobs = processorCount
+if let flag = positional.firstIndex(of: "--jobs") {
+    guard flag + 1 < positional.count, let count = Int(positional[flag + 1]), count > 0 else {
+        print("simulate: --jobs takes a number of threads, at least 1")
+        ProcessControl.exit(64)
     }
-    ran += count
+    jobs = count
+    positional.removeSubrange(flag...(flag + 1))
 }
+let sequences = positional.first.flatMap { Int($0) } ?? 10_000
+let firstSeed = positional.dropFirst().first.flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+
+print("simulate: \(sequences) sequences from seed \(firstSeed), on \(jobs) thread\(jobs == 1 ? "" : "s")")
+let started = MonotonicInstant.now
+let search = Search(sequences: sequences, firstSeed: firstSeed)
+let finished = Semaphore()
+var helpers = 0
+for _ in 1..<jobs where startDetachedThread({ search.run(); finished.signal() }) { helpers += 1 }
+search.run()
+for _ in 0..<helpers { finished.wait(timeout: nil) }
+let (ran, events, failures, endings, transitions) = search.results
 let elapsed = MonotonicInstant.now - started
 for failure in failures.prefix(3) {
     print(Simulation.report(failure))

@@ -1,0 +1,57 @@
+import Synchronization
+
+/// The sequences of one `make simulate`, shared by its threads: each takes the next seed as
+/// it finishes one, so no thread waits for another's slow sequence, and all stop once one
+/// finds a violation. What each learns is gathered under a lock when it stops.
+final class Search: Sendable {
+    let sequences: Int
+    let firstSeed: UInt64
+    private let next = Atomic<Int>(0)
+    private let failed = Atomic<Bool>(false)
+    private let gathered = Mutex(Gathered())
+
+    struct Gathered {
+        var ran = 0
+        var events = 0
+        var failures: [Simulation.Outcome] = []
+        var endings: [String: Int] = [:]
+        var transitions: Set<Transition> = []
+    }
+
+    init(sequences: Int, firstSeed: UInt64) {
+        self.sequences = sequences
+        self.firstSeed = firstSeed
+    }
+
+    /// Runs sequences until none is left or one has failed.
+    func run() {
+        var mine = Gathered()
+        while !failed.load(ordering: .relaxed) {
+            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard index < sequences else { break }
+            let outcome = Simulation.run(seed: firstSeed &+ UInt64(index))
+            mine.ran += 1
+            mine.events += outcome.events
+            mine.endings[outcome.ending, default: 0] += 1
+            if !mine.transitions.isSuperset(of: outcome.transitions) { mine.transitions.formUnion(outcome.transitions) }
+            if !outcome.violations.isEmpty {
+                mine.failures.append(outcome)
+                failed.store(true, ordering: .relaxed)
+            }
+        }
+        gathered.withLock { all in
+            all.ran += mine.ran
+            all.events += mine.events
+            all.failures += mine.failures
+            all.endings.merge(mine.endings, uniquingKeysWith: +)
+            all.transitions.formUnion(mine.transitions)
+        }
+    }
+
+    /// Everything run, the failures lowest seed first.
+    var results: (ran: Int, events: Int, failures: [Simulation.Outcome], endings: [String: Int], transitions: Set<Transition>) {
+        gathered.withLock { all in
+            (all.ran, all.events, all.failures.sorted { $0.seed < $1.seed }, all.endings, all.transitions)
+        }
+    }
+}
