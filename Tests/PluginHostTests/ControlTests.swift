@@ -95,4 +95,74 @@ struct ControlTests {
         #expect(StatusText.byteCount(812) == "812 B")
         #expect(StatusText.byteCount(188_416) == "184 KiB")
     }
+
+    @Test("the status document reads back as the same type it was written as, every field")
+    func documentReadsBack() throws {
+        let build = FileIdentity(device: 2049, inode: 77, size: 188_416, modificationNanoseconds: 1_795_600_000_000_000_000, changeNanoseconds: 1_795_600_000_000_000_000)
+        var plugin = PluginStatus(name: "Counter", state: .serving, reason: nil, version: "0.3.1", file: "plugins/libCounter.so", build: build)
+        plugin.requires = ["Persistence"]
+        plugin.held = "0.3.0"
+        plugin.trial = TrialStatus(version: "0.3.1", replaces: "0.3.0", until: MonotonicInstant(nanoseconds: 100_000_000_000), canRollBack: true)
+        plugin.failures = 2
+        plugin.lastFailure = FailureRecord(at: MonotonicInstant(nanoseconds: 50_000_000_000), summary: "crashed during the run phase: SIGSEGV")
+        let left = PluginStatus(name: "Ticker", state: .leftOut, reason: "crashed", version: nil, file: nil)
+        let written = document(plugins: [plugin, left], warnings: ["settings: unknown plugin \"Nope\""])
+        let sent = try JSONParser.parse(Array(written.json.rendered().utf8))
+        let read = try JSONCoding.decode(StatusDocument.self, from: sent)
+        #expect(read == written)
+        #expect(read.plugins.first?.trial?.until.description == "2026-11-25T19:48:10Z")
+        #expect(read.plugins.last?.build == nil, "a plugin with no build reads as one")
+        #expect(sent["plugins"].list.last?["reason"].text == "crashed")
+        #expect(sent["plugins"].list.last?["version"] == .null, "an absent value is written as null, not left out")
+    }
+
+    @Test("every answer reads back as written, with only its own members on the wire")
+    func repliesReadBack() throws {
+        let written = document()
+        let answers: [ControlReply] = [
+            ControlReply(.status(HostStatus.example), document: written),
+            ControlReply(.change("serving -> recovering", HostStatus.example), document: written),
+            ControlReply(.metrics(HostStatus.example), document: written),
+            ControlReply(.reload(applied: false, reasons: ["settings.json: not JSON"]), document: nil),
+            ControlReply(.restart(ok: true, message: "generation 4 serves"), document: nil),
+            ControlReply(.stopped(.success), document: nil),
+            ControlReply(.refused("no build of Probe is on trial"), document: nil),
+        ]
+        for answer in answers {
+            let line = answer.json.rendered()
+            let parsed = try JSONParser.parse(Array(line.utf8))
+            #expect(try JSONCoding.decode(ControlReply.self, from: parsed) == answer, "\(line)")
+            #expect(!line.contains("null") || answer.status != nil, "members an answer does not have are left out: \(line)")
+        }
+    }
+
+    @Test("a document of the wrong shape is refused with where and what, a missing optional reads as absent")
+    func documentsOfTheWrongShape() throws {
+        let reply = try JSONParser.parse(Array(#"{"ok": true, "restart": {"serving": "yes", "message": "m"}}"#.utf8))
+        do {
+            _ = try JSONCoding.decode(ControlReply.self, from: reply)
+            Issue.record("a string where a boolean belongs was read")
+        } catch {
+            #expect(error.description == #"at restart.serving: expected true or false, found the string "yes""#)
+        }
+        let older = try JSONParser.parse(Array(#"{"ok": false}"#.utf8))
+        #expect(try JSONCoding.decode(ControlReply.self, from: older) == ControlReply(ok: false))
+    }
+
+    @Test("wall-clock times read back as the seconds they were written from")
+    func wallTimes() {
+        for seconds in [0.0, 951_782_400, 1_795_636_081, 4_107_542_399] {
+            #expect(TextFormat.secondsSinceEpoch(utc: TextFormat.utc(seconds)) == seconds, "\(TextFormat.utc(seconds))")
+        }
+        #expect(TextFormat.secondsSinceEpoch(utc: "2026-11-25T20:01:02") == nil)
+        #expect(TextFormat.secondsSinceEpoch(utc: "2026-13-25T20:01:02Z") == nil)
+        #expect(TextFormat.secondsSinceEpoch(utc: "2026-11-25T20:0a:02Z") == nil)
+    }
+}
+
+extension HostStatus {
+    /// A status with nothing in it, for answers whose document is given apart.
+    static let example = HostStatus(
+        state: "serving", startedAt: MonotonicInstant(nanoseconds: 0), now: MonotonicInstant(nanoseconds: 0),
+        restarts: RestartStatus(used: 0, limit: 5, window: .seconds(60), total: 0, inARow: 0, healed: 0, nextDelay: .zero, enabled: true))
 }

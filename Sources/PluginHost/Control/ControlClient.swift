@@ -12,6 +12,9 @@ enum ControlClient {
         /// The host closed the connection before it answered, answered what is not JSON, or
         /// took longer than the client waits.
         case noAnswer(path: String)
+        /// The host answered JSON this client does not read: most likely another version of
+        /// plugin-host.
+        case unreadable(path: String, problem: String)
 
         var description: String {
             switch self {
@@ -19,6 +22,8 @@ enum ControlClient {
             case .notAllowed(let path):
                 "not allowed to connect to \(path): only the user the host runs as, and root, may use its control socket"
             case .noAnswer(let path): "the plugin-host at \(path) closed the connection without an answer"
+            case .unreadable(let path, let problem):
+                "the plugin-host at \(path) answered what this plugin-host cannot read (\(problem)); is it another version of plugin-host?"
             }
         }
     }
@@ -29,7 +34,7 @@ enum ControlClient {
     /// - Parameter patience: How long to wait for each answer; `nil` to wait as long as the
     ///   host takes (a stop, a reload, a follower).
     /// - Throws: ``Failure`` when no host answers there, or none answered at all.
-    static func ask(_ request: ControlRequest, at path: String, patience: Duration? = nil, each: (Setting) -> Bool) throws(Failure) {
+    static func ask(_ request: ControlRequest, at path: String, patience: Duration? = nil, each: (ControlReply) -> Bool) throws(Failure) {
         let connection: Connection
         do {
             connection = try Connection.connect(to: path)
@@ -45,9 +50,15 @@ enum ControlClient {
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
-                guard let answer = try? JSONParser.parse(line) else { throw .noAnswer(path: path) }
+                guard let parsed = try? JSONParser.parse(line) else { throw .noAnswer(path: path) }
+                let reply: ControlReply
+                do {
+                    reply = try JSONCoding.decode(ControlReply.self, from: parsed)
+                } catch {
+                    throw .unreadable(path: path, problem: error.description)
+                }
                 answered = true
-                guard each(answer) else { return }
+                guard each(reply) else { return }
             }
             let bytes = connection.receiveBlocking(upTo: 65_536)
             guard !bytes.isEmpty else { break }
@@ -57,8 +68,8 @@ enum ControlClient {
     }
 
     /// Sends `request` and returns the one answer.
-    static func answer(to request: ControlRequest, at path: String, patience: Duration? = nil) throws(Failure) -> Setting {
-        var answer: Setting = .null
+    static func answer(to request: ControlRequest, at path: String, patience: Duration? = nil) throws(Failure) -> ControlReply {
+        var answer = ControlReply(ok: false, error: "no answer")
         try ask(request, at: path, patience: patience) { received in
             answer = received
             return false

@@ -1,5 +1,3 @@
-import PluginABI
-
 /// `plugin-host status`, `reload`, `restart`, `accept`, `rollback` and `stop`: one request to a running host's
 /// control socket, its answer printed as text or (`--json`) as JSON.
 ///
@@ -23,21 +21,19 @@ struct ControlCommand {
             switch request {
             case .status, .metrics:
                 let answer = try ControlClient.answer(to: request, at: path, patience: Self.statusPatience)
-                guard answer["ok"].bool == true else { return refused(answer) }
+                guard answer.ok else { return refused(answer) }
                 if case .metrics = request {
-                    console.write(answer["metrics"].text ?? "", to: .output)
-                } else if options.json {
-                    console.write(JSONOutput(answer["status"]).rendered() + "\n", to: .output)
-                } else {
-                    console.write(StatusText(status: answer["status"]).rendered, to: .output)
+                    console.write(answer.metrics ?? "", to: .output)
+                } else if let status = answer.status {
+                    console.write(options.json ? status.json.rendered() + "\n" : StatusText(status: status).rendered, to: .output)
                 }
                 return .success
             case .follow:
                 return try follow()
             case .reload, .restart, .stop, .accept, .rollBack:
                 let answer = try ControlClient.answer(to: request, at: path)
-                if options.json { console.write(JSONOutput(answer).rendered() + "\n", to: .output) }
-                guard answer["ok"].bool == true else { return options.json ? .failure : refused(answer) }
+                if options.json { console.write(answer.json.rendered() + "\n", to: .output) }
+                guard answer.ok else { return options.json ? .failure : refused(answer) }
                 if !options.json { console.write(Self.report(of: answer, asked: request), to: .output) }
                 return .success
             }
@@ -50,16 +46,16 @@ struct ControlCommand {
     /// Prints the status, then one line for each change until the host ends or the user
     /// interrupts.
     private func follow() throws(ControlClient.Failure) -> ExitStatus {
-        var refusal: Setting?
+        var refusal: ControlReply?
         try ControlClient.ask(.follow, at: path) { answer in
-            guard answer["ok"].bool == true else {
+            guard answer.ok else {
                 refusal = answer
                 return false
             }
             if options.json {
-                console.write(JSONOutput(answer).rendered() + "\n", to: .output)
-            } else if answer["change"].text == "following" {
-                console.write(StatusText(status: answer["status"]).rendered + "\n", to: .output)
+                console.write(answer.json.rendered() + "\n", to: .output)
+            } else if answer.change == "following", let status = answer.status {
+                console.write(StatusText(status: status).rendered + "\n", to: .output)
             } else {
                 console.write(Self.changeLine(answer), to: .output)
             }
@@ -71,38 +67,34 @@ struct ControlCommand {
     }
 
     /// `2026-11-25T20:01:02Z serving -> recovering: generation 4 recovering; Ticker left out`.
-    static func changeLine(_ answer: Setting) -> String {
-        let status = answer["status"]
-        var line = TextFormat.utc(WallClock.secondsSinceEpoch) + " " + (answer["change"].text ?? "changed") + ":"
-        let generations = status["generations"].list.map { generation in
-            "generation \(generation["number"].whole.map(String.init) ?? "?") \(generation["role"].text ?? "?")"
-        }
+    static func changeLine(_ answer: ControlReply) -> String {
+        var line = TextFormat.utc(WallClock.secondsSinceEpoch) + " " + (answer.change ?? "changed") + ":"
+        let generations = answer.status?.generations.map { "generation \($0.number) \($0.role)" } ?? []
         line += " " + (generations.isEmpty ? "no generation runs" : generations.joined(separator: ", "))
-        let leftOut = status["plugins"].list.filter { $0["state"].text == "left out" }.compactMap { $0["name"].text }
+        let leftOut = answer.status?.plugins.filter { $0.state == .leftOut }.map(\.name) ?? []
         if !leftOut.isEmpty { line += "; left out: " + leftOut.joined(separator: ", ") }
-        if status["state"].text == "backing off", let seconds = status["backingOffSeconds"].number {
+        if let status = answer.status, status.state == "backing off", let seconds = status.backingOffSeconds {
             line += "; next start in \(StatusText.span(seconds))"
         }
         return line + "\n"
     }
 
     /// What a reload, a restart or a stop did, in words.
-    static func report(of answer: Setting, asked request: ControlRequest) -> String {
-        if answer["reload"] != .null { return "reload applied\n" }
-        if case let restart = answer["restart"], restart != .null { return "\(request.verb): \(restart["message"].text ?? "done")\n" }
-        if let status = answer["stopped"]["status"].whole { return "stopped: the host ended with exit status \(status)\n" }
-        return JSONOutput(answer).rendered() + "\n"
+    static func report(of answer: ControlReply, asked request: ControlRequest) -> String {
+        if answer.reload != nil { return "reload applied\n" }
+        if let restart = answer.restart { return "\(request.verb): \(restart.message)\n" }
+        if let stopped = answer.stopped { return "stopped: the host ended with exit status \(stopped.status)\n" }
+        return answer.json.rendered() + "\n"
     }
 
     /// Prints why the host refused, and returns the failure status.
-    private func refused(_ answer: Setting) -> ExitStatus {
-        if answer["reload"] != .null {
-            let reasons = answer["reload"]["reasons"].list.compactMap(\.text)
-            console.write("plugin-host: reload refused; nothing changed:\n" + reasons.map { "  \($0)\n" }.joined(), to: .error)
-        } else if case let restart = answer["restart"], restart != .null {
-            console.write("plugin-host: \(request.verb) failed: \(restart["message"].text ?? "no reason given")\n", to: .error)
+    private func refused(_ answer: ControlReply) -> ExitStatus {
+        if let reload = answer.reload {
+            console.write("plugin-host: reload refused; nothing changed:\n" + reload.reasons.map { "  \($0)\n" }.joined(), to: .error)
+        } else if let restart = answer.restart {
+            console.write("plugin-host: \(request.verb) failed: \(restart.message)\n", to: .error)
         } else {
-            console.write("plugin-host: error: \(answer["error"].text ?? "the host refused without a reason")\n", to: .error)
+            console.write("plugin-host: error: \(answer.error ?? "the host refused without a reason")\n", to: .error)
         }
         return .failure
     }

@@ -172,7 +172,7 @@ struct ControlServer {
         guard var client = clients[id] else { return [] }
         let bytes: [UInt8]
         switch client.speaks {
-        case .control: bytes = Array((Self.render(answer, document: document).rendered() + "\n").utf8)
+        case .control: bytes = Array((ControlReply(answer, document: document).json.rendered() + "\n").utf8)
         case .http:
             if case .metrics = answer, let document {
                 bytes = Self.http(200, "OK", contentType: "text/plain; version=0.0.4; charset=utf-8", body: document.metrics)
@@ -335,32 +335,12 @@ struct ControlServer {
     // MARK: What clients read
 
     private static func errorLine(_ message: String) -> String {
-        JSONOutput.object([("ok", .bool(false)), ("error", .string(message))]).rendered() + "\n"
+        ControlReply(ok: false, error: message).json.rendered() + "\n"
     }
 
     private static func http(_ code: Int, _ reason: String, contentType: String = "text/plain; charset=utf-8", body: String) -> [UInt8] {
         let body = Array(body.utf8)
         let head = "HTTP/1.1 \(code) \(reason)\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         return Array(head.utf8) + body
-    }
-
-    /// An answer as one line of JSON.
-    static func render(_ answer: ControlAnswer, document: StatusDocument?) -> JSONOutput {
-        switch answer {
-        case .status:
-            .object([("ok", .bool(true)), ("status", document?.json ?? .null)])
-        case .change(let what, _):
-            .object([("ok", .bool(true)), ("change", .string(what)), ("status", document?.json ?? .null)])
-        case .metrics:
-            .object([("ok", .bool(true)), ("metrics", .string(document?.metrics ?? ""))])
-        case .reload(let applied, let reasons):
-            .object([("ok", .bool(applied)), ("reload", .object([("applied", .bool(applied)), ("reasons", .array(reasons.map(JSONOutput.string)))]))])
-        case .restart(let ok, let message):
-            .object([("ok", .bool(ok)), ("restart", .object([("serving", .bool(ok)), ("message", .string(message))]))])
-        case .stopped(let status):
-            .object([("ok", .bool(true)), ("stopped", .object([("status", .number(Double(status.rawValue)))]))])
-        case .refused(let reason):
-            .object([("ok", .bool(false)), ("error", .string(reason))])
-        }
     }
 }

@@ -6,7 +6,7 @@
 /// memory: nothing is encoded or sent.
 struct GenerationPlan: Equatable, Sendable {
     /// Why a generation starts.
-    enum Cause: Sendable, Equatable {
+    enum Cause: String, Sendable, Equatable, Codable {
         /// The host starts.
         case start
         /// The generation before ended unexpectedly while serving: its culprit is left out.

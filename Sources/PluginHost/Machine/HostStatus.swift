@@ -98,8 +98,15 @@ struct ReloadRecord: Equatable, Sendable {
 /// The last upgrade, or rollback.
 struct UpgradeRecord: Equatable, Sendable {
     var at: MonotonicInstant
-    /// `upgraded`, `failed`, `rolled back`, `refused` (a new build that would leave a plugin
-    /// outside its `requiredVersions`, not loaded).
-    var result: String
+    var result: Result
     var detail: String
+
+    /// How an upgrade ended, as the status names it.
+    enum Result: String, Codable, Sendable {
+        case upgraded
+        case failed
+        case rolledBack = "rolled back"
+        /// A new build that would leave a plugin outside its `requiredVersions`: not loaded.
+        case refused
+    }
 }

@@ -34,7 +34,7 @@ extension SupervisionMachine {
             let why = record?.held != nil ? "the build that ran before is the one left out" : record?.notHeld ?? "no build of it that ran before is held"
             say("plugin-host: cannot bring back \(name): \(why)")
         }
-        if var upgrade = records.lastUpgrade, upgrade.result == "rolled back" {
+        if var upgrade = records.lastUpgrade, upgrade.result == .rolledBack {
             upgrade.detail = "brought back: " + (broughtBack.isEmpty ? "none" : broughtBack.map(\.nameAndVersion).joined(separator: ", "))
                 + "; " + upgrade.detail
             records.lastUpgrade = upgrade
@@ -309,7 +309,7 @@ extension SupervisionMachine {
         case .health(let durations):
             if number == currentGeneration { records.healthDurations = durations }
         case .upgradeRefused(let upgrade, let reasons):
-            records.lastUpgrade = UpgradeRecord(at: now, result: "refused", detail: upgrade + ": " + reasons.joined(separator: "; "))
+            records.lastUpgrade = UpgradeRecord(at: now, result: .refused, detail: upgrade + ": " + reasons.joined(separator: "; "))
         }
     }
 }

@@ -73,7 +73,7 @@ extension SupervisionMachine {
             + "; restart \(restarts.count), at most \(configuration.restart.description)" + waitClause(start - now))
         notify(reloadingNow)
         notify(.status("Rolling back " + Self.rollbackList(trials) + " after it \(ending.summary) on trial"))
-        records.lastUpgrade = UpgradeRecord(at: now, result: "rolled back", detail: "\(ending.summary) on trial; " + Self.rollbackList(trials))
+        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, detail: "\(ending.summary) on trial; " + Self.rollbackList(trials))
         schedule(.restore, at: start)
     }
 

@@ -86,7 +86,7 @@ extension SupervisionMachine {
     mutating func rollBack(_ trials: [BuildLedger.Trial], of serving: Int, because why: String) {
         say("plugin-host: error: rolling back \(Self.rollbackList(trials)): \(why) on trial; left out until "
             + "\(trials.count == 1 ? "its file changes" : "their files change")")
-        records.lastUpgrade = UpgradeRecord(at: now, result: "rolled back", detail: why + "; " + Self.rollbackList(trials))
+        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, detail: why + "; " + Self.rollbackList(trials))
         startUpgrade(of: serving)
         if case .upgrading(_, let candidate) = state { rollingBack[candidate] = trials }
     }

@@ -28,7 +28,7 @@ extension SupervisionMachine {
                 + "(\(ending.summary.isEmpty ? "the new worker ended" : "the new worker " + ending.summary)), so none is left out: "
                 + "SIGHUP or plugin-host restart tries the upgrade again")
             notify(.status("Upgrade failed: no plugin is to blame; the running plugins keep serving"))
-            records.lastUpgrade = UpgradeRecord(at: now, result: "failed", detail: "no plugin to blame; the generation before serves on")
+            records.lastUpgrade = UpgradeRecord(at: now, result: .failed, detail: "no plugin to blame; the generation before serves on")
             return false
         }
         say("plugin-host: error: the upgrade failed; the running plugins keep serving as they were; left out until "
@@ -37,7 +37,7 @@ extension SupervisionMachine {
         notify(.status(
             "Upgrade failed: \(suspects.map(\.nameAndVersion).joined(separator: ", ")) left out; the running plugins keep serving"))
         records.lastUpgrade = UpgradeRecord(
-            at: now, result: "failed", detail: "left out: " + suspects.map(\.nameAndVersion).joined(separator: ", ") + "; the generation before serves on")
+            at: now, result: .failed, detail: "left out: " + suspects.map(\.nameAndVersion).joined(separator: ", ") + "; the generation before serves on")
         let innocent = changedBuilds(of: candidate, comparedTo: before).filter { build in !suspects.contains { $0.isSameBuild(as: build) } }
         guard !innocent.isEmpty else { return false }
         say("plugin-host: upgrading again without the builds left out: " + innocent.map(\.nameAndVersion).joined(separator: ", "))
@@ -66,7 +66,7 @@ extension SupervisionMachine {
             + "before; restart \(restarts.count), at most \(configuration.restart.description)" + waitClause(start - now))
         notify(.status("Upgrade failed: restoring the builds that ran before"))
         records.lastUpgrade = UpgradeRecord(
-            at: now, result: "rolled back", detail: "left out: " + (suspects.isEmpty ? "nothing" : suspects.map(\.nameAndVersion).joined(separator: ", ")))
+            at: now, result: .rolledBack, detail: "left out: " + (suspects.isEmpty ? "nothing" : suspects.map(\.nameAndVersion).joined(separator: ", ")))
         schedule(.restore, at: start)
     }
 
@@ -97,7 +97,7 @@ extension SupervisionMachine {
             let back = trials.filter { trial in running.contains { $0.isSameBuild(as: trial.replaced) } }
             let list = back.isEmpty ? "nothing brought back" : "brought back " + back.map(\.replaced.nameAndVersion).joined(separator: ", ")
             say("plugin-host: rolled back: " + list)
-            if var upgrade = records.lastUpgrade, upgrade.result == "rolled back" {
+            if var upgrade = records.lastUpgrade, upgrade.result == .rolledBack {
                 upgrade.detail = list + "; " + upgrade.detail
                 records.lastUpgrade = upgrade
             }
@@ -116,6 +116,6 @@ extension SupervisionMachine {
         }
         let upgraded = changes.isEmpty ? "no plugin's build changed" : changes.joined(separator: ", ")
         say("plugin-host: upgraded: \(upgraded)")
-        records.lastUpgrade = UpgradeRecord(at: now, result: "upgraded", detail: upgraded)
+        records.lastUpgrade = UpgradeRecord(at: now, result: .upgraded, detail: upgraded)
     }
 }

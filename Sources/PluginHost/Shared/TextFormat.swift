@@ -47,4 +47,32 @@ enum TextFormat {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
     }
+
+    /// `2026-11-21T12:01:33Z` as seconds since the Unix epoch; `nil` for any other text.
+    static func secondsSinceEpoch(utc text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day),
+            hour < 24, minute < 60, second < 61
+        else { return nil }
+        // Days since 1970-01-01 from the civil date (Howard Hinnant's algorithm, the inverse of `utc`).
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second)
+    }
 }

@@ -1,0 +1,77 @@
+/// One answer on the control socket, as one line of JSON (docs/operations.md, "The control
+/// socket"): written by the supervisor from the machine's ``ControlAnswer`` and read by the
+/// client through this same type. Only the members an answer has are written:
+/// `{"ok": true, "status": {...}}`, `{"ok": false, "error": "..."}`.
+struct ControlReply: Codable, Equatable, Sendable {
+    /// Whether the host did what was asked.
+    var ok: Bool
+    /// Why it did not, when no more particular member says so.
+    var error: String?
+    /// For a follower: what changed, in a few words (`following` first).
+    var change: String?
+    var status: StatusDocument?
+    /// The figures, in the Prometheus text format.
+    var metrics: String?
+    var reload: Reload?
+    var restart: Restart?
+    var stopped: Stopped?
+
+    struct Reload: Codable, Equatable, Sendable {
+        var applied: Bool
+        /// Why it was refused.
+        var reasons: [String]
+    }
+
+    /// The outcome of `restart`, `accept` and `rollback`: whether a generation serves after it.
+    struct Restart: Codable, Equatable, Sendable {
+        var serving: Bool
+        var message: String
+    }
+
+    struct Stopped: Codable, Equatable, Sendable {
+        /// The status the host ended with.
+        var status: Int
+    }
+
+    init(ok: Bool, error: String? = nil, change: String? = nil, status: StatusDocument? = nil, metrics: String? = nil,
+         reload: Reload? = nil, restart: Restart? = nil, stopped: Stopped? = nil) {
+        self.ok = ok
+        self.error = error
+        self.change = change
+        self.status = status
+        self.metrics = metrics
+        self.reload = reload
+        self.restart = restart
+        self.stopped = stopped
+    }
+
+    /// The answer the machine gave, with the status document when it carries one.
+    init(_ answer: ControlAnswer, document: StatusDocument?) {
+        switch answer {
+        case .status: self.init(ok: true, status: document)
+        case .change(let what, _): self.init(ok: true, change: what, status: document)
+        case .metrics: self.init(ok: true, metrics: document?.metrics ?? "")
+        case .reload(let applied, let reasons): self.init(ok: applied, reload: Reload(applied: applied, reasons: reasons))
+        case .restart(let ok, let message): self.init(ok: ok, restart: Restart(serving: ok, message: message))
+        case .stopped(let status): self.init(ok: true, stopped: Stopped(status: Int(status.rawValue)))
+        case .refused(let reason): self.init(ok: false, error: reason)
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ok, forKey: .ok)
+        if let error { try container.encode(error, forKey: .error) }
+        if let change { try container.encode(change, forKey: .change) }
+        if let status { try container.encode(status, forKey: .status) }
+        if let metrics { try container.encode(metrics, forKey: .metrics) }
+        if let reload { try container.encode(reload, forKey: .reload) }
+        if let restart { try container.encode(restart, forKey: .restart) }
+        if let stopped { try container.encode(stopped, forKey: .stopped) }
+    }
+
+    /// The answer as JSON: strings, numbers, booleans and lists of them, which always encode.
+    var json: JSONOutput {
+        (try? JSONCoding.encode(self)) ?? .null
+    }
+}

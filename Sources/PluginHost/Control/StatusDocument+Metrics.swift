@@ -1,0 +1,69 @@
+/// The status's figures as a Prometheus server scrapes them (`plugin-host status --metrics`),
+/// in the text exposition format (version 0.0.4).
+extension StatusDocument {
+    /// The supervisor's states, each a series of `plugin_host_state`.
+    static let states = ["starting", "serving", "recovering", "backing off", "upgrading", "handing over", "taking over", "stopping"]
+
+    var metrics: String {
+        var text = ""
+        func family(_ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for sample in samples {
+                let labels = sample.labels.isEmpty ? "" : "{" + sample.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
+                text += "\(name)\(labels) \(Self.number(sample.value))\n"
+            }
+        }
+        family("plugin_host_up", "gauge", "Whether a generation of the host serves (1) or not (0).", [([], state == "serving" ? 1 : 0)])
+        family(
+            "plugin_host_state", "gauge", "The supervisor's state: 1 for the state it is in.",
+            Self.states.map { ([("state", $0)], state == $0 ? 1 : 0) })
+        family("plugin_host_generation", "gauge", "The number of the generation that speaks for the host.", [([], Double(generations.first?.number ?? 0))])
+        family("plugin_host_start_time_seconds", "gauge", "When the host started, in seconds since the Unix epoch.", [([], startedAt.secondsSinceEpoch)])
+        family("plugin_host_restarts_total", "counter", "Restarts of the host's worker after a failure.", [([], Double(restarts.total))])
+        family("plugin_host_restarts_in_window", "gauge", "Restarts within the --restart-limit window that ends now.", [([], Double(restarts.used))])
+        family("plugin_host_restart_limit", "gauge", "The most restarts --restart-limit allows within its window.", [([], Double(restarts.limit))])
+        family(
+            "plugin_host_reloads_total", "counter", "Reloads (SIGHUP, plugin-host reload), by outcome.",
+            [([("result", "applied")], Double(reloads.applied)), ([("result", "refused")], Double(reloads.refused))])
+        family(
+            "plugin_host_plugin_up", "gauge", "Whether a plugin serves (1), or not (0), in the generation that speaks for the host.",
+            plugins.map { ([("plugin", $0.name)], $0.isUp ? 1 : 0) })
+        family(
+            "plugin_host_plugin_left_out", "gauge", "Whether a plugin is left out (1) or not (0); plugin-host status says why.",
+            plugins.map { ([("plugin", $0.name)], $0.state == .leftOut ? 1 : 0) })
+        family(
+            "plugin_host_plugin_trial_end_timestamp_seconds", "gauge",
+            "When the trial of a plugin's build on trial ends (--trial); only plugins on trial have one.",
+            plugins.compactMap { plugin in plugin.trial.map { ([("plugin", plugin.name)], $0.until.secondsSinceEpoch) } })
+        family(
+            "plugin_host_plugin_failures_total", "counter", "Ends of a generation blamed on a plugin.",
+            plugins.map { ([("plugin", $0.name)], Double($0.failures)) })
+        family(
+            "plugin_host_plugin_last_failure_timestamp_seconds", "gauge", "When the last failure blamed on a plugin happened.",
+            plugins.compactMap { plugin in plugin.lastFailure.map { ([("plugin", plugin.name)], $0.at.secondsSinceEpoch) } })
+        family(
+            "plugin_host_health_check_duration_seconds", "gauge", "How long each plugin took to answer its last health check.",
+            plugins.sorted { $0.name < $1.name }.compactMap { plugin in plugin.healthCheckSeconds.map { ([("plugin", plugin.name)], $0) } })
+        family("plugin_host_warnings", "gauge", "Warnings in force.", [([], Double(warnings.count))])
+        return text
+    }
+
+    /// A label value as the exposition format writes it: `\`, `"` and newlines escaped.
+    static func escape(_ value: String) -> String {
+        var escaped = ""
+        for character in value {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    private static func number(_ value: Double) -> String {
+        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+        return value.isFinite ? String(value) : "NaN"
+    }
+}
