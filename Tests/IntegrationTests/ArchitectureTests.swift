@@ -7,7 +7,7 @@ struct ArchitectureTests {
     /// The folders of Sources/PluginHost, each allowed to use only the ones before it.
     static let layers = [
         "System", "Shared", "JSON", "Configuration", "Manifest", "Discovery", "Ordering", "Loading", "Link",
-        "Containment", "Chain", "Lifecycle", "Report", "Machine", "Control", "Worker", "Supervision", "Inspection", "Authoring", "CLI",
+        "Containment", "Chain", "Lifecycle", "Report", "Machine", "Messages", "Control", "Worker", "Supervision", "Inspection", "Authoring", "CLI",
     ]
 
     private static let sources = Repository.root.appending(path: "Sources/PluginHost")

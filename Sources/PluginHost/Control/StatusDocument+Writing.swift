@@ -77,7 +77,7 @@ extension StatusDocument {
                 nextDelaySeconds: Self.rounded(Self.seconds(status.restarts.nextDelay)), enabled: status.restarts.enabled),
             sockets: facts.sockets.map { Socket(name: $0.name, address: $0.address) },
             lastReload: status.lastReload.map { Reload(at: facts.wallTime($0.at), applied: $0.applied, reasons: $0.reasons) },
-            lastUpgrade: status.lastUpgrade.map { Upgrade(at: facts.wallTime($0.at), result: $0.result, detail: $0.detail) },
+            lastUpgrade: status.lastUpgrade.map { Upgrade(at: facts.wallTime($0.at), result: $0.result, detail: $0.outcome.detail) },
             reloads: Reloads(applied: status.reloadsApplied, refused: status.reloadsRefused),
             warnings: status.warnings)
     }

@@ -99,7 +99,8 @@ struct ReloadRecord: Equatable, Sendable {
 struct UpgradeRecord: Equatable, Sendable {
     var at: MonotonicInstant
     var result: Result
-    var detail: String
+    /// What happened, as values; the status says it in words (`Messages/`).
+    var outcome: Outcome
 
     /// How an upgrade ended, as the status names it.
     enum Result: String, Codable, Sendable {
@@ -108,5 +109,29 @@ struct UpgradeRecord: Equatable, Sendable {
         case rolledBack = "rolled back"
         /// A new build that would leave a plugin outside its `requiredVersions`: not loaded.
         case refused
+    }
+
+    enum Outcome: Equatable, Sendable {
+        /// An upgrade's generation serves: what changed.
+        case upgraded([Announcement.BuildChange])
+        /// The candidate failed while the generation before served on: these builds are left
+        /// out (none: no plugin was to blame).
+        case failed(leftOut: [PublishedPlugin])
+        /// The candidate failed after the generation before had stopped: the builds that ran
+        /// before are restored, without those left out; what came back, once known.
+        case restored(leftOut: [PublishedPlugin], broughtBack: [PublishedPlugin]?)
+        /// Builds on trial gave way to the builds they replaced, and why; what came back, once known.
+        case rolledBack(trials: [Announcement.Rollback], because: String, broughtBack: [PublishedPlugin]?)
+        /// A new build was not taken up (`Domain 1.0.0 -> 2.0.0`), and why.
+        case refused(upgrade: String, reasons: [String])
+    }
+
+    /// A restore or rollback brought back `builds`: the record says so. Any other outcome is kept.
+    mutating func broughtBack(_ builds: [PublishedPlugin]) {
+        switch outcome {
+        case .restored(let leftOut, nil): outcome = .restored(leftOut: leftOut, broughtBack: builds)
+        case .rolledBack(let trials, let because, nil): outcome = .rolledBack(trials: trials, because: because, broughtBack: builds)
+        case .upgraded, .failed, .restored, .rolledBack, .refused: break
+        }
     }
 }

@@ -14,8 +14,9 @@ enum SupervisionAction: Equatable, Sendable {
     /// End every process the generation started that is left: its process group, and the
     /// processes it left orphaned (those that called `setsid` or changed their group too).
     case endProcesses(generation: Int)
-    /// Write a line of the supervisor's own on standard error.
-    case say(String)
+    /// Tell the operator what the supervisor decided: the driver writes it as a line of its
+    /// own on standard error.
+    case say(Announcement)
     /// Tell systemd, when the host runs under it.
     case notify(ServiceNotification)
     /// Tell systemd's watchdog the host is alive.

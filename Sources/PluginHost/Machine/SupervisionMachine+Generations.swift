@@ -25,20 +25,16 @@ extension SupervisionMachine {
         restoring = []
         let broughtBack = heldBuilds(found)
         if !broughtBack.isEmpty {
-            say("plugin-host: bringing back the builds that ran before: " + broughtBack.map(\.nameAndVersion).joined(separator: ", "))
+            say(.bringingBack(broughtBack))
         }
         // A plugin forgiven since (SIGHUP), or whose file changed again, loads its file as it is.
         for name in names where !found.contains(where: { $0.name == name }) && ledger[name]?.leftOut.isEmpty == false {
             let record = ledger[name]
             guard record?.held.map(ledger.isLeftOut) ?? true else { continue }
             let why = record?.held != nil ? "the build that ran before is the one left out" : record?.notHeld ?? "no build of it that ran before is held"
-            say("plugin-host: cannot bring back \(name): \(why)")
+            say(.cannotBringBack(plugin: name, because: why))
         }
-        if var upgrade = records.lastUpgrade, upgrade.result == .rolledBack {
-            upgrade.detail = "brought back: " + (broughtBack.isEmpty ? "none" : broughtBack.map(\.nameAndVersion).joined(separator: ", "))
-                + "; " + upgrade.detail
-            records.lastUpgrade = upgrade
-        }
+        records.lastUpgrade?.broughtBack(broughtBack)
     }
 
     mutating func ready(_ number: Int, plugins: [PublishedPlugin]) {
@@ -146,24 +142,20 @@ extension SupervisionMachine {
         guard var generation = generations[number], generation.isAlive, generation.suspension == nil else { return }
         generation.suspension = Generation.Suspension(since: now, signal: signal)
         generations[number] = generation
-        let limit = configuration.suspensionLimit.map {
-            "; unless it is resumed within \(TextFormat.seconds($0)) (--timeout) it counts as hung"
-        } ?? ""
-        say("plugin-host: warning: the worker process \(process) was stopped by \(signal.name)"
-            + (running.isEmpty ? ", while no plugin code was known to run" : " while " + running.joined(separator: " and ")) + limit)
+        say(.workerSuspended(process: process, by: signal, running: running, limit: configuration.suspensionLimit))
     }
 
     mutating func resumed(_ number: Int, process: ProcessID) {
         guard let suspension = generations[number]?.suspension else { return }
         generations[number]?.suspension = nil
-        say("plugin-host: note: the worker process \(process) was resumed after \(TextFormat.seconds(now - suspension.since)) stopped")
+        say(.workerResumed(process: process, after: now - suspension.since))
     }
 
     // MARK: Ending
 
     mutating func couldNotStart(_ number: Int, _ reason: String) {
         guard var generation = generations[number], generation.isLive else { return }
-        say("plugin-host: error: cannot start a worker process: \(reason)")
+        say(.cannotStartWorker(reason: reason))
         generation.life = .ended(WorkerEnding(status: .crashed, message: reason, culprits: [], phase: "start-up", summary: "could not start"))
         generations[number] = generation
         answerRestart(of: number, ok: false, "generation \(number) could not start: \(reason)")
@@ -174,7 +166,7 @@ extension SupervisionMachine {
             if current == number { finish(.crashed, .cannotStartWorker) }
         case .upgrading(let serving, let candidate):
             guard candidate == number else { break }
-            say("plugin-host: error: the upgrade could not start; the running plugins keep serving as they were")
+            say(.upgradeCouldNotStart)
             state = .serving(serving)
             beginWaitingReload()
         case .serving, .backingOff, .handingOver, .stopping, .finished:
@@ -196,7 +188,7 @@ extension SupervisionMachine {
         generation.endedIn = evidence.workerPhase
         generations[number] = generation
         let rollback = rollingBack.removeValue(forKey: number)
-        if let message = ending.message { say("plugin-host: error: " + message) }
+        if let message = ending.message { say(.workerFailed(message)) }
         for culprit in ending.culprits {
             guard let name = evidence.plugins[number: culprit]?.name else { continue }
             ledger.recordFailure(of: name, FailureRecord(at: now, summary: ending.summary))
@@ -242,8 +234,7 @@ extension SupervisionMachine {
         case .upgrading(let serving, let candidate):
             if number == candidate {
                 if let rollback {
-                    say("plugin-host: error: the rollback of \(Self.rollbackList(rollback)) failed before it took over; "
-                        + "the running plugins keep serving as they were")
+                    say(.rollbackFailed(trials: rollback.map(Announcement.Rollback.init)))
                 }
                 let again = upgradeFailed(candidate, serving: serving)
                 state = .serving(serving)
@@ -305,11 +296,11 @@ extension SupervisionMachine {
             }
             beginWaitingReload()
         case .warnings(let topic, let list):
-            for warning in records.warn(about: topic, list) { say("plugin-host: warning: " + warning) }
+            for warning in records.warn(about: topic, list) { say(.warning(warning)) }
         case .health(let durations):
             if number == currentGeneration { records.healthDurations = durations }
         case .upgradeRefused(let upgrade, let reasons):
-            records.lastUpgrade = UpgradeRecord(at: now, result: .refused, detail: upgrade + ": " + reasons.joined(separator: "; "))
+            records.lastUpgrade = UpgradeRecord(at: now, result: .refused, outcome: .refused(upgrade: upgrade, reasons: reasons))
         }
     }
 }

@@ -25,10 +25,8 @@ extension SupervisionMachine {
             .map(\.plugin.name)
         let leaving = Set(gone.map(\.name) + dependents)
         let staying = live.map(\.name).filter { !leaving.contains($0) }
-        let culpritNames = culpritBuilds.map(\.label).joined(separator: ", ")
         if staying.isEmpty || (!configuration.watching && servicePlugins.isDisjoint(with: staying)) {
-            say("plugin-host: not restarting: without \(culpritNames.isEmpty ? "it" : culpritNames)"
-                + (dependents.isEmpty ? "" : " and the plugins that require it") + " no plugin is left to serve")
+            say(.nothingLeftToServe(culprits: culpritBuilds, withDependents: !dependents.isEmpty))
             finish(ending.status, .nothingLeftToServe)
             return
         }
@@ -46,16 +44,8 @@ extension SupervisionMachine {
             rollBack(trials, after: ending, dependents: dependents, at: start)
             return
         }
-        let without: String
-        switch ending.exoneration {
-        case .rewrittenInPlace: without = " (no plugin is to blame: a plugin file changed under the worker; the files as they are now are loaded)"
-        case .killedFromOutside: without = " (no plugin is to blame: the worker was killed from outside; none is left out)"
-        case .stoppedFromOutside: without = " (no plugin is to blame: the worker was stopped by a signal from outside; none is left out)"
-        case nil: without = culprits.isEmpty ? " (the culprit is unknown: none is left out)" : " without \(culpritNames)"
-        }
-        say("plugin-host: restarting the plugins" + without
-            + (dependents.isEmpty ? "" : " and the plugins that require it (\(dependents.joined(separator: ", ")))")
-            + "; restart \(restarts.count), at most \(configuration.restart.description)" + waitClause(start - now))
+        let blame: Announcement.Blame = ending.exoneration.map { .nobody($0) } ?? (culprits.isEmpty ? .unknown : .culprits(culpritBuilds))
+        say(.restarting(blame: blame, dependents: dependents, restart: restartCount(waiting: start - now)))
         notify(reloadingNow)
         notify(.status(
             "Restarting after " + (culpritBuilds.isEmpty ? "the worker \(ending.summary)" : "plugin \(culpritBuilds.map(\.name).joined(separator: ", ")) \(ending.summary)")
@@ -67,13 +57,11 @@ extension SupervisionMachine {
     /// at `start` (a rollback, whose line `started(_:bringingBack:)` says once it starts).
     private mutating func rollBack(_ trials: [BuildLedger.Trial], after ending: WorkerEnding, dependents: [String], at start: MonotonicInstant) {
         restoring = trials.map(\.build.name)
-        say("plugin-host: error: rolling back \(Self.rollbackList(trials)): \(ending.summary) on trial; left out until "
-            + "\(trials.count == 1 ? "its file changes" : "their files change")"
-            + (dependents.isEmpty ? "" : "; the plugins that require a plugin left out are left out too (\(dependents.joined(separator: ", ")))")
-            + "; restart \(restarts.count), at most \(configuration.restart.description)" + waitClause(start - now))
+        say(.rollingBackAfterFailure(trials: trials.map(Announcement.Rollback.init), failure: ending.summary, dependents: dependents, restart: restartCount(waiting: start - now)))
         notify(reloadingNow)
         notify(.status("Rolling back " + Self.rollbackList(trials) + " after it \(ending.summary) on trial"))
-        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, detail: "\(ending.summary) on trial; " + Self.rollbackList(trials))
+        records.lastUpgrade = UpgradeRecord(
+            at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: "\(ending.summary) on trial", broughtBack: nil))
         schedule(.restore, at: start)
     }
 
@@ -90,15 +78,13 @@ extension SupervisionMachine {
         state = start > now ? .backingOff(until: start, then: cause) : .recovering(startGeneration(cause))
     }
 
-    /// `; in 0.2 s (3 in a row)` when a restart waits.
-    func waitClause(_ wait: Duration) -> String {
-        wait > .zero ? "; in \(TextFormat.seconds(wait)) (\(restarts.inARow) in a row, --restart-delay)" : ""
+    /// The restart just recorded, against its limit, and its wait.
+    func restartCount(waiting wait: Duration) -> Announcement.RestartCount {
+        Announcement.RestartCount(number: restarts.count, policy: configuration.restart, wait: wait, inARow: restarts.inARow)
     }
 
     mutating func sayRestartLimit(at start: MonotonicInstant) {
-        say("plugin-host: not restarting: \(restarts.recent(endingAt: start, within: configuration.restart)) restarts "
-            + "within \(TextFormat.seconds(configuration.restart.window)) already (--restart-limit "
-            + "\(configuration.restart.limit)/\(TextFormat.seconds(configuration.restart.window)))")
+        say(.restartLimitReached(recent: restarts.recent(endingAt: start, within: configuration.restart), policy: configuration.restart))
     }
 
     /// Leaves `builds` out of every generation from now on, until their files change or

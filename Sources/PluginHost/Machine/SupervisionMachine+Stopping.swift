@@ -29,7 +29,7 @@ extension SupervisionMachine {
             // The same signal delivered twice at once (timeout(1) signals the host, then its
             // process group) is one request; another one later means: now.
             if let first = stopping.first, first.signal == signal, now - first.at < configuration.repeatedSignalWindow { return }
-            say("plugin-host: received \(signal.name) again; exiting at once without finishing the shutdown")
+            say(.stoppingAtOnce(signal))
             for generation in liveGenerations { kill(generation.number, because: .stopAtOnce(signal), probing: false) }
             finish(ExitStatus(rawValue: 128 + signal.rawValue), .stoppedAtOnce)
         case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
@@ -43,10 +43,10 @@ extension SupervisionMachine {
     mutating func beginStop(_ signal: Signal, because request: String? = nil) {
         stopping.first = Stopping.Request(signal: signal, at: now)
         if let request {
-            say("plugin-host: asked to stop (\(request)); shutting down")
+            say(.stopping(.request(request)))
             announceStopping("Stopping (\(request))")
         } else {
-            say("plugin-host: received \(signal.name); shutting down (send it again after a second to exit at once)")
+            say(.stopping(.signal(signal)))
             announceStopping("Stopping (received \(signal.name))")
         }
         let current = currentGeneration
@@ -88,9 +88,7 @@ extension SupervisionMachine {
             if case .killed(_, let at, _) = generation.life { now >= at + configuration.reapGrace } else { false }
         }
         guard !live.isEmpty, overdue else { return }
-        say("plugin-host: warning: \(live.count == 1 ? "a worker process" : "\(live.count) worker processes") sent SIGKILL "
-            + "did not end within \(TextFormat.seconds(configuration.reapGrace)); ending without waiting for "
-            + (live.count == 1 ? "it" : "them"))
+        say(.workersDidNotEnd(count: live.count, grace: configuration.reapGrace))
         finish(.timedOut, .stopped)
     }
 

@@ -10,16 +10,15 @@ extension SupervisionMachine {
     /// build it changed goes on trial.
     mutating func beginTrials(of number: Int, replacing replaced: [PublishedPlugin]) {
         guard let limit = configuration.trial, limit > .zero else { return }
-        var begun: [String] = []
+        var begun: [Announcement.BuildChange] = []
         for build in generations[number]?.running ?? [] where build.identity != nil {
             guard let before = replaced.first(where: { $0.name == build.name }), before.identity != nil, !before.isSameBuild(as: build)
             else { continue }
             ledger.beginTrial(of: build, replacing: before, until: now + limit)
-            begun.append("\(build.nameAndVersion) (replacing \(before.version))")
+            begun.append(Announcement.BuildChange(build: build, before: before))
         }
         guard !begun.isEmpty else { return }
-        say("plugin-host: on trial for \(TextFormat.seconds(limit)) (--trial): " + begun.joined(separator: ", ")
-            + "; a failure blamed on \(begun.count == 1 ? "it" : "one") brings back the build before; plugin-host accept or rollback ends it now")
+        say(.onTrial(begun, for: limit))
     }
 
     /// What the driver holds: the builds `running`, and those the trials replaced.
@@ -36,8 +35,7 @@ extension SupervisionMachine {
         let due = ledger.trials.filter { $0.until <= now }
         guard !due.isEmpty else { return }
         for trial in due { ledger.endTrial(of: trial.build.name) }
-        say("plugin-host: trial passed: " + due.map(\.build.nameAndVersion).joined(separator: ", ") + " permanent; the build"
-            + (due.count == 1 ? "" : "s") + " before let go")
+        say(.trialPassed(due.map(\.build)))
         letGoOfEndedTrials()
     }
 
@@ -84,9 +82,8 @@ extension SupervisionMachine {
     /// Rolls back `trials` while generation `serving` serves: a generation with the builds they
     /// replaced loads beside it and takes over, as an upgrade does.
     mutating func rollBack(_ trials: [BuildLedger.Trial], of serving: Int, because why: String) {
-        say("plugin-host: error: rolling back \(Self.rollbackList(trials)): \(why) on trial; left out until "
-            + "\(trials.count == 1 ? "its file changes" : "their files change")")
-        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, detail: why + "; " + Self.rollbackList(trials))
+        say(.rollingBack(trials: trials.map(Announcement.Rollback.init), because: why))
+        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: why, broughtBack: nil))
         startUpgrade(of: serving)
         if case .upgrading(_, let candidate) = state { rollingBack[candidate] = trials }
     }
@@ -99,7 +96,7 @@ extension SupervisionMachine {
         guard let trials = trialsNamed(names, for: client) else { return }
         for trial in trials { ledger.endTrial(of: trial.build.name) }
         let list = trials.map(\.build.nameAndVersion).joined(separator: ", ")
-        say("plugin-host: accepted (plugin-host accept): \(list) permanent; the build\(trials.count == 1 ? "" : "s") before let go")
+        say(.accepted(trials.map(\.build)))
         letGoOfEndedTrials()
         act(.answer(client: client, .restart(ok: true, message: "\(list) permanent")))
     }

@@ -24,23 +24,18 @@ extension SupervisionMachine {
         let suspects = failedBuilds(of: candidate, comparedTo: before)
         leaveOut(suspects, because: ending.isIntended ? "failed to load in a new worker" : ending.summary)
         guard !suspects.isEmpty else {
-            say("plugin-host: error: the upgrade failed; the running plugins keep serving as they were; no plugin is to blame "
-                + "(\(ending.summary.isEmpty ? "the new worker ended" : "the new worker " + ending.summary)), so none is left out: "
-                + "SIGHUP or plugin-host restart tries the upgrade again")
+            say(.upgradeFailedBlamingNobody(ended: ending.summary))
             notify(.status("Upgrade failed: no plugin is to blame; the running plugins keep serving"))
-            records.lastUpgrade = UpgradeRecord(at: now, result: .failed, detail: "no plugin to blame; the generation before serves on")
+            records.lastUpgrade = UpgradeRecord(at: now, result: .failed, outcome: .failed(leftOut: []))
             return false
         }
-        say("plugin-host: error: the upgrade failed; the running plugins keep serving as they were; left out until "
-            + "\(suspects.count == 1 ? "its file changes" : "their files change"): "
-            + suspects.map { "\($0.nameAndVersion) (\($0.file))" }.joined(separator: ", "))
+        say(.upgradeFailed(leftOut: suspects))
         notify(.status(
             "Upgrade failed: \(suspects.map(\.nameAndVersion).joined(separator: ", ")) left out; the running plugins keep serving"))
-        records.lastUpgrade = UpgradeRecord(
-            at: now, result: .failed, detail: "left out: " + suspects.map(\.nameAndVersion).joined(separator: ", ") + "; the generation before serves on")
+        records.lastUpgrade = UpgradeRecord(at: now, result: .failed, outcome: .failed(leftOut: suspects))
         let innocent = changedBuilds(of: candidate, comparedTo: before).filter { build in !suspects.contains { $0.isSameBuild(as: build) } }
         guard !innocent.isEmpty else { return false }
-        say("plugin-host: upgrading again without the builds left out: " + innocent.map(\.nameAndVersion).joined(separator: ", "))
+        say(.upgradingAgain(with: innocent))
         return true
     }
 
@@ -54,19 +49,14 @@ extension SupervisionMachine {
         leaveOut(suspects, because: ending.isIntended ? "failed to start in a new worker" : ending.summary)
         let start = restartStart(healed: healed)
         guard restarts.recordRestart(startingAt: start, within: configuration.restart, healed: healed) else {
-            say("plugin-host: not restoring the builds that ran before: too many restarts within "
-                + "\(TextFormat.seconds(configuration.restart.window)) (--restart-limit)")
+            say(.notRestoring(window: configuration.restart.window))
             finish(ending.isIntended ? .failure : ending.status, .restartLimit)
             return
         }
         restoring = suspects.map(\.name)
-        let blamed = suspects.isEmpty ? "no plugin is to blame, so none is left out"
-            : "left out until \(suspects.count == 1 ? "its file changes" : "their files change"): " + suspects.map(\.nameAndVersion).joined(separator: ", ")
-        say("plugin-host: error: the upgrade failed after the plugins before it had stopped; \(blamed); restoring the builds that ran "
-            + "before; restart \(restarts.count), at most \(configuration.restart.description)" + waitClause(start - now))
+        say(.upgradeFailedAfterStop(leftOut: suspects, restart: restartCount(waiting: start - now)))
         notify(.status("Upgrade failed: restoring the builds that ran before"))
-        records.lastUpgrade = UpgradeRecord(
-            at: now, result: .rolledBack, detail: "left out: " + (suspects.isEmpty ? "nothing" : suspects.map(\.nameAndVersion).joined(separator: ", ")))
+        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .restored(leftOut: suspects, broughtBack: nil))
         schedule(.restore, at: start)
     }
 
@@ -94,13 +84,9 @@ extension SupervisionMachine {
     mutating func tookOver(_ number: Int, replacing replaced: [PublishedPlugin]) {
         if let trials = rollingBack.removeValue(forKey: number) {
             let running = generations[number]?.running ?? []
-            let back = trials.filter { trial in running.contains { $0.isSameBuild(as: trial.replaced) } }
-            let list = back.isEmpty ? "nothing brought back" : "brought back " + back.map(\.replaced.nameAndVersion).joined(separator: ", ")
-            say("plugin-host: rolled back: " + list)
-            if var upgrade = records.lastUpgrade, upgrade.result == .rolledBack {
-                upgrade.detail = list + "; " + upgrade.detail
-                records.lastUpgrade = upgrade
-            }
+            let back = trials.filter { trial in running.contains { $0.isSameBuild(as: trial.replaced) } }.map(\.replaced)
+            say(.rolledBack(broughtBack: back))
+            records.lastUpgrade?.broughtBack(back)
         } else {
             sayUpgraded(number, replacing: replaced)
             beginTrials(of: number, replacing: replaced)
@@ -110,12 +96,11 @@ extension SupervisionMachine {
 
     /// Says which builds an upgrade replaced.
     mutating func sayUpgraded(_ number: Int, replacing replaced: [PublishedPlugin]) {
-        let changes = (generations[number]?.running ?? []).compactMap { build -> String? in
-            guard let before = replaced.first(where: { $0.name == build.name }) else { return "\(build.nameAndVersion) (new)" }
-            return before.isSameBuild(as: build) ? nil : "\(build.name) \(before.version) -> \(build.version)"
+        let changes = (generations[number]?.running ?? []).compactMap { build -> Announcement.BuildChange? in
+            guard let before = replaced.first(where: { $0.name == build.name }) else { return Announcement.BuildChange(build: build, before: nil) }
+            return before.isSameBuild(as: build) ? nil : Announcement.BuildChange(build: build, before: before)
         }
-        let upgraded = changes.isEmpty ? "no plugin's build changed" : changes.joined(separator: ", ")
-        say("plugin-host: upgraded: \(upgraded)")
-        records.lastUpgrade = UpgradeRecord(at: now, result: .upgraded, detail: upgraded)
+        say(.upgraded(changes))
+        records.lastUpgrade = UpgradeRecord(at: now, result: .upgraded, outcome: .upgraded(changes))
     }
 }

@@ -271,8 +271,8 @@ struct SupervisionMachine: Sendable {
         actions.append(action)
     }
 
-    mutating func say(_ line: String) {
-        actions.append(.say(line))
+    mutating func say(_ announcement: Announcement) {
+        actions.append(.say(announcement))
     }
 
     mutating func notify(_ notification: ServiceNotification) {
@@ -307,7 +307,7 @@ struct SupervisionMachine: Sendable {
         let from = handOffHeir
         handOffHeir = nil
         if let from, let items = handedOver.removeValue(forKey: from), !items.isEmpty {
-            say("plugin-host: handing generation \(number) what generation \(from)'s plugins handed over: " + items.joined(separator: ", "))
+            say(.handingOver(items: items, from: from, to: number))
         }
         act(.handOver(from: from, to: number))
     }

@@ -263,8 +263,8 @@ struct Supervisor {
                 guard let process = reaped.removeValue(forKey: generation) else { break }
                 let kept = inheritedChildren.union(workers.values.map(\.process))
                 sayEnded(ProcessControl.endProcesses(inGroup: process, orphansExcept: kept))
-            case .say(let line):
-                output.append(Array((line + "\n").utf8), to: .standardError, acknowledging: nil)
+            case .say(let announcement):
+                output.append(Array((announcement.line + "\n").utf8), to: .standardError, acknowledging: nil)
             case .notify(let notification):
                 configuration.systemd.notify(notification)
             case .pingWatchdog:

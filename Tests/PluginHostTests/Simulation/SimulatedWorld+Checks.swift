@@ -160,7 +160,7 @@ extension SimulatedWorld {
                     return inodes[entry.inode]?.identity.hasSameContents(as: identity) == false
                 }
                 guard rewritten, !worker.broughtBack.contains(where: { $0.name == failed.name }) else { continue }
-                let said = actions.contains { if case .say(let line) = $0 { line.hasPrefix("plugin-host: cannot bring back \(failed.name): ") } else { false } }
+                let said = actions.contains { if case .say(.cannotBringBack(failed.name, _)) = $0 { true } else { false } }
                 if !said { violate("generation \(number) cannot bring back \(failed.name), whose held file was written in place, and the host does not say so") }
             }
         case .restartChecked(let client, let problems):
@@ -203,7 +203,9 @@ extension SimulatedWorld {
             // "no plugin is blamed" only when they blame none.
             guard let worker = workers[number] else { break }
             let blamed = Set(WorldTruth.blamed(worker).compactMap { worker.published.indices.contains($0) ? Self.plugins[worker.published[$0].plugin].name : nil })
-            for case .say(let line) in actions where line.hasPrefix("plugin-host: error: ") {
+            for case .say(let announcement) in actions {
+                guard case .workerFailed = announcement else { continue }
+                let line = announcement.line
                 let clears = line.has("no plugin is blamed")
                 if clears, !blamed.isEmpty {
                     violate("the host says no plugin is blamed for generation \(number)'s end, but the truth blames \(blamed.sorted()): \(line)")
@@ -245,8 +247,8 @@ extension SimulatedWorld {
             reloadsMade += 1
             // What is left out when the reload is made is tried again.
             truth.forgiveAll()
-        case .say(let line):
-            checkLine(line)
+        case .say(let announcement):
+            checkAnnouncement(announcement)
         case .notify(.ready(let status)):
             guard let serving = servingWorker else {
                 violate("READY=1 sent while no generation serves (\(machine.state.name))")
@@ -334,68 +336,154 @@ extension SimulatedWorld {
 
     // MARK: Words
 
-    /// A line the host says agrees with the truth.
-    private mutating func checkLine(_ line: String) {
-        if line.hasPrefix("plugin-host: error: rolling back ") {
-            let said = Set(Self.plugins.map(\.name).filter { line.has("rolling back \($0) ") || line.has(", \($0) 1.0.") })
+    /// What the host says agrees with the truth, and its line names what the value holds.
+    private mutating func checkAnnouncement(_ announcement: Announcement) {
+        checkWords(of: announcement)
+        switch announcement {
+        case .rollingBackAfterFailure(let trials, _, _, _), .rollingBack(let trials, _):
+            let said = Set(trials.map(\.onTrial.name))
             let truly = Set(trialsFailed.map(\.build.name))
-            if said != truly { violate("the host rolls back \(said.sorted()), the truth \(truly.sorted()) (builds on trial that failed): \(line)") }
-        }
-        if line.hasPrefix("plugin-host: restarting the plugins"), !trialsFailed.isEmpty {
-            violate("the host restarts where \(trialsFailed.map(\.build)), on trial, failed and the build before comes back: \(line)")
-        }
-        if line.hasPrefix("plugin-host: on trial for ") {
-            for trial in truth.trials(at: now) where trial.until > now && !line.has("\(trial.build.name) \(trial.build.version) (replacing \(trial.replaced.version))")
-                && workers[servingWorker ?? -1]?.told.contains(trial.build) == true && trial.until == now + (setup.machine.trial ?? .zero) {
-                violate("the host says what is on trial without \(trial.build) (replacing \(trial.replaced)): \(line)")
+            if said != truly { violate("the host rolls back \(said.sorted()), the truth \(truly.sorted()) (builds on trial that failed): \(announcement.line)") }
+        case .restarting(let blame, _, _):
+            if !trialsFailed.isEmpty {
+                violate("the host restarts where \(trialsFailed.map(\.build)), on trial, failed and the build before comes back: \(announcement.line)")
             }
-            for name in Self.plugins.map(\.name) where line.has(" \(name) 1.0.") && !truth.trials(at: now).contains(where: { $0.build.name == name }) {
-                violate("the host says \(name) is on trial, which the truth does not: \(line)")
-            }
-        }
-        if line.hasPrefix("plugin-host: restarting the plugins"), let judged = lastJudged {
+            guard let judged = lastJudged else { break }
             let blamed = Set(judged.blamed.map(\.name))
-            if line.hasPrefix("plugin-host: restarting the plugins without ") {
-                let named = Set(Self.plugins.map(\.name).filter { line.has(" \($0) (plugins/lib\($0).so)") })
-                if named != blamed { violate("the host restarts without \(named.sorted()), the truth blames \(blamed.sorted()): \(line)") }
+            if case .culprits(let builds) = blame {
+                let named = Set(builds.map(\.name))
+                if named != blamed { violate("the host restarts without \(named.sorted()), the truth blames \(blamed.sorted()): \(announcement.line)") }
             } else if !blamed.isEmpty {
-                violate("the host restarts blaming nobody, the truth blames \(blamed.sorted()): \(line)")
+                violate("the host restarts blaming nobody, the truth blames \(blamed.sorted()): \(announcement.line)")
             }
-        }
-        if line.hasPrefix("plugin-host: error: the upgrade failed"), let judged = lastJudged {
-            let said = Set(Self.plugins.indices.compactMap { plugin -> WorldTruth.Build? in
-                judged.blamed.first { $0.plugin == plugin && line.has("\($0.name) \($0.version)") }
-            })
-            let blamesNobody = line.has("no plugin is to blame")
-            if blamesNobody != judged.blamed.isEmpty || (!blamesNobody && said != Set(judged.blamed)) {
-                violate("the host says of a failed upgrade what the truth does not (it blames \(judged.blamed)): \(line)")
+        case .onTrial(let changes, _):
+            let trials = truth.trials(at: now)
+            for trial in trials where trial.until > now && workers[servingWorker ?? -1]?.told.contains(trial.build) == true
+                && trial.until == now + (setup.machine.trial ?? .zero)
+                && !changes.contains(where: { Self.names($0.build, as: trial.build) && $0.before.map { Self.names($0, as: trial.replaced) } == true }) {
+                violate("the host says what is on trial without \(trial.build) (replacing \(trial.replaced)): \(announcement.line)")
             }
-        }
-        if line.hasPrefix("plugin-host: bringing back the builds that ran before: ") {
+            for change in changes where !trials.contains(where: { $0.build.name == change.build.name }) {
+                violate("the host says \(change.build.name) is on trial, which the truth does not: \(announcement.line)")
+            }
+        case .upgradeFailed(let leftOut), .upgradeFailedAfterStop(let leftOut, _):
+            guard let judged = lastJudged else { break }
+            let said = Set(leftOut.map(\.nameAndVersion))
+            let truly = Set(judged.blamed.map { "\($0.name) \($0.version)" })
+            if said != truly { violate("the host says of a failed upgrade that it leaves out \(said.sorted()); the truth blames \(judged.blamed): \(announcement.line)") }
+        case .upgradeFailedBlamingNobody:
+            if let judged = lastJudged, !judged.blamed.isEmpty {
+                violate("the host says no plugin is to blame for a failed upgrade; the truth blames \(judged.blamed): \(announcement.line)")
+            }
+        case .bringingBack(let builds):
             let restoring = workers.values.filter { $0.cause == .restore }.max { $0.number < $1.number }
-            let said = line.dropFirst("plugin-host: bringing back the builds that ran before: ".count).split(separator: ", ").map(String.init)
             let brought = (restoring?.broughtBack ?? []).map { "\($0.name) \($0.version)" }
-            for build in said where !brought.contains(build) {
-                violate("the host says it brings back \(build), but generation \(restoring?.number ?? 0) loads \(brought)")
+            for build in builds where !brought.contains(build.nameAndVersion) {
+                violate("the host says it brings back \(build.nameAndVersion), but generation \(restoring?.number ?? 0) loads \(brought)")
             }
-        }
-        if line.hasPrefix("plugin-host: cannot bring back ") {
+        case .cannotBringBack(let plugin, _):
             let restoring = workers.values.filter { $0.cause == .restore }.max { $0.number < $1.number }
-            for build in restoring?.broughtBack ?? [] where line.hasPrefix("plugin-host: cannot bring back \(build.name)") {
-                violate("the host says it cannot bring back \(build.name), but generation \(restoring?.number ?? 0) loads \(build)")
+            for build in restoring?.broughtBack ?? [] where build.name == plugin {
+                violate("the host says it cannot bring back \(plugin), but generation \(restoring?.number ?? 0) loads \(build)")
             }
-        }
-        if line.hasPrefix("plugin-host: upgraded: "), let serving = servingWorker, let worker = workers[serving] {
+        case .upgraded(let changes):
+            guard let serving = servingWorker, let worker = workers[serving] else { break }
             let before = worker.replaces.flatMap { workers[$0] }?.told ?? []
-            for change in line.dropFirst("plugin-host: upgraded: ".count).split(separator: ", ") where change.utf8.firstRange(of: " -> ".utf8) != nil {
-                let parts = change.split(separator: " ").map(String.init)
-                guard parts.count == 4, let plugin = Self.plugin(named: parts[0]) else { continue }
+            for change in changes {
+                guard let said = change.before, let plugin = Self.plugin(named: change.build.name) else { continue }
                 let now = worker.told.first { $0.plugin == plugin }
                 let then = before.first { $0.plugin == plugin }
-                if now?.version != parts[3] || then?.version != parts[1] {
-                    violate("the host says \(change), but generation \(serving) runs \(now?.description ?? "nothing") where \(then?.description ?? "nothing") ran")
+                if now?.version != change.build.version || then?.version != said.version {
+                    violate("the host says \(change.build.name) \(said.version) -> \(change.build.version), but generation \(serving) runs \(now?.description ?? "nothing") where \(then?.description ?? "nothing") ran")
                 }
             }
+        case .nothingLeftToServe, .restartLimitReached, .upgradingAgain, .upgradeCouldNotStart, .notRestoring, .trialPassed, .accepted,
+             .rolledBack, .rollbackFailed, .workerSuspended, .workerResumed, .cannotStartWorker, .workerFailed, .warning, .handingOver,
+             .stopping, .stoppingAtOnce, .workersDidNotEnd:
+            break
+        }
+    }
+
+    /// Whether `build`, as the host names it, is the truth's `truly`.
+    private static func names(_ build: PublishedPlugin, as truly: WorldTruth.Build) -> Bool {
+        build.name == truly.name && build.version == truly.version
+    }
+
+    /// The line says what its value holds, as docs/operations.md promises an operator reads it:
+    /// each plugin by name with its version (or its file, where the line names a culprit), how
+    /// many and how long where it counts, and what happens next.
+    private mutating func checkWords(of announcement: Announcement) {
+        let line = announcement.line
+        var must: [String] = ["plugin-host: "]
+        func versions(_ builds: [PublishedPlugin]) { must += builds.map { "\($0.name) \($0.version)" } }
+        func files(_ builds: [PublishedPlugin]) { must += builds.map { "\($0.name) (\($0.file))" } }
+        func restart(_ count: Announcement.RestartCount) {
+            must += ["restart \(count.number)", "at most \(count.policy.limit) in \(TextFormat.seconds(count.policy.window))"]
+            if count.wait > .zero { must += ["in \(TextFormat.seconds(count.wait))", "\(count.inARow) in a row"] }
+        }
+        func rollbacks(_ trials: [Announcement.Rollback]) { must += trials.map { "\($0.onTrial.name) \($0.onTrial.version) -> \($0.replaced.version)" } }
+        switch announcement {
+        case .restarting(let blame, let dependents, let count):
+            if case .culprits(let builds) = blame { files(builds) } else { must.append("no") }
+            must += dependents
+            restart(count)
+        case .rollingBackAfterFailure(let trials, let failure, let dependents, let count):
+            rollbacks(trials)
+            must += [failure, "on trial"] + dependents
+            restart(count)
+        case .nothingLeftToServe(let culprits, _):
+            files(culprits)
+            must.append("no plugin is left to serve")
+        case .restartLimitReached(let recent, let policy):
+            must += ["not restarting", "\(recent) restarts", "--restart-limit \(policy.limit)/\(TextFormat.seconds(policy.window))"]
+        case .upgradeFailedBlamingNobody(let ended):
+            must += ["the upgrade failed", "no plugin is to blame", ended]
+        case .upgradeFailed(let leftOut):
+            must.append("the upgrade failed")
+            must += leftOut.map { "\($0.nameAndVersion) (\($0.file))" }
+        case .upgradingAgain(let builds), .trialPassed(let builds), .accepted(let builds), .bringingBack(let builds):
+            versions(builds)
+        case .upgradeCouldNotStart:
+            must.append("the upgrade could not start")
+        case .upgradeFailedAfterStop(let leftOut, let count):
+            must.append(leftOut.isEmpty ? "no plugin is to blame" : "left out")
+            versions(leftOut)
+            restart(count)
+        case .notRestoring(let window):
+            must.append(TextFormat.seconds(window))
+        case .upgraded(let changes):
+            must += changes.map { change in
+                change.before.map { "\(change.build.name) \($0.version) -> \(change.build.version)" } ?? "\(change.build.nameAndVersion) (new)"
+            }
+        case .onTrial(let changes, let limit):
+            must += changes.map { "\($0.build.nameAndVersion) (replacing \($0.before?.version ?? "nothing"))" } + [TextFormat.seconds(limit)]
+        case .rollingBack(let trials, let why):
+            rollbacks(trials)
+            must.append(why)
+        case .rolledBack(let builds):
+            versions(builds)
+            if builds.isEmpty { must.append("nothing brought back") }
+        case .rollbackFailed(let trials):
+            rollbacks(trials)
+        case .cannotBringBack(let plugin, let why):
+            must += [plugin, why]
+        case .workerSuspended(let process, let signal, let running, let limit):
+            must += ["\(process)", signal.name] + running + (limit.map { [TextFormat.seconds($0)] } ?? [])
+        case .workerResumed(let process, let after):
+            must += ["\(process)", TextFormat.seconds(after)]
+        case .cannotStartWorker(let words), .workerFailed(let words), .warning(let words):
+            must.append(words)
+        case .handingOver(let items, let from, let to):
+            must += items + ["generation \(to)", "generation \(from)"]
+        case .stopping(.signal(let signal)), .stoppingAtOnce(let signal):
+            must.append(signal.name)
+        case .stopping(.request(let request)):
+            must.append(request)
+        case .workersDidNotEnd(let count, let grace):
+            must += [count == 1 ? "a worker process" : "\(count) worker processes", TextFormat.seconds(grace)]
+        }
+        for words in must where !words.isEmpty && !line.has(words) {
+            violate("the host's line does not say \"\(words)\", which its value holds: \(line)")
         }
     }
 

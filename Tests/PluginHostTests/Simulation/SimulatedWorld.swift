@@ -667,7 +667,7 @@ struct SimulatedWorld {
         switch action {
         case .start(let plan): "start(\(plan.number), \(plan.cause), excluded: \(plan.builds.excluded.map { "\($0.name)@\($0.identity.inode)/\($0.identity.modificationNanoseconds)" }), substitutes: \(plan.builds.substitutes.map { "\($0.name)@\($0.identity.inode)" }))"
         case .hold(let builds): "hold(\(builds.map { "\($0.name)@\($0.identity?.inode ?? 0)" }))"
-        case .say(let line): "say(\(line))"
+        case .say(let announcement): "say(\(announcement.line))"
         case .answer(let client, let answer): "answer(\(client), \(answer.summary))"
         default: "\(action)"
         }

@@ -1,0 +1,133 @@
+/// What the supervisor decided, in the words an operator reads on standard error: the one
+/// place the machine's announcements become text.
+extension Announcement {
+    /// The whole line, without its newline: `plugin-host: restarting the plugins without ...`.
+    var line: String {
+        "plugin-host: " + words
+    }
+
+    private var words: String {
+        switch self {
+        case .restarting(let blame, let dependents, let restart):
+            let without = switch blame {
+            case .nobody(.rewrittenInPlace): " (no plugin is to blame: a plugin file changed under the worker; the files as they are now are loaded)"
+            case .nobody(.killedFromOutside): " (no plugin is to blame: the worker was killed from outside; none is left out)"
+            case .nobody(.stoppedFromOutside): " (no plugin is to blame: the worker was stopped by a signal from outside; none is left out)"
+            case .unknown: " (the culprit is unknown: none is left out)"
+            case .culprits(let builds): " without " + builds.map(\.label).joined(separator: ", ")
+            }
+            return "restarting the plugins" + without
+                + (dependents.isEmpty ? "" : " and the plugins that require it (\(dependents.joined(separator: ", ")))") + restart.clause
+        case .rollingBackAfterFailure(let trials, let failure, let dependents, let restart):
+            return "error: rolling back \(Self.list(trials)): \(failure) on trial; left out until \(Self.theirFiles(trials.count))"
+                + (dependents.isEmpty ? "" : "; the plugins that require a plugin left out are left out too (\(dependents.joined(separator: ", ")))")
+                + restart.clause
+        case .nothingLeftToServe(let culprits, let withDependents):
+            return "not restarting: without \(culprits.isEmpty ? "it" : culprits.map(\.label).joined(separator: ", "))"
+                + (withDependents ? " and the plugins that require it" : "") + " no plugin is left to serve"
+        case .restartLimitReached(let recent, let policy):
+            return "not restarting: \(recent) restarts within \(TextFormat.seconds(policy.window)) already "
+                + "(--restart-limit \(policy.limit)/\(TextFormat.seconds(policy.window)))"
+
+        case .upgradeFailedBlamingNobody(let ended):
+            return "error: the upgrade failed; the running plugins keep serving as they were; no plugin is to blame "
+                + "(\(ended.isEmpty ? "the new worker ended" : "the new worker " + ended)), so none is left out: "
+                + "SIGHUP or plugin-host restart tries the upgrade again"
+        case .upgradeFailed(let leftOut):
+            return "error: the upgrade failed; the running plugins keep serving as they were; left out until "
+                + "\(Self.theirFiles(leftOut.count)): " + leftOut.map { "\($0.nameAndVersion) (\($0.file))" }.joined(separator: ", ")
+        case .upgradingAgain(let builds):
+            return "upgrading again without the builds left out: " + Self.names(builds)
+        case .upgradeCouldNotStart:
+            return "error: the upgrade could not start; the running plugins keep serving as they were"
+        case .upgradeFailedAfterStop(let leftOut, let restart):
+            let blamed = leftOut.isEmpty ? "no plugin is to blame, so none is left out"
+                : "left out until \(Self.theirFiles(leftOut.count)): " + Self.names(leftOut)
+            return "error: the upgrade failed after the plugins before it had stopped; \(blamed); restoring the builds that ran before"
+                + restart.clause
+        case .notRestoring(let window):
+            return "not restoring the builds that ran before: too many restarts within \(TextFormat.seconds(window)) (--restart-limit)"
+        case .upgraded(let changes):
+            return "upgraded: " + Self.upgradeDetail(changes)
+
+        case .onTrial(let changes, let limit):
+            return "on trial for \(TextFormat.seconds(limit)) (--trial): "
+                + changes.map { "\($0.build.nameAndVersion) (replacing \($0.before?.version ?? "nothing"))" }.joined(separator: ", ")
+                + "; a failure blamed on \(changes.count == 1 ? "it" : "one") brings back the build before; plugin-host accept or rollback ends it now"
+        case .trialPassed(let builds):
+            return "trial passed: " + Self.names(builds) + " permanent; the build" + (builds.count == 1 ? "" : "s") + " before let go"
+        case .accepted(let builds):
+            return "accepted (plugin-host accept): \(Self.names(builds)) permanent; the build\(builds.count == 1 ? "" : "s") before let go"
+        case .rollingBack(let trials, let why):
+            return "error: rolling back \(Self.list(trials)): \(why) on trial; left out until \(Self.theirFiles(trials.count))"
+        case .rolledBack(let broughtBack):
+            return "rolled back: " + Self.rollbackDetail(broughtBack)
+        case .rollbackFailed(let trials):
+            return "error: the rollback of \(Self.list(trials)) failed before it took over; the running plugins keep serving as they were"
+        case .bringingBack(let builds):
+            return "bringing back the builds that ran before: " + Self.names(builds)
+        case .cannotBringBack(let plugin, let why):
+            return "cannot bring back \(plugin): \(why)"
+
+        case .workerSuspended(let process, let signal, let running, let limit):
+            return "warning: the worker process \(process) was stopped by \(signal.name)"
+                + (running.isEmpty ? ", while no plugin code was known to run" : " while " + running.joined(separator: " and "))
+                + (limit.map { "; unless it is resumed within \(TextFormat.seconds($0)) (--timeout) it counts as hung" } ?? "")
+        case .workerResumed(let process, let after):
+            return "note: the worker process \(process) was resumed after \(TextFormat.seconds(after)) stopped"
+        case .cannotStartWorker(let reason):
+            return "error: cannot start a worker process: \(reason)"
+        case .workerFailed(let message):
+            return "error: " + message
+        case .warning(let warning):
+            return "warning: " + warning
+        case .handingOver(let items, let from, let to):
+            return "handing generation \(to) what generation \(from)'s plugins handed over: " + items.joined(separator: ", ")
+
+        case .stopping(.request(let request)):
+            return "asked to stop (\(request)); shutting down"
+        case .stopping(.signal(let signal)):
+            return "received \(signal.name); shutting down (send it again after a second to exit at once)"
+        case .stoppingAtOnce(let signal):
+            return "received \(signal.name) again; exiting at once without finishing the shutdown"
+        case .workersDidNotEnd(let count, let grace):
+            return "warning: \(count == 1 ? "a worker process" : "\(count) worker processes") sent SIGKILL "
+                + "did not end within \(TextFormat.seconds(grace)); ending without waiting for " + (count == 1 ? "it" : "them")
+        }
+    }
+
+    /// `Counter 0.3.1 -> 0.3.0, Probe 2.0.0 -> 1.0.0`: each build on trial and the version it gives way to.
+    static func list(_ trials: [Rollback]) -> String {
+        trials.map { "\($0.onTrial.nameAndVersion) -> \($0.replaced.version)" }.joined(separator: ", ")
+    }
+
+    /// `Domain 1.0.0, Persistence 2.1.0`.
+    static func names(_ builds: [PublishedPlugin]) -> String {
+        builds.map(\.nameAndVersion).joined(separator: ", ")
+    }
+
+    /// `Counter 0.3.0 -> 0.3.1, Probe 1.0.0 (new)`, as the line and the status's last upgrade say it.
+    static func upgradeDetail(_ changes: [BuildChange]) -> String {
+        guard !changes.isEmpty else { return "no plugin's build changed" }
+        return changes.map { change in
+            change.before.map { "\(change.build.name) \($0.version) -> \(change.build.version)" } ?? "\(change.build.nameAndVersion) (new)"
+        }.joined(separator: ", ")
+    }
+
+    /// `brought back Counter 0.3.0`, or `nothing brought back`.
+    static func rollbackDetail(_ broughtBack: [PublishedPlugin]) -> String {
+        broughtBack.isEmpty ? "nothing brought back" : "brought back " + names(broughtBack)
+    }
+
+    private static func theirFiles(_ count: Int) -> String {
+        count == 1 ? "its file changes" : "their files change"
+    }
+}
+
+extension Announcement.RestartCount {
+    /// `; restart 2, at most 5 in 60 s; in 0.2 s (3 in a row, --restart-delay)`.
+    var clause: String {
+        "; restart \(number), at most \(policy.description)"
+            + (wait > .zero ? "; in \(TextFormat.seconds(wait)) (\(inARow) in a row, --restart-delay)" : "")
+    }
+}
