@@ -174,7 +174,8 @@ struct ArchitectureTests {
         #expect(judgements.count >= 40, "the machine's functions are found: \(judgements.sorted())")
         // Its parts that decide, and the rules it shares with the rest of the host.
         let parts: Set<String> = [
-            "BuildLedger", "HostRecords", "OperatorRequests", "RestartHistory", "WorkerEnding", "Stopping", "Dependents", "isShortCall",
+            "BuildLedger", "HostRecords", "OperatorRequests", "RestartHistory", "WorkerEnding", "Stopping", "Dependents", "isShortCall", "HandOffs",
+            "UpgradesUnderWay",
             "beforeRestartInARow",
         ]
         let word = try NSRegularExpression(pattern: #"\b[A-Za-z_]\w*\b"#)

@@ -21,8 +21,7 @@ extension SupervisionMachine {
             ledger.lose(heldIn: lost, because: "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is")
         }
         guard let generation = generations[number], generation.cause == .restore else { return }
-        let names = restoring
-        restoring = []
+        let names = upgrades.restoringStarted()
         let broughtBack = heldBuilds(found)
         if !broughtBack.isEmpty {
             say(.bringingBack(broughtBack))
@@ -111,7 +110,7 @@ extension SupervisionMachine {
         case .serving(let current):
             guard current == number else { break }
             // At most two generations live: an upgrade waits for the one that drains to end.
-            if hasDrainingGeneration { upgradeWaits = true } else { startUpgrade(of: number) }
+            if upgrades.asked(whileDraining: hasDrainingGeneration) { startUpgrade(of: number) }
         case .starting, .recovering, .backingOff, .upgrading, .handingOver, .takingOver, .stopping, .finished:
             // A rescan while generations change hands is asked for again once one serves.
             break
@@ -187,7 +186,7 @@ extension SupervisionMachine {
         generation.failedPlugin = evidence.failedPlugin
         generation.endedIn = evidence.workerPhase
         generations[number] = generation
-        let rollback = rollingBack.removeValue(forKey: number)
+        let rollback = upgrades.rollback(by: number)
         if let message = ending.message { say(.workerFailed(message)) }
         for culprit in ending.culprits {
             guard let name = evidence.plugins[number: culprit]?.name else { continue }
@@ -204,16 +203,12 @@ extension SupervisionMachine {
         }
         // Whatever it started ends with it.
         act(.endProcesses(generation: number))
-        if handOffHeir != number, !succeeds(number) { discardHandOff(of: number) }
         // A held build whose file was written in place holds the new bytes: it cannot come back.
         ledger.lose(heldIn: evidence.rewrittenInPlace.compactMap { evidence.plugins[number: $0] },
                     because: "its file was written in place, so the copy held reads other bytes")
 
         // What it handed over goes to the generation that replaces it: the next to bootstrap.
-        if succeeds(number) {
-            if let earlier = handOffHeir, earlier != number { discardHandOff(of: earlier) }
-            handOffHeir = number
-        }
+        act(handOffs.ended(number, isReplaced: succeeds(number)))
         switch state {
         case .starting(let current):
             guard current == number else { break }
@@ -221,10 +216,9 @@ extension SupervisionMachine {
         case .serving(let current):
             if current == number {
                 recover(from: number)
-            } else if upgradeWaits, !hasDrainingGeneration {
+            } else if upgrades.generationEnded(stillDraining: hasDrainingGeneration) {
                 // The generation that drained after an upgrade beside it ended: the upgrade
                 // asked for meanwhile begins.
-                upgradeWaits = false
                 startUpgrade(of: current)
             }
         case .recovering(let current):

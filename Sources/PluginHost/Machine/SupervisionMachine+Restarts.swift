@@ -56,7 +56,7 @@ extension SupervisionMachine {
     /// A failure blamed builds on trial: a generation with the builds they replaced takes over
     /// at `start` (a rollback, whose line `started(_:bringingBack:)` says once it starts).
     private mutating func rollBack(_ trials: [BuildLedger.Trial], after ending: WorkerEnding, dependents: [String], at start: MonotonicInstant) {
-        restoring = trials.map(\.build.name)
+        upgrades.restore(trials.map(\.build.name))
         say(.rollingBackAfterFailure(trials: trials.map(Announcement.Rollback.init), failure: ending.summary, dependents: dependents, restart: restartCount(waiting: start - now)))
         notify(reloadingNow)
         notify(.status("Rolling back " + Self.rollbackList(trials) + " after it \(ending.summary) on trial"))

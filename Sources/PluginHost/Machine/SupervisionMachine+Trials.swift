@@ -85,7 +85,7 @@ extension SupervisionMachine {
         say(.rollingBack(trials: trials.map(Announcement.Rollback.init), because: why))
         records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: why, broughtBack: nil))
         startUpgrade(of: serving)
-        if case .upgrading(_, let candidate) = state { rollingBack[candidate] = trials }
+        if case .upgrading(_, let candidate) = state { upgrades.rollBack(trials, by: candidate) }
     }
 
     // MARK: Operators

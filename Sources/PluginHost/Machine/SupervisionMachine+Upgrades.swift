@@ -53,7 +53,7 @@ extension SupervisionMachine {
             finish(ending.isIntended ? .failure : ending.status, .restartLimit)
             return
         }
-        restoring = suspects.map(\.name)
+        upgrades.restore(suspects.map(\.name))
         say(.upgradeFailedAfterStop(leftOut: suspects, restart: restartCount(waiting: start - now)))
         notify(.status("Upgrade failed: restoring the builds that ran before"))
         records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .restored(leftOut: suspects, broughtBack: nil))
@@ -82,7 +82,7 @@ extension SupervisionMachine {
     /// An upgrade's generation serves in place of the builds `replaced`: its changes are said,
     /// and go on trial; a rollback's brought back the builds before.
     mutating func tookOver(_ number: Int, replacing replaced: [PublishedPlugin]) {
-        if let trials = rollingBack.removeValue(forKey: number) {
+        if let trials = upgrades.rollback(by: number) {
             let running = generations[number]?.running ?? []
             let back = trials.filter { trial in running.contains { $0.isSameBuild(as: trial.replaced) } }.map(\.replaced)
             say(.rolledBack(broughtBack: back))

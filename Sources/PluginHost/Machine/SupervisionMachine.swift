@@ -123,18 +123,11 @@ struct SupervisionMachine: Sendable {
     var timers = Timers()
     /// Plugins seen to run a service, in any generation.
     var servicePlugins: Set<String> = []
-    /// The plugins whose builds a rollback brings back, said once its generation starts.
-    var restoring: [String] = []
-    /// The trials a generation started beside the serving one rolls back once it serves, by
-    /// its number.
-    var rollingBack: [Int: [BuildLedger.Trial]] = [:]
-    /// Whether files changed while a generation drained: an upgrade begins once it ended.
-    var upgradeWaits = false
-    /// What each generation handed over that the driver still holds, by generation.
-    var handedOver: [Int: [String]] = [:]
-    /// The generation whose hand-off the next generation to bootstrap receives: the one it
-    /// replaces, once that one ended.
-    var handOffHeir: Int?
+    /// An upgrade waiting for a drain, the rollbacks beside the serving generation, what a
+    /// restore brings back.
+    var upgrades = UpgradesUnderWay()
+    /// What generations handed over, and who inherits it.
+    var handOffs = HandOffs()
     var generationsStarted = 0
     /// When the host started.
     let startedAt: MonotonicInstant
@@ -205,7 +198,7 @@ struct SupervisionMachine: Sendable {
         case .resumed(let number, let process):
             resumed(number, process: process)
         case .handedOver(let number, let items):
-            if !items.isEmpty, generations[number] != nil { handedOver[number] = items }
+            if generations[number] != nil { handOffs.received(items, from: number) }
         case .ended(let number, let evidence):
             ended(number, evidence)
         case .news(let number, let news):
@@ -271,6 +264,11 @@ struct SupervisionMachine: Sendable {
         actions.append(action)
     }
 
+    /// The actions a part of the machine decided, in its order.
+    mutating func act(_ decided: [SupervisionAction]) {
+        actions += decided
+    }
+
     mutating func say(_ announcement: Announcement) {
         actions.append(.say(announcement))
     }
@@ -304,18 +302,7 @@ struct SupervisionMachine: Sendable {
 
     /// Sends generation `number` what the generation it replaces handed over, if anything.
     mutating func handOver(to number: Int) {
-        let from = handOffHeir
-        handOffHeir = nil
-        if let from, let items = handedOver.removeValue(forKey: from), !items.isEmpty {
-            say(.handingOver(items: items, from: from, to: number))
-        }
-        act(.handOver(from: from, to: number))
-    }
-
-    /// Closes what generation `number` handed over, if the driver holds any.
-    mutating func discardHandOff(of number: Int) {
-        guard handedOver.removeValue(forKey: number) != nil else { return }
-        act(.discardHandOff(from: number))
+        act(handOffs.give(to: number))
     }
 
     /// Asks a generation to stop, by the deadline `--shutdown-timeout` and the grace allow.

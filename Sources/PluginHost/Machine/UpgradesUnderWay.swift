@@ -1,0 +1,48 @@
+/// What the machine has under way for upgrades beyond its state: an upgrade asked for while a
+/// generation drains (at most two generations live, so it waits for that one to end), the
+/// trials each generation loading beside the serving one rolls back once it serves, and the
+/// plugins whose held builds a restoring generation is to bring back.
+struct UpgradesUnderWay: Equatable, Sendable {
+    private var waitsForDrain = false
+    private var rollbacks: [Int: [BuildLedger.Trial]] = [:]
+    private var restoring: [String] = []
+
+    /// The serving generation asked for an upgrade.
+    ///
+    /// - Returns: Whether it begins now: not while a generation drains, but once it ended.
+    mutating func asked(whileDraining draining: Bool) -> Bool {
+        if draining { waitsForDrain = true }
+        return !draining
+    }
+
+    /// A generation ended.
+    ///
+    /// - Returns: Whether the upgrade that waited for the drain begins now.
+    mutating func generationEnded(stillDraining draining: Bool) -> Bool {
+        guard waitsForDrain, !draining else { return false }
+        waitsForDrain = false
+        return true
+    }
+
+    /// Generation `candidate`, started beside the serving one, rolls back `trials`.
+    mutating func rollBack(_ trials: [BuildLedger.Trial], by candidate: Int) {
+        rollbacks[candidate] = trials
+    }
+
+    /// The trials generation `candidate` rolls back, if it is a rollback's; asked once, when
+    /// it takes over or ends.
+    mutating func rollback(by candidate: Int) -> [BuildLedger.Trial]? {
+        rollbacks.removeValue(forKey: candidate)
+    }
+
+    /// The next restoring generation is to bring back the held builds of `plugins`.
+    mutating func restore(_ plugins: [String]) {
+        restoring = plugins
+    }
+
+    /// A restoring generation started: the plugins it was to bring back, asked once.
+    mutating func restoringStarted() -> [String] {
+        defer { restoring = [] }
+        return restoring
+    }
+}
