@@ -60,6 +60,10 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case accept
         /// `plugin-host rollback`: every build on trial is left out, the builds before come back.
         case rollback
+        /// `plugin-host accept PLUGIN`, of a plugin on trial or not: only its trial ends.
+        case acceptOne
+        /// `plugin-host rollback PLUGIN`, of a plugin on trial or not: only its build is rolled back.
+        case rollbackOne
     }
 
     /// Who a signal is sent to.
@@ -72,6 +76,9 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         /// supervisor and the worker each get a copy of one request; a worker stopped by a
         /// signal passes its copy on only once it is resumed.
         case service
+        /// `timeout(1)`: the supervisor, then the whole service a few milliseconds later: the
+        /// supervisor's second copy is the same request, not a second one.
+        case hostThenService
     }
 
     /// Time passes, in milliseconds.

@@ -176,16 +176,20 @@ extension SimulatedWorld {
             }
         case .control(let client, .restart):
             if starts, let names = restartNames[client] { truth.forgive(names) }
-        case .control(let client, .accept):
-            let trials = truth.trials(at: now)
+        case .control(let client, .accept(let names)):
+            // Every trial, or those of the plugins named: all of them on trial, or it is refused.
+            let trials = Self.trials(truth.trials(at: now), named: names)
             let accepted = actions.contains { if case .answer(client, .restart(ok: true, _)) = $0 { true } else { false } }
-            if accepted, trials.isEmpty { violate("an accept was answered as done, but no build is on trial") }
-            if !accepted, !trials.isEmpty { violate("an accept was refused, but \(trials.map(\.build)) are on trial") }
-            if accepted { truth.endTrials(of: trials.map(\.build)) }
-        case .control(_, .rollBack):
-            let trials = truth.trials(at: now)
+            if accepted, trials == nil { violate("an accept of \(names.isEmpty ? "every build" : "\(names)") was answered as done, but \(names.isEmpty ? "no build is" : "not each is") on trial") }
+            if !accepted, let trials { violate("an accept of \(names.isEmpty ? "every build" : "\(names)") was refused, but \(trials.map(\.build)) are on trial") }
+            if accepted, let trials { truth.endTrials(of: trials.map(\.build)) }
+        case .control(_, .rollBack(let names)):
+            let trials = Self.trials(truth.trials(at: now), named: names)
             guard starts else { break }
-            if trials.isEmpty { violate("an operator's rollback started a generation, but no build is on trial") }
+            guard let trials else {
+                violate("an operator's rollback of \(names.isEmpty ? "every build" : "\(names)") started a generation, but \(names.isEmpty ? "no build is" : "not each is") on trial")
+                break
+            }
             rollingBack(trials, because: "rolled back by an operator", actions: actions)
         case .news(let number, .plugins(let conditions)):
             let unhealthy = conditions.filter { $0.state == .unhealthy }.compactMap { condition in
@@ -223,6 +227,15 @@ extension SimulatedWorld {
 
     /// A rollback of `trials` began in `actions`: their builds are left out, and the
     /// generation started brings back the builds before and begins no trial.
+    /// The trials an operator's request names, as docs/operations.md says: every trial when it
+    /// names no plugin, else those of the plugins named; `nil` when it names what is not on
+    /// trial, or names nothing and nothing is.
+    private static func trials(_ trials: [WorldTruth.Trial], named names: [String]) -> [WorldTruth.Trial]? {
+        if names.isEmpty { return trials.isEmpty ? nil : trials }
+        guard names.allSatisfy({ name in trials.contains { $0.build.name == name } }) else { return nil }
+        return trials.filter { names.contains($0.build.name) }
+    }
+
     private mutating func rollingBack(_ trials: [WorldTruth.Trial], because reason: String, actions: [SupervisionAction]) {
         truth.leaveOut(trials.map(\.build), because: reason, at: now)
         truth.endTrials(of: trials.map(\.build))
@@ -611,7 +624,7 @@ extension SimulatedWorld {
         let fits = switch (client.request, answer) {
         case (_, .refused): client.request != .status && client.request != .follow
         case (.status, .status), (.follow, .change), (.reload, .reload), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
-             (.stop, .stopped), (.accept, .restart), (.rollback, .restart): true
+             (.stop, .stopped), (.accept, .restart), (.rollback, .restart), (.acceptOne, .restart), (.rollbackOne, .restart): true
         default: false
         }
         if !fits { violate("client \(id) asked \(client.request) and was answered \(answer)") }

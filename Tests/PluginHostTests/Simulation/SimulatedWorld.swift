@@ -380,16 +380,29 @@ struct SimulatedWorld {
 
     /// An operator sends `signal` to `recipient`.
     private mutating func send(_ signal: Signal, to recipient: FaultOperation.Recipient) {
+        if recipient == .hostThenService {
+            sends += 1
+            let copy = sends
+            deliverCopy(of: signal, from: .supervisor, send: copy)
+            advance(to: now + .milliseconds(Int64(1 + random.next() % 5)))
+            if exit == nil { send(signal, to: .service, as: copy) }
+            return
+        }
+        sends += 1
+        send(signal, to: recipient, as: sends)
+    }
+
+    /// Delivers the copies of the signal an operator sent (`send`) to `recipient`.
+    private mutating func send(_ signal: Signal, to recipient: FaultOperation.Recipient, as send: Int) {
         let speaking = (liveServingWorker ?? machine.currentGeneration).flatMap { workers[$0]?.isAlive == true && workers[$0]?.ending == nil ? $0 : nil }
         let toWorker = recipient != .supervisor ? speaking : nil
         let toSupervisor = recipient != .worker || toWorker == nil
-        sends += 1
-        if toSupervisor { deliverCopy(of: signal, from: .supervisor, send: sends) }
+        if toSupervisor { deliverCopy(of: signal, from: .supervisor, send: send) }
         if let toWorker {
             if workers[toWorker]?.suspended == true {
-                heldSignals[toWorker, default: []].append((signal, sends))
+                heldSignals[toWorker, default: []].append((signal, send))
             } else {
-                deliverCopy(of: signal, from: .worker(generation: toWorker), send: sends)
+                deliverCopy(of: signal, from: .worker(generation: toWorker), send: send)
             }
         }
     }
@@ -440,6 +453,12 @@ struct SimulatedWorld {
             if stopRequests.isEmpty { stopRequests.append((.terminate, now)) }
         case .accept: asked = .accept([])
         case .rollback: asked = .rollBack([])
+        case .acceptOne, .rollbackOne:
+            // Most often a plugin on trial; otherwise any, which the host refuses.
+            let onTrial = truth.trials(at: now).map(\.build.name)
+            let name = !onTrial.isEmpty && random.next() % 3 != 0
+                ? onTrial[Int(random.next() % UInt64(onTrial.count))] : Self.plugins[Int(random.next() % UInt64(Self.plugins.count))].name
+            asked = request == .acceptOne ? .accept([name]) : .rollBack([name])
         }
         deliver(.control(client: client, asked))
     }
