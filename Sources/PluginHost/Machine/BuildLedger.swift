@@ -240,31 +240,41 @@ struct BuildLedger: Sendable {
         let taking = Followed(number: speaking?.number, serves: serves, plugins: speaking?.plugins, conditions: conditions)
         guard taking != followed else { return }
         let running = speaking?.running ?? []
-        // Each plugin's running build (the last), and what was told of it: found by name, in one pass each.
-        var runningByName: [String: PublishedPlugin] = [:]
-        for build in running { runningByName[build.name] = build }
-        var toldByName: [String: (condition: PluginCondition, leftOut: String?)] = [:]
-        for condition in conditions ?? [] {
-            let before = toldByName[condition.name]
+        let told = conditions ?? []
+        // Each plugin's running build (the last), and what was told of it: found by name, by
+        // their places in one pass each, nothing copied.
+        var runningByName: [String: Int] = [:]
+        runningByName.reserveCapacity(running.count)
+        for (index, build) in running.enumerated() { runningByName[build.name] = index }
+        var toldByName: [String: (condition: Int, leftOut: String?)] = [:]
+        toldByName.reserveCapacity(told.count)
+        for (index, condition) in told.enumerated() {
+            guard let before = toldByName[condition.name] else {
+                toldByName[condition.name] = (index, condition.state == .leftOut ? condition.reason : nil)
+                continue
+            }
             // A worker that runs a held build in place of a left-out file tells both; the running one is the plugin's.
-            let chosen = before.map { $0.condition.state.runs || !condition.state.runs ? $0.condition : condition } ?? condition
-            let earlier: String? = before?.leftOut ?? nil
-            let leftOut = earlier ?? (condition.state == .leftOut ? condition.reason : nil)
-            toldByName[condition.name] = (chosen, leftOut)
+            let chosen = told[before.condition].state.runs || !condition.state.runs ? before.condition : index
+            toldByName[condition.name] = (chosen, before.leftOut ?? (condition.state == .leftOut ? condition.reason : nil))
         }
         // Every plugin it runs or told of has a record.
-        for name in running.map(\.name) + (conditions ?? []).map(\.name) where positions[name] == nil { append(Record(name: name)) }
+        for build in running where positions[build.name] == nil { append(Record(name: build.name)) }
+        for condition in told where positions[condition.name] == nil { append(Record(name: condition.name)) }
         for index in records.indices {
             let name = records[index].name
-            let build = runningByName[name]
+            let build = runningByName[name].map { running[$0] }
             records[index].serving = serves ? build : nil
             if serves, build != nil { records[index].ranLast = true }
             if conditions != nil {
-                let told = toldByName[name]
-                records[index].condition = told?.condition
-                records[index].fileLeftOut = build == nil ? nil : told?.leftOut
+                let toldOf = toldByName[name]
+                records[index].condition = toldOf.map { told[$0.condition] }
+                records[index].fileLeftOut = build == nil ? nil : toldOf?.leftOut
             }
-            records[index].file = build?.file ?? records[index].file ?? records[index].condition?.file
+            if let file = build?.file {
+                records[index].file = file
+            } else if records[index].file == nil {
+                records[index].file = records[index].condition?.file
+            }
         }
         if serves {
             // What did not run in the generation that serves now did not run last.

@@ -55,12 +55,20 @@ struct Generation: Equatable, Sendable {
     /// published last.
     var running: [PublishedPlugin] {
         guard isLive, let conditions else { return plugins.running }
-        // The running builds by name, latest last: one pass, whatever the number of plugins.
-        let byName = Dictionary(grouping: plugins.running, by: \.name)
+        // Each name's latest running build, in one pass whatever the number of plugins; only a
+        // name that runs twice (an old and a new build, briefly) is looked up further back.
+        let running = plugins.running
+        var latest: [String: Int] = [:]
+        latest.reserveCapacity(running.count)
+        var runsTwice = false
+        for (index, build) in running.enumerated() where latest.updateValue(index, forKey: build.name) != nil { runsTwice = true }
         return conditions.filter(\.state.runs).map { condition in
-            byName[condition.name]?.last { build in
-                condition.build.map { told in build.identity?.hasSameContents(as: told) == true } ?? true
-            } ?? PublishedPlugin(
+            let told = { (build: PublishedPlugin) in condition.build.map { build.identity?.hasSameContents(as: $0) == true } ?? true }
+            if let index = latest[condition.name] {
+                if told(running[index]) { return running[index] }
+                if runsTwice, let earlier = running[..<index].last(where: { $0.name == condition.name && told($0) }) { return earlier }
+            }
+            return PublishedPlugin(
                 name: condition.name, file: condition.file ?? "", version: condition.version ?? "?", identity: condition.build, state: .running)
         }
     }

@@ -500,10 +500,20 @@ struct SimulatedWorld {
 
     /// The next instant a worker does something by itself.
     var nextWorldEvent: MonotonicInstant? {
-        workers.values.flatMap { worker in
+        var next: MonotonicInstant?
+        func consider(_ instant: MonotonicInstant?) {
+            if let instant, next.map({ instant < $0 }) ?? true { next = instant }
+        }
+        for worker in workers.values {
             // A worker that ended only has its end to be seen; one stopped only its deadline.
-            worker.ending != nil ? [worker.endsAt] : [worker.isStuck ? nil : worker.milestoneAt, worker.overrunAt]
-        }.compactMap { $0 }.min()
+            if worker.ending != nil {
+                consider(worker.endsAt)
+            } else {
+                if !worker.isStuck { consider(worker.milestoneAt) }
+                consider(worker.overrunAt)
+            }
+        }
+        return next
     }
 
     /// Lets time pass to `target`: workers reach their milestones, deadlines fall due.
@@ -517,8 +527,9 @@ struct SimulatedWorld {
                     + "state \(machine.state))")
                 return
             }
-            let next = [machine.nextDeadline, nextWorldEvent].compactMap { $0 }.filter { $0 <= target }.min()
-            guard let next else { break }
+            let deadline = machine.nextDeadline.flatMap { $0 <= target ? $0 : nil }
+            let event = nextWorldEvent.flatMap { $0 <= target ? $0 : nil }
+            guard let next = [deadline, event].compactMap({ $0 }).min() else { break }
             now = max(now, next)
             runWorkers()
             deliver(.tick)
