@@ -362,24 +362,18 @@ struct BuildLedger: Sendable {
 
     /// What `STATUS=` says: how many plugins run, which are unwell, which run the build held
     /// from before in place of their file's, which are left out, which files were not added.
-    var summary: String {
+    var summary: PluginSummary {
         let statuses = self.statuses
         let running = statuses.filter(\.state.runs)
-        var text = "\(running.count) plugin\(running.count == 1 ? "" : "s") running"
+        var summary = PluginSummary(running: running.count)
         let unwell = running.filter { $0.state != .serving }
-        if !unwell.isEmpty {
-            let word = unwell.contains { $0.state == .unhealthy } ? "unhealthy" : "degraded"
-            text += "; \(word): " + unwell.map { "\($0.name) (\(self[$0.name]?.condition?.reason ?? ""))" }.joined(separator: ", ")
+        summary.unwell = unwell.map { PluginSummary.Entry(name: $0.name, why: self[$0.name]?.condition?.reason ?? "") }
+        summary.unhealthy = unwell.contains { $0.state == .unhealthy }
+        summary.runningTheBuildBefore = running.compactMap { status in
+            self[status.name]?.fileLeftOut.map { PluginSummary.Entry(name: status.name, version: status.version ?? "?", why: $0) }
         }
-        let heldBack = running.compactMap { status -> String? in
-            guard let fileLeftOut = self[status.name]?.fileLeftOut else { return nil }
-            return "\(status.name) \(status.version ?? "?") (\(fileLeftOut))"
-        }
-        if !heldBack.isEmpty { text += "; running the build before: " + heldBack.joined(separator: ", ") }
-        let leftOut = statuses.filter { $0.state == .leftOut }
-        if !leftOut.isEmpty { text += "; left out: " + leftOut.map { "\($0.name) (\($0.reason ?? ""))" }.joined(separator: ", ") }
-        let notAdded = Set(statuses.filter { $0.state == .notAdded }.compactMap { $0.file?.split(separator: "/").last.map(String.init) }).sorted()
-        if !notAdded.isEmpty { text += "; not added: " + notAdded.joined(separator: ", ") }
-        return text
+        summary.leftOut = statuses.filter { $0.state == .leftOut }.map { PluginSummary.Entry(name: $0.name, why: $0.reason ?? "") }
+        summary.notAdded = Set(statuses.filter { $0.state == .notAdded }.compactMap { $0.file?.split(separator: "/").last.map(String.init) }).sorted()
+        return summary
     }
 }

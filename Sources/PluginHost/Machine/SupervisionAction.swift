@@ -18,7 +18,7 @@ enum SupervisionAction: Equatable, Sendable {
     /// own on standard error.
     case say(Announcement)
     /// Tell systemd, when the host runs under it.
-    case notify(ServiceNotification)
+    case notify(HostNotice)
     /// Tell systemd's watchdog the host is alive.
     case pingWatchdog
     /// Keep these builds open, and let go of the others: the builds an upgrade that fails

@@ -58,7 +58,7 @@ extension SupervisionMachine {
             // Ready again after a reload.
             if current == number {
                 ledger.follow(generation)
-                notify(.ready(status: ledger.summary))
+                notify(.ready(ledger.summary))
             }
         case .upgrading(let serving, let candidate):
             // Every plugin allowed it to bootstrap beside the serving generation, which now drains.
@@ -85,7 +85,7 @@ extension SupervisionMachine {
             act(.hold(buildsToHold(running: running)))
         }
         ledger.follow(generation)
-        notify(.ready(status: ledger.summary))
+        notify(.ready(ledger.summary))
         beginWaitingReload()
     }
 
@@ -124,11 +124,11 @@ extension SupervisionMachine {
         switch notification {
         case .ready:
             break
-        case .reloading:
-            notify(notification)
+        case .reloading(let microseconds):
+            notify(.reloading(at: MonotonicInstant(nanoseconds: microseconds * 1000)))
         case .status(let what):
             ledger.follow(generations[number])
-            notify(.status(what.isEmpty ? ledger.summary : what + "; " + ledger.summary))
+            notify(.status(.worker(what), ledger.summary))
         case .stopping(let status):
             // A generation that stops to make way for the next is not the host stopping.
             if !isChangingHands { announceStopping(status) }

@@ -47,9 +47,7 @@ extension SupervisionMachine {
         let blame: Announcement.Blame = ending.exoneration.map { .nobody($0) } ?? (culprits.isEmpty ? .unknown : .culprits(culpritBuilds))
         say(.restarting(blame: blame, dependents: dependents, restart: restartCount(waiting: start - now)))
         notify(reloadingNow)
-        notify(.status(
-            "Restarting after " + (culpritBuilds.isEmpty ? "the worker \(ending.summary)" : "plugin \(culpritBuilds.map(\.name).joined(separator: ", ")) \(ending.summary)")
-                + "; left out: " + (leaving.isEmpty ? "nothing" : leaving.sorted().joined(separator: ", "))))
+        notify(.status(.restarting(culprits: culpritBuilds, failure: ending.summary, leftOut: leaving.sorted()), nil))
         schedule(.restart, at: start)
     }
 
@@ -59,7 +57,7 @@ extension SupervisionMachine {
         upgrades.restore(trials.map(\.build.name))
         say(.rollingBackAfterFailure(trials: trials.map(Announcement.Rollback.init), failure: ending.summary, dependents: dependents, restart: restartCount(waiting: start - now)))
         notify(reloadingNow)
-        notify(.status("Rolling back " + Self.rollbackList(trials) + " after it \(ending.summary) on trial"))
+        notify(.status(.rollingBack(trials.map(Announcement.Rollback.init), failure: ending.summary), nil))
         records.lastUpgrade = UpgradeRecord(
             at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: "\(ending.summary) on trial", broughtBack: nil))
         schedule(.restore, at: start)

@@ -69,7 +69,7 @@ extension SupervisionMachine {
     mutating func announceStopping(_ status: String) {
         guard !stopping.announced else { return }
         stopping.announced = true
-        notify(.stopping(status: status))
+        notify(.stopping(status))
     }
 
     // MARK: Ending

@@ -56,11 +56,6 @@ extension SupervisionMachine {
         culprits.compactMap { culprit in ledger.trial(of: culprit) == nil ? nil : ledger.failTrial(of: culprit.name) }
     }
 
-    /// `Echo 60.1.0 -> 60.0.0`: what a rollback brings back.
-    static func rollbackList(_ trials: [BuildLedger.Trial]) -> String {
-        trials.map { "\($0.build.nameAndVersion) -> \($0.replaced.version)" }.joined(separator: ", ")
-    }
-
     /// The serving generation `number` told its plugins' conditions: a build on trial its health
     /// check finds unhealthy is rolled back, by a generation that loads the build before beside
     /// it and takes over as an upgrade does.

@@ -9,7 +9,7 @@ extension SupervisionMachine {
         let candidate = startGeneration(
             .upgrade, runningBefore: Dictionary(running.map { ($0.name, $0.file) }, uniquingKeysWith: { first, _ in first }))
         notify(reloadingNow)
-        notify(.status("Upgrading: loading the changed plugins beside the running ones"))
+        notify(.status(.upgrading, nil))
         state = .upgrading(serving: serving, candidate: candidate)
     }
 
@@ -25,13 +25,12 @@ extension SupervisionMachine {
         leaveOut(suspects, because: ending.isIntended ? "failed to load in a new worker" : ending.summary)
         guard !suspects.isEmpty else {
             say(.upgradeFailedBlamingNobody(ended: ending.summary))
-            notify(.status("Upgrade failed: no plugin is to blame; the running plugins keep serving"))
+            notify(.status(.upgradeFailed(leftOut: []), nil))
             records.lastUpgrade = UpgradeRecord(at: now, result: .failed, outcome: .failed(leftOut: []))
             return false
         }
         say(.upgradeFailed(leftOut: suspects))
-        notify(.status(
-            "Upgrade failed: \(suspects.map(\.nameAndVersion).joined(separator: ", ")) left out; the running plugins keep serving"))
+        notify(.status(.upgradeFailed(leftOut: suspects), nil))
         records.lastUpgrade = UpgradeRecord(at: now, result: .failed, outcome: .failed(leftOut: suspects))
         let innocent = changedBuilds(of: candidate, comparedTo: before).filter { build in !suspects.contains { $0.isSameBuild(as: build) } }
         guard !innocent.isEmpty else { return false }
@@ -55,7 +54,7 @@ extension SupervisionMachine {
         }
         upgrades.restore(suspects.map(\.name))
         say(.upgradeFailedAfterStop(leftOut: suspects, restart: restartCount(waiting: start - now)))
-        notify(.status("Upgrade failed: restoring the builds that ran before"))
+        notify(.status(.restoring, nil))
         records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .restored(leftOut: suspects, broughtBack: nil))
         schedule(.restore, at: start)
     }

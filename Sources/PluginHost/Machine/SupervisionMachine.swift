@@ -273,12 +273,12 @@ struct SupervisionMachine: Sendable {
         actions.append(.say(announcement))
     }
 
-    mutating func notify(_ notification: ServiceNotification) {
-        actions.append(.notify(notification))
+    mutating func notify(_ notice: HostNotice) {
+        actions.append(.notify(notice))
     }
 
     /// `RELOADING=1`, now.
-    var reloadingNow: ServiceNotification {
+    var reloadingNow: HostNotice {
         .reloading(at: now)
     }
 

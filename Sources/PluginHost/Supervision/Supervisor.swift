@@ -265,8 +265,8 @@ struct Supervisor {
                 sayEnded(ProcessControl.endProcesses(inGroup: process, orphansExcept: kept))
             case .say(let announcement):
                 output.append(Array((announcement.line + "\n").utf8), to: .standardError, acknowledging: nil)
-            case .notify(let notification):
-                configuration.systemd.notify(notification)
+            case .notify(let notice):
+                configuration.systemd.notify(notice.notification)
             case .pingWatchdog:
                 configuration.systemd.pingWatchdog()
             case .hold(let asked):

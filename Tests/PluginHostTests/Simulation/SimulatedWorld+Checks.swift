@@ -262,23 +262,19 @@ extension SimulatedWorld {
             truth.forgiveAll()
         case .say(let announcement):
             checkAnnouncement(announcement)
-        case .notify(.ready(let status)):
+        case .notify(.ready(let summary)):
             guard let serving = servingWorker else {
                 violate("READY=1 sent while no generation serves (\(machine.state.name))")
                 return
             }
-            checkSummary(status, of: serving)
-        case .notify(.status(let text)):
-            // The plugins' summary: the whole text, or what follows what happened.
-            let summary = text.first?.isNumber == true ? Substring(text)
-                : text.hasPrefix("Added plugin ") || text.hasPrefix("Removed plugin ") ? text.dropFirst(text.prefix { $0 != ";" }.count + 2) : nil
-            if let serving = servingWorker, let summary { checkSummary(String(summary), of: serving) }
-            if text.hasPrefix("Restarting after "), let judged = lastJudged, let worker = workers[judged.worker] {
+            checkSummary(summary, of: serving)
+        case .notify(.status(let activity, let summary)):
+            checkWords(of: activity, summary)
+            if let serving = servingWorker, let summary { checkSummary(summary, of: serving) }
+            if case .restarting(_, _, let leftOut) = activity, let judged = lastJudged, let worker = workers[judged.worker] {
                 let leaving = Set(judged.blamed.map(\.name)).union(dependents(of: Set(judged.blamed.map(\.name)), in: worker))
-                let list = text.split(separator: "; left out: ").last.map(String.init) ?? ""
-                let said: Set<String> = list == "nothing" ? [] : Set(list.split(separator: ", ").map(String.init))
-                if said != leaving {
-                    violate("STATUS= says the restart leaves out \(said.sorted()), the truth \(leaving.sorted()): \(text)")
+                if Set(leftOut) != leaving {
+                    violate("STATUS= says the restart leaves out \(leftOut.sorted()), the truth \(leaving.sorted()): \(HostNotice.status(activity, summary).notification)")
                 }
             }
         case .hold(let builds):
@@ -501,12 +497,13 @@ extension SimulatedWorld {
     }
 
     /// What `STATUS=` says of the plugins agrees with what `serving` runs and the truth leaves
-    /// out.
-    private mutating func checkSummary(_ text: String, of serving: Int) {
+    /// out, and its words say it.
+    private mutating func checkSummary(_ summary: PluginSummary, of serving: Int) {
         guard let worker = workers[serving] else { return }
+        let text = summary.text
         let running = worker.told
-        if let count = Int(text.prefix { $0.isNumber }), count != running.count {
-            violate("STATUS= says \(count) plugins run, generation \(serving) runs \(running.count): \(text)")
+        if summary.running != running.count {
+            violate("STATUS= says \(summary.running) plugins run, generation \(serving) runs \(running.count): \(text)")
         }
         let runningNames = Set(running.map(\.name))
         let expected = Set(Self.plugins.indices.filter { plugin in
@@ -516,38 +513,47 @@ extension SimulatedWorld {
                 && ((truth.evidence.keys.contains { $0.plugin == plugin } && !worker.toldNotAdded.contains(Self.plugins[plugin].name))
                     || worker.toldLeftOut.contains(Self.plugins[plugin].name))
         }.map { Self.plugins[$0].name })
-        let said = Set(leftOutNames(in: text, section: "; left out: "))
+        let said = Set(summary.leftOut.map(\.name))
         if said != expected {
             violate("STATUS= says \(said.sorted()) are left out, the truth \(expected.sorted()) (generation \(serving) runs \(running), told left out: \(worker.toldLeftOut.sorted()), evidence: \(truth.evidence.keys.map(\.description).sorted())): \(text)")
         }
         // Every plugin it told is left out or not added is said so; none vanishes from what the
         // host says.
-        let notAdded = text.utf8.offset(of: "; not added: ").map { String(text.utf8.dropFirst($0))! } ?? ""
-        for name in worker.toldNotAdded.subtracting(runningNames).sorted() where !notAdded.has("lib\(name).so") {
+        for name in worker.toldNotAdded.subtracting(runningNames).sorted() where !summary.notAdded.contains("lib\(name).so") {
             violate("STATUS= does not say \(name) was not added, as generation \(serving) told: \(text)")
         }
-        for name in leftOutNames(in: text, section: "; running the build before: ") {
-            guard let plugin = Self.plugin(named: name) else { continue }
+        for entry in summary.runningTheBuildBefore {
+            guard let plugin = Self.plugin(named: entry.name) else { continue }
             let disk = buildOnDisk(plugin)?.build
             // Its file's build is left out, by the truth or by the plan the worker still keeps (a
             // reload it has not made yet forgets it).
             let leftOut = disk.map { truth.isLeftOut($0) || worker.excludedAtStart.contains($0) } ?? false
-            if !runningNames.contains(name) || !leftOut || running.contains(where: { $0 == disk }) {
-                violate("STATUS= says \(name) runs the build before in place of its file's, which the truth does not "
+            if !runningNames.contains(entry.name) || !leftOut || running.contains(where: { $0 == disk }) {
+                violate("STATUS= says \(entry.name) runs the build before in place of its file's, which the truth does not "
                     + "(its file is \(disk?.description ?? "gone"); generation \(serving) runs \(running)): \(text)")
             }
         }
+        // The words name every plugin with why, and how many run.
+        var must = ["\(summary.running) plugin"] + summary.notAdded
+        for entry in summary.unwell + summary.runningTheBuildBefore + summary.leftOut {
+            must.append("\(entry.name)\(entry.version.map { " " + $0 } ?? "") (\(entry.why))")
+        }
+        for words in must where !text.has(words) { violate("STATUS= does not say \"\(words)\", which it holds: \(text)") }
     }
 
-    /// The plugins a section of `STATUS=` names, each as `Name (why)` or `Name VERSION (why)`.
-    private func leftOutNames(in text: String, section: String) -> [String] {
-        guard let start = text.utf8.offset(of: section) else { return [] }
-        var rest = String(text.utf8.dropFirst(start + section.utf8.count))!
-        if let end = [rest.utf8.offset(of: "; not added: "), rest.utf8.offset(of: "; left out: ")].compactMap({ $0 }).min() { rest = String(rest.utf8.prefix(end))! }
-        let section = rest
-        return Self.plugins.map(\.name).filter { name in
-            section.hasPrefix("\(name) ") || section.has(", \(name) (") || section.has(", \(name) 1.0.")
+    /// `STATUS=` names what the host does as its value holds it.
+    private mutating func checkWords(of activity: HostNotice.Activity, _ summary: PluginSummary?) {
+        guard case .status(let text) = HostNotice.status(activity, summary).notification else { return }
+        var must: [String] = []
+        switch activity {
+        case .worker(let what): must.append(what)
+        case .restarting(let culprits, let failure, let leftOut): must += culprits.map(\.name) + [failure] + leftOut
+        case .rollingBack(let rollbacks, let failure): must += rollbacks.map { "\($0.onTrial.nameAndVersion) -> \($0.replaced.version)" } + [failure]
+        case .upgrading: must.append("Upgrading")
+        case .upgradeFailed(let leftOut): must += ["Upgrade failed"] + leftOut.map(\.nameAndVersion)
+        case .restoring: must.append("restoring")
         }
+        for words in must where !words.isEmpty && !text.has(words) { violate("STATUS= does not say \"\(words)\", which its value holds: \(text)") }
     }
 
     /// The status the host answers agrees with what the world runs: each plugin once, said to
