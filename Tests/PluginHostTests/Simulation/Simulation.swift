@@ -45,12 +45,18 @@ enum Simulation {
     static func operations(seed: UInt64, count: Int = 50) -> [FaultOperation] {
         var random = SplitMix64(seed: seed)
         let opening: [FaultOperation] = Int.random(in: 0..<5, using: &random) == 0 ? [] : [.advance(milliseconds: 100)]
-        return opening + (0..<count).map { _ in randomOperation(using: &random) }
+        // Faults come in sequences on one plugin (a file rewritten while its build is held,
+        // then replaced by one that fails): half the time an operation is about the plugin
+        // the one before was about.
+        var plugin = Int.random(in: 0..<SimulatedWorld.plugins.count, using: &random)
+        return opening + (0..<count).map { _ in
+            if Bool.random(using: &random) { plugin = Int.random(in: 0..<SimulatedWorld.plugins.count, using: &random) }
+            return randomOperation(about: plugin, using: &random)
+        }
     }
 
-    private static func randomOperation(using random: inout SplitMix64) -> FaultOperation {
+    private static func randomOperation(about plugin: Int, using random: inout SplitMix64) -> FaultOperation {
         let target = FaultOperation.Target.allCases.randomElement(using: &random)!
-        let plugin = Int.random(in: 0..<SimulatedWorld.plugins.count, using: &random)
         // Most new builds are good; the rest fail in every way a build can.
         let build: FaultOperation.Build = Int.random(in: 0..<3, using: &random) == 0
             ? FaultOperation.Build.allCases.randomElement(using: &random)! : .good
