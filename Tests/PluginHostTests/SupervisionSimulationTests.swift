@@ -84,6 +84,18 @@ struct SupervisionSimulationTests {
         for name in ["Persistence", "Domain", "Echo", "Ticker"] { #expect(Self.runs(name, in: number, world), "\(name) runs") }
     }
 
+    @Test("files that change while a candidate loads are taken up when it fails: the serving worker asked once, and that request is kept (seed 1479538)")
+    func upgradeAskedWhileACandidateLoads() {
+        // Generation 1 is stopped, a restart's candidate hangs loading Ticker's new build, and
+        // Domain's file changes meanwhile: generation 1, resumed, asks once for the upgrade.
+        let operations: [FaultOperation] = [
+            .advance(milliseconds: 1000), .suspend(.newest), .replace(plugin: Self.ticker, with: .hangsInLoad), .advance(milliseconds: 5000),
+            .ask(.restartLeftOut), .replace(plugin: Self.domain, with: .good),
+        ]
+        let outcome = Simulation.run(seed: 1_479_538, operations: operations)
+        #expect(outcome.violations == [], "\(outcome.violations)")
+    }
+
     @Test("a file written in place while a restart starts its plugin, which then fails, is said not added; never absent (seed 925796)")
     func failedAtRestartIsNotAdded() {
         let operations: [FaultOperation] = [

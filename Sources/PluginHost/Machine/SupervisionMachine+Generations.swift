@@ -111,7 +111,11 @@ extension SupervisionMachine {
             guard current == number else { break }
             // At most two generations live: an upgrade waits for the one that drains to end.
             if upgrades.asked(whileDraining: hasDrainingGeneration) { startUpgrade(of: number) }
-        case .starting, .recovering, .backingOff, .upgrading, .handingOver, .takingOver, .stopping, .finished:
+        case .upgrading(let serving, _):
+            // The files changed again while a candidate loads: if it fails, the serving
+            // generation's request is taken up then (its worker does not ask twice).
+            if serving == number { upgrades.askedWhileCandidateRuns() }
+        case .starting, .recovering, .backingOff, .handingOver, .takingOver, .stopping, .finished:
             // A rescan while generations change hands is asked for again once one serves.
             break
         }
@@ -167,6 +171,7 @@ extension SupervisionMachine {
             guard candidate == number else { break }
             say(.upgradeCouldNotStart)
             state = .serving(serving)
+            _ = upgrades.candidateFailed()
             beginWaitingReload()
         case .serving, .backingOff, .handingOver, .stopping, .finished:
             break
@@ -232,7 +237,7 @@ extension SupervisionMachine {
                 }
                 let again = upgradeFailed(candidate, serving: serving)
                 state = .serving(serving)
-                if again { startUpgrade(of: serving) } else { beginWaitingReload() }
+                if upgrades.candidateFailed() || again { startUpgrade(of: serving) } else { beginWaitingReload() }
             } else if number == serving {
                 kill(candidate, because: .notNeeded, probing: false)
                 recover(from: serving)

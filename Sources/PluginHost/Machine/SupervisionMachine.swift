@@ -286,6 +286,7 @@ struct SupervisionMachine: Sendable {
     ///
     /// - Returns: Its number.
     mutating func startGeneration(_ cause: GenerationPlan.Cause, runningBefore: [String: String] = [:]) -> Int {
+        upgrades.generationStarts()
         generationsStarted += 1
         var plan = GenerationPlan()
         plan.number = generationsStarted

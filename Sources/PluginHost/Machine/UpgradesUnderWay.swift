@@ -4,6 +4,9 @@
 /// plugins whose held builds a restoring generation is to bring back.
 struct UpgradesUnderWay: Equatable, Sendable {
     private var waitsForDrain = false
+    /// Whether the serving generation asked for an upgrade while a candidate was under way: a
+    /// worker asks once for each build it sees, so the machine keeps the request.
+    private var askedMeanwhile = false
     private var rollbacks: [Int: [BuildLedger.Trial]] = [:]
     private var restoring: [String] = []
 
@@ -13,6 +16,24 @@ struct UpgradesUnderWay: Equatable, Sendable {
     mutating func asked(whileDraining draining: Bool) -> Bool {
         if draining { waitsForDrain = true }
         return !draining
+    }
+
+    /// The serving generation asked for an upgrade while a candidate was under way.
+    mutating func askedWhileCandidateRuns() {
+        askedMeanwhile = true
+    }
+
+    /// A generation starts, loading the files as they are now: any request before is met.
+    mutating func generationStarts() {
+        askedMeanwhile = false
+    }
+
+    /// The candidate failed and the serving generation serves on.
+    ///
+    /// - Returns: Whether an upgrade it asked for meanwhile begins now.
+    mutating func candidateFailed() -> Bool {
+        defer { askedMeanwhile = false }
+        return askedMeanwhile
     }
 
     /// A generation ended.
