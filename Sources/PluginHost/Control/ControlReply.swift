@@ -32,19 +32,9 @@ struct ControlReply: Codable, Equatable, Sendable {
         /// The status the host ended with.
         var status: Int
     }
+}
 
-    init(ok: Bool, error: String? = nil, change: String? = nil, status: StatusDocument? = nil, metrics: String? = nil,
-         reload: Reload? = nil, restart: Restart? = nil, stopped: Stopped? = nil) {
-        self.ok = ok
-        self.error = error
-        self.change = change
-        self.status = status
-        self.metrics = metrics
-        self.reload = reload
-        self.restart = restart
-        self.stopped = stopped
-    }
-
+extension ControlReply {
     /// The answer the machine gave, with the status document when it carries one.
     init(_ answer: ControlAnswer, document: StatusDocument?) {
         switch answer {
@@ -70,8 +60,6 @@ struct ControlReply: Codable, Equatable, Sendable {
         if let stopped { try container.encode(stopped, forKey: .stopped) }
     }
 
-    /// The answer as JSON: strings, numbers, booleans and lists of them, which always encode.
-    var json: JSONOutput {
-        (try? JSONCoding.encode(self)) ?? .null
-    }
+    /// The answer as one line's JSON.
+    var json: JSONOutput { JSONCoding.document(self) }
 }

@@ -134,11 +134,8 @@ struct StatusDocument: Codable, Equatable, Sendable {
         var refused: Int
     }
 
-    /// The document as JSON. Its fields are strings, numbers, booleans and lists of them,
-    /// which always encode.
-    var json: JSONOutput {
-        (try? JSONCoding.encode(self)) ?? .null
-    }
+    /// The document as JSON.
+    var json: JSONOutput { JSONCoding.document(self) }
 }
 
 extension PluginCondition.State: Codable {}

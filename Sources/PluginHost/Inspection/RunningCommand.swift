@@ -27,7 +27,7 @@ struct RunningCommand {
         switch view {
         case .list:
             if options.json {
-                let listed = plugins.map { (try? JSONCoding.encode($0)) ?? .null }
+                let listed = plugins.map(JSONCoding.document)
                 console.write(JSONOutput.object([("plugins", .array(listed))]).rendered() + "\n", to: .output)
             } else {
                 let rows = plugins.map { plugin in
@@ -45,7 +45,7 @@ struct RunningCommand {
                         + (known.isEmpty ? "\n" : "; it has \(known.joined(separator: ", "))\n"), to: .error)
                 return .failure
             }
-            console.write(options.json ? ((try? JSONCoding.encode(plugin)) ?? .null).rendered() + "\n" : Self.details(of: plugin), to: .output)
+            console.write(options.json ? JSONCoding.document(plugin).rendered() + "\n" : Self.details(of: plugin), to: .output)
         case .graph:
             console.write(Self.dot(plugins), to: .output)
         }

@@ -20,6 +20,12 @@ enum JSONCoding {
         return root.output
     }
 
+    /// A document as JSON, for types made only of strings, numbers, booleans, optionals and
+    /// lists of them, which always encode: `null` if one ever did not.
+    static func document<Value: Encodable>(_ value: Value) -> JSONOutput {
+        (try? encode(value)) ?? .null
+    }
+
     /// A value of `type` read from parsed JSON.
     static func decode<Value: Decodable>(_ type: Value.Type, from json: Setting) throws(JSONCodingError) -> Value {
         do {
