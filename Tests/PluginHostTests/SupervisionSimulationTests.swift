@@ -118,6 +118,56 @@ struct SupervisionSimulationTests {
         #expect(outcome.violations == [], "\(Simulation.report(outcome))")
     }
 
+    @Test("an upgrade's new worker that cannot load a plugin that runs now is told to give up, that build is left out, and the serving worker serves on undisturbed")
+    func candidateCannotLoadARunningPlugin() {
+        var setup = Self.setup(watching: true)
+        setup.beside = [Self.persistence, Self.domain, Self.echo, Self.ticker]
+        var world = SimulatedWorld(setup: setup, seed: 1, tracing: true)
+        world.apply(.advance(milliseconds: 100))
+        guard case .serving(let serving) = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+        world.apply(.replace(plugin: Self.domain, with: .failsToLoad))
+        world.apply(.advance(milliseconds: 2_000))
+        #expect(world.violations == [])
+        #expect(world.trace.contains { $0.contains("error: the new worker cannot load plugin Domain, which runs now") }, "\(world.trace.joined(separator: "\n"))")
+        #expect(world.trace.contains { $0.contains("CandidateVerdict.abandon") })
+        #expect(world.machine.state == .serving(serving), "the generation before serves on")
+        #expect(world.workers[serving]?.askedToStop == false)
+        #expect(world.truth.evidence.keys.map(\.name) == ["Domain"])
+    }
+
+    @Test("an upgrade's new worker bootstraps beside the serving one only when every plugin it loaded allows it")
+    func besideOnlyWhenEveryPluginAllowsIt() {
+        for beside in [[Self.persistence, Self.domain, Self.echo, Self.ticker], [Self.persistence, Self.domain, Self.echo]] {
+            var setup = Self.setup(watching: true)
+            setup.beside = Set(beside)
+            var world = SimulatedWorld(setup: setup, seed: 1, tracing: true)
+            world.apply(.advance(milliseconds: 100))
+            world.apply(.replace(plugin: Self.echo, with: .good))
+            world.apply(.advance(milliseconds: 2_000))
+            #expect(world.violations == [])
+            let verdicts = world.trace.filter { $0.contains("CandidateVerdict.bootstrap") }
+            #expect(verdicts.count == 1 && verdicts[0].contains(beside.count == 4 ? "bootstrapBeside" : "bootstrapAfter"), "\(verdicts)")
+            guard case .serving(let number) = world.machine.state else {
+                Issue.record("the host does not serve: \(world.machine.state)")
+                return
+            }
+            #expect(number == 2 && Self.runs("Echo", in: number, world))
+        }
+    }
+
+    @Test("a crash record naming nobody blames nobody, though a plugin failed to load in that worker earlier (seed 708)")
+    func namelessCrashAfterAFailedLoad() {
+        let operations: [FaultOperation] = [
+            .advance(milliseconds: 250), .rewriteInPlace(plugin: Self.domain, with: .failsToLoad), .advance(milliseconds: 20),
+            .replace(plugin: Self.persistence, with: .good), .advance(milliseconds: 5000), .kill(.current, .crashNamingNobody),
+        ]
+        let outcome = Simulation.run(seed: 708, operations: operations)
+        #expect(outcome.violations == [], "\(Simulation.report(outcome))")
+    }
+
     @Test("a worker killed from outside while its services wait blames nobody: the same plugins restart")
     func killedFromOutside() {
         var world = Self.watchingWorld()
@@ -279,7 +329,7 @@ struct SupervisionSimulationTests {
         var machine = world.machine
         let now = world.now
         let events: [SupervisionEvent] = [
-            .ready(generation: 99, plugins: []), .prepared(generation: 99), .upgradeRequested(generation: 99, plugins: []),
+            .ready(generation: 99, plugins: []), .candidate(generation: 99, CandidateReport(stage: .loaded, running: [], failed: [], unusableFiles: [])), .upgradeRequested(generation: 99, plugins: []),
             .notification(generation: 99, .status("x")), .health(generation: 99, goodUntil: nil),
             .overran(generation: 99, Overrun(owner: nil, phase: .load, policy: .endHost, allowed: .seconds(1))),
             .suspended(generation: 99, process: ProcessID(rawValue: 1), by: .stop, running: []),

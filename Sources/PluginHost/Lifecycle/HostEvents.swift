@@ -12,8 +12,8 @@ final class HostEvents: Sendable {
         case rescan
         /// A service's `run()` returned, or threw.
         case serviceEnded(plugin: PluginNumber, error: String?)
-        /// The plugins are loaded and the generation before has stopped: bootstrap them.
-        case proceed
+        /// The supervisor's word to an upgrade's new worker that waits for it.
+        case verdict(CandidateVerdict)
     }
 
     private let queue = Mutex<[Event]>([])

@@ -136,7 +136,7 @@ struct LifecycleRunner {
             case .stop:
                 beginStop()
                 stopping = true
-            case .proceed:
+            case .verdict:
                 break
             }
         }

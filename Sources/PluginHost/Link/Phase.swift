@@ -70,9 +70,12 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible, PageCode {
     case stopping = 6
     case shuttingDown = 7
     case exiting = 8
-    /// Loaded its plugins, and waits for the generation before to stop before it
-    /// bootstraps them.
+    /// An upgrade's new worker loaded its plugins, and waits for the supervisor's word to
+    /// bootstrap them (beside the generation before, or once it has stopped).
     case prepared = 9
+    /// An upgrade's new worker bootstrapped its plugins, and waits for the supervisor's word
+    /// to serve.
+    case bootstrapped = 10
 
     static let fallback = WorkerPhase.startUp
 
@@ -87,7 +90,8 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible, PageCode {
         case .stopping: "the stop of the services"
         case .shuttingDown: "shutdown"
         case .exiting: "exit"
-        case .prepared: "the wait for the generation before to stop"
+        case .prepared: "the wait for the word to bootstrap"
+        case .bootstrapped: "the wait for the word to serve"
         }
     }
 }

@@ -47,8 +47,9 @@ final class SupervisionPage: Sendable {
             static var stopSignal: PageField<Int32> { PageField<Int32>(after: stopCount) }
             static var reloadCount: PageField<Int32> { PageField<Int32>(after: stopSignal) }
             static var rescanCount: PageField<Int32> { PageField<Int32>(after: reloadCount) }
-            static var proceedCount: PageField<Int32> { PageField<Int32>(after: rescanCount) }
-            static var upgradeRequests: PageField<Int32> { PageField<Int32>(after: proceedCount) }
+            static var verdictCount: PageField<Int32> { PageField<Int32>(after: rescanCount) }
+            static var verdict: PageField<CandidateVerdict> { PageField<CandidateVerdict>(after: verdictCount) }
+            static var upgradeRequests: PageField<Int32> { PageField<Int32>(after: verdict) }
             static var forwardedStops: PageField<Int32> { PageField<Int32>(after: upgradeRequests) }
             static var forwardedReloads: PageField<Int32> { PageField<Int32>(after: forwardedStops) }
             static var forwardedStopSignal: PageField<Int32> { PageField<Int32>(after: forwardedReloads) }
@@ -246,8 +247,8 @@ final class SupervisionPage: Sendable {
         case reload
         /// The plugin directories changed (`--watch`): rescan.
         case rescan
-        /// A worker that loaded its plugins and waits: bootstrap now.
-        case proceed
+        /// A candidate that reported and waits: the supervisor's word is in ``verdict``.
+        case verdict
         /// The worker asks for a new generation, to take up changed plugin files.
         case upgrade
 
@@ -256,7 +257,7 @@ final class SupervisionPage: Sendable {
             case .stop: Layout.Header.stopCount
             case .reload: Layout.Header.reloadCount
             case .rescan: Layout.Header.rescanCount
-            case .proceed: Layout.Header.proceedCount
+            case .verdict: Layout.Header.verdictCount
             case .upgrade: Layout.Header.upgradeRequests
             }
         }
@@ -268,6 +269,12 @@ final class SupervisionPage: Sendable {
     func raise(_ counter: Counter) {
         atomic(counter.field).increment()
         commands.post()
+    }
+
+    /// The supervisor's last word to a candidate, written before ``Counter/verdict`` is raised.
+    var verdict: CandidateVerdict {
+        get { load(Layout.Header.verdict) }
+        set { store(Layout.Header.verdict, newValue) }
     }
 
     /// The signal of the first stop request.

@@ -13,8 +13,8 @@ final class WorkerLink: Sendable {
         case reload
         /// A `*.so` file in a plugin directory changed (`--watch`): rescan.
         case rescan
-        /// The plugins are loaded and the generation before has stopped: bootstrap now.
-        case proceed
+        /// The supervisor's word to an upgrade's new worker that reported and waits.
+        case verdict(CandidateVerdict)
     }
 
     let page: SupervisionPage
@@ -128,13 +128,6 @@ final class WorkerLink: Sendable {
         page.healthyUntil = deadline
     }
 
-    /// Tells the supervisor that the plugins are loaded and the worker waits for its word
-    /// (``Request/proceed``) to bootstrap them.
-    func announcePrepared() {
-        enter(.prepared)
-        wakeSupervisor()
-    }
-
     /// Asks the supervisor for a new generation, which takes up plugin files that changed.
     func requestUpgrade() {
         page.raise(.upgrade)
@@ -155,7 +148,7 @@ final class WorkerLink: Sendable {
             var stops: Int32 = 0
             var reloads: Int32 = 0
             var rescans: Int32 = 0
-            var proceeds: Int32 = 0
+            var verdicts: Int32 = 0
             while true {
                 if page.count(.stop) > stops {
                     if stops == 0 { handler(.stop(signal: page.stopSignal)) }
@@ -169,9 +162,9 @@ final class WorkerLink: Sendable {
                     rescans = page.count(.rescan)
                     handler(.rescan)
                 }
-                if page.count(.proceed) > proceeds {
-                    proceeds = page.count(.proceed)
-                    handler(.proceed)
+                if page.count(.verdict) > verdicts {
+                    verdicts = page.count(.verdict)
+                    handler(.verdict(page.verdict))
                 }
                 page.waitForRequest()
             }

@@ -17,6 +17,9 @@ enum WorkerNews: Equatable, Sendable {
     /// A running plugin's file holds a new build that is not taken up (`Domain 1.0.0 -> 2.0.0`),
     /// because it would leave a plugin outside its `requiredVersions`.
     case upgradeRefused(String, reasons: [String])
+    /// An upgrade's new worker loaded, or bootstrapped, its plugins, and waits for the
+    /// supervisor's word.
+    case candidate(CandidateReport)
 
     /// The news as the page carries it.
     var encoded: [UInt8] {
@@ -31,6 +34,8 @@ enum WorkerNews: Equatable, Sendable {
             .object([("health", .object(durations.keys.sorted().map { ($0, .number(durations[$0]!)) }))])
         case .upgradeRefused(let upgrade, let reasons):
             .object([("upgradeRefused", .object([("upgrade", .string(upgrade)), ("reasons", .array(reasons.map(JSONOutput.string)))]))])
+        case .candidate(let report):
+            .object([("candidate", report.json)])
         }
         return Array(value.rendered().utf8)
     }
@@ -57,6 +62,9 @@ enum WorkerNews: Equatable, Sendable {
         case ("upgradeRefused", .object(let refusal)):
             guard case .string(let upgrade)? = refusal["upgrade"], case .array(let reasons)? = refusal["reasons"] else { return nil }
             self = .upgradeRefused(upgrade, reasons: reasons.compactMap(\.text))
+        case ("candidate", let report):
+            guard let report = CandidateReport(json: report) else { return nil }
+            self = .candidate(report)
         default:
             return nil
         }

@@ -25,6 +25,9 @@ enum Announcement: Equatable, Sendable {
     case upgradingAgain(with: [PublishedPlugin])
     /// The candidate could not even start.
     case upgradeCouldNotStart
+    /// The candidate cannot run `plugin`, which runs now: its file did not load, or (once
+    /// `bootstrapped`) did not bootstrap, or is no plugin now. It is told to give up.
+    case candidateCannotRun(plugin: String, bootstrapped: Bool)
     /// The candidate failed after the generation before had stopped: the builds that ran
     /// before are restored, without `leftOut`.
     case upgradeFailedAfterStop(leftOut: [PublishedPlugin], restart: RestartCount)

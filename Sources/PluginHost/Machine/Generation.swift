@@ -19,6 +19,15 @@ struct Generation: Equatable, Sendable {
     var suspension: Suspension?
     /// The plugin whose failure (an error, not a crash) made its worker give up, once it ended.
     var failedPlugin: PluginNumber?
+    /// An upgrade's candidate the machine told to give up: the plugin it blamed (by number;
+    /// `nil` for one the candidate never published), which its end is judged by.
+    var abandoned: Abandonment?
+
+    /// Why the machine told a candidate to give up.
+    struct Abandonment: Equatable, Sendable {
+        /// The plugin that runs now and that the candidate cannot run.
+        var blamed: PluginNumber?
+    }
     /// What its worker as a whole was doing when it ended.
     var endedIn: WorkerPhase = .startUp
 
@@ -30,7 +39,7 @@ struct Generation: Equatable, Sendable {
         /// An upgrade's new generation: its plugins are loaded, and it waits for the word to
         /// bootstrap them, once the generation before has stopped.
         case prepared
-        /// Told to bootstrap the plugins it had loaded.
+        /// Told to bootstrap the plugins it had loaded, after the generation before stopped.
         case proceeding
         /// It said every component is ready.
         case serving

@@ -25,10 +25,6 @@ struct GenerationPlan: Equatable, Sendable {
     var builds = BuildSelection()
     /// The sockets the host listens on, by name, which plugins obtain from the chain.
     var sockets: [String: Int32] = [:]
-    /// The plugins the generation before runs, for an upgrade, with their files: each that
-    /// is still there (its name found, or its file now unusable) must run again, or the
-    /// upgrade fails before that generation is disturbed.
-    var runningBefore: [String: String] = [:]
     /// The worker's end of the channel the supervisor passes on what the generation before
     /// handed over, and takes what this one hands over as it stops; -1 for none.
     var handOff: Int32 = -1
@@ -36,8 +32,8 @@ struct GenerationPlan: Equatable, Sendable {
     /// keeps to itself those that only systemd needs.
     var systemdListens = false
 
-    /// Whether the generation loads its plugins, then waits for the supervisor's word to
-    /// bootstrap them.
+    /// Whether the generation reports what it loaded, then what it bootstrapped, and waits
+    /// each time for the supervisor's word (``CandidateVerdict``).
     var waitsBeforeBootstrap: Bool { cause == .upgrade }
 
     /// Whether a plugin that fails is left out while the others run, as when plugins are

@@ -20,8 +20,9 @@ enum SupervisionEvent: Equatable, Sendable {
     case holding([PublishedPlugin], asked: [PublishedPlugin])
     /// A generation says every component is ready; what it runs now.
     case ready(generation: Int, plugins: [PublishedPlugin])
-    /// An upgrade's new generation has loaded its plugins and waits to bootstrap them.
-    case prepared(generation: Int)
+    /// An upgrade's new generation loaded, or bootstrapped, its plugins, and waits for the
+    /// machine's word (``CandidateVerdict``).
+    case candidate(generation: Int, CandidateReport)
     /// A serving generation saw plugin files change that it cannot take up itself.
     case upgradeRequested(generation: Int, plugins: [PublishedPlugin])
     /// A generation tells systemd something other than that it is ready.
@@ -62,7 +63,7 @@ extension SupervisionEvent {
         case .couldNotStart: "fork refused"
         case .holding: "builds held"
         case .ready: "ready"
-        case .prepared: "prepared"
+        case .candidate: "candidate report"
         case .upgradeRequested: "files changed"
         case .notification: "notification"
         case .health: "health"

@@ -89,20 +89,6 @@ extension SupervisionMachine {
         beginWaitingReload()
     }
 
-    mutating func prepared(_ number: Int) {
-        guard var generation = generations[number], case .starting = generation.life else { return }
-        generation.life = .prepared
-        generations[number] = generation
-        switch state {
-        case .upgrading(let serving, let candidate):
-            guard candidate == number else { break }
-            askToStop(serving, signal: .terminate)
-            state = .handingOver(old: serving, candidate: candidate)
-        case .starting, .serving, .recovering, .backingOff, .handingOver, .takingOver, .stopping, .finished:
-            break
-        }
-    }
-
     mutating func upgradeRequested(by number: Int, plugins: [PublishedPlugin]) {
         guard generations[number]?.isAlive == true else { return }
         generations[number]?.plugins = plugins
@@ -188,7 +174,9 @@ extension SupervisionMachine {
         }
         if !evidence.plugins.isEmpty { generation.plugins = evidence.plugins }
         generation.life = .ended(ending)
-        generation.failedPlugin = evidence.failedPlugin
+        // A candidate the machine told to give up is judged by whom the machine blamed, not by
+        // the first failure its worker saw.
+        generation.failedPlugin = generation.abandoned.map(\.blamed) ?? evidence.failedPlugin
         generation.endedIn = evidence.workerPhase
         generations[number] = generation
         let rollback = upgrades.rollback(by: number)
@@ -250,7 +238,7 @@ extension SupervisionMachine {
                 restore(after: candidate, replacing: replaced)
             } else {
                 handOver(to: candidate)
-                act(.ask(generation: candidate, .proceed))
+                act(.ask(generation: candidate, .verdict(.bootstrapAfter)))
                 generations[candidate]?.life = .proceeding
                 state = .takingOver(candidate, replacing: replaced)
             }
@@ -300,6 +288,9 @@ extension SupervisionMachine {
             if number == currentGeneration { records.healthDurations = durations }
         case .upgradeRefused(let upgrade, let reasons):
             records.lastUpgrade = UpgradeRecord(at: now, result: .refused, outcome: .refused(upgrade: upgrade, reasons: reasons))
+        case .candidate:
+            // The driver passes a candidate's report as an event of its own (``judge(_:_:)``).
+            break
         }
     }
 }

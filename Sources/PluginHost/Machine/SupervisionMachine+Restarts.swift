@@ -14,9 +14,9 @@ extension SupervisionMachine {
             return
         }
         let plugins = generation.plugins
-        let culprits = ending.exoneration != nil || !ending.culprits.isEmpty
-            ? ending.culprits : generation.failedPlugin.map { [$0] } ?? []
-        let culpritBuilds = culprits.compactMap { plugins[number: $0] }
+        // Blame is on the evidence of the end alone: a plugin that failed earlier in this
+        // worker (left out, not added) is not the culprit of an end that names nobody.
+        let culpritBuilds = ending.culprits.compactMap { plugins[number: $0] }
         // A build on trial whose build before is held comes back in its place: its plugin stays.
         let comingBack = culpritBuilds.filter { ledger.trial(of: $0)?.replacedHeld == true }
         let gone = culpritBuilds.filter { culprit in !comingBack.contains { $0.isSameBuild(as: culprit) } }
@@ -44,7 +44,7 @@ extension SupervisionMachine {
             rollBack(trials, after: ending, dependents: dependents, at: start)
             return
         }
-        let blame: Announcement.Blame = ending.exoneration.map { .nobody($0) } ?? (culprits.isEmpty ? .unknown : .culprits(culpritBuilds))
+        let blame: Announcement.Blame = ending.exoneration.map { .nobody($0) } ?? (ending.culprits.isEmpty ? .unknown : .culprits(culpritBuilds))
         say(.restarting(blame: blame, dependents: dependents, restart: restartCount(waiting: start - now)))
         notify(reloadingNow)
         notify(.status(.restarting(culprits: culpritBuilds, failure: ending.summary, leftOut: leaving.sorted()), nil))

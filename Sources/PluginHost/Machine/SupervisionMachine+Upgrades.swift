@@ -5,12 +5,52 @@ extension SupervisionMachine {
     /// The serving generation saw plugin files change: a candidate loads the new builds
     /// beside it.
     mutating func startUpgrade(of serving: Int) {
-        let running = generations[serving]?.running ?? []
-        let candidate = startGeneration(
-            .upgrade, runningBefore: Dictionary(running.map { ($0.name, $0.file) }, uniquingKeysWith: { first, _ in first }))
+        let candidate = startGeneration(.upgrade)
         notify(reloadingNow)
         notify(.status(.upgrading, nil))
         state = .upgrading(serving: serving, candidate: candidate)
+    }
+
+    /// A candidate reported what it loaded, or bootstrapped, and waits for the machine's word.
+    /// It cannot replace the generation before when it cannot run a plugin that runs now and
+    /// whose file is still there: it is told to give up, and that plugin is blamed. Loaded, it
+    /// bootstraps beside the serving generation when every plugin it loaded allows it, and
+    /// otherwise once the serving generation has stopped and handed over. Bootstrapped, it
+    /// may serve.
+    mutating func judge(_ number: Int, _ report: CandidateReport) {
+        guard let generation = generations[number], generation.isAlive, generation.cause == .upgrade else { return }
+        let before: [PublishedPlugin]
+        switch state {
+        case .upgrading(let serving, let candidate):
+            guard candidate == number else { return }
+            before = generations[serving]?.running ?? []
+        case .takingOver(let candidate, let replaced):
+            guard candidate == number else { return }
+            before = replaced
+        case .starting, .serving, .recovering, .backingOff, .handingOver, .stopping, .finished:
+            // Not a candidate the host waits for (it stops, or the serving generation ended):
+            // it is ended, and waits for no word.
+            return
+        }
+        if let lost = report.firstLost(of: before) {
+            generations[number]?.abandoned = Generation.Abandonment(blamed: lost.number)
+            say(.candidateCannotRun(plugin: lost.name, bootstrapped: report.stage == .bootstrapped))
+            act(.ask(generation: number, .verdict(.abandon)))
+            return
+        }
+        switch report.stage {
+        case .loaded:
+            guard case .upgrading(let serving, _) = state, case .starting = generation.life else { return }
+            if report.bootstrapsBeside {
+                act(.ask(generation: number, .verdict(.bootstrapBeside)))
+            } else {
+                generations[number]?.life = .prepared
+                askToStop(serving, signal: .terminate)
+                state = .handingOver(old: serving, candidate: number)
+            }
+        case .bootstrapped:
+            act(.ask(generation: number, .verdict(.serve)))
+        }
     }
 
     /// The candidate ended before the generation before was disturbed: the builds to blame

@@ -9,8 +9,10 @@
 ///  starting ──ready──▶ serving ──ends unexpectedly──▶ (backing off) ──▶ recovering ──ready──▶ serving
 ///                       │  ▲                                              │ fails: recover again, or end
 ///                       │  └──────────────────────────ready───────────────┘
-///                       └─ files changed ──▶ upgrading ──prepared──▶ handing over ──old ended──▶ taking over ──ready──▶ serving
-///                                             fails: serving         candidate failed: recovering with the builds before
+///                       └─ files changed ──▶ upgrading ──loaded, after──▶ handing over ──old ended──▶ taking over ──ready──▶ serving
+///                                             │  └─loaded, beside: bootstraps beside ──ready──▶ serving (the old drains)
+///                                             fails, or cannot run a plugin that runs: serving
+///                                             taking over, candidate failed: recovering with the builds before
 ///  SIGINT/SIGTERM in any state: stopping ──every generation ended──▶ finished
 /// ```
 ///
@@ -182,8 +184,8 @@ struct SupervisionMachine: Sendable {
             ledger.holding(held, of: asked)
         case .ready(let number, let plugins):
             ready(number, plugins: plugins)
-        case .prepared(let number):
-            prepared(number)
+        case .candidate(let number, let report):
+            judge(number, report)
         case .upgradeRequested(let number, let plugins):
             upgradeRequested(by: number, plugins: plugins)
         case .notification(let number, let notification):
@@ -285,14 +287,13 @@ struct SupervisionMachine: Sendable {
     /// Forks a generation for `cause`, with the builds it must leave out or load instead.
     ///
     /// - Returns: Its number.
-    mutating func startGeneration(_ cause: GenerationPlan.Cause, runningBefore: [String: String] = [:]) -> Int {
+    mutating func startGeneration(_ cause: GenerationPlan.Cause) -> Int {
         upgrades.generationStarts()
         generationsStarted += 1
         var plan = GenerationPlan()
         plan.number = generationsStarted
         plan.cause = cause
         plan.builds = ledger.selection
-        plan.runningBefore = runningBefore
         generations[plan.number] = Generation(number: plan.number, cause: cause, startedAt: now, life: .starting)
         actions.append(.start(plan))
         // A generation that does not wait bootstraps at once: what the one it replaces handed

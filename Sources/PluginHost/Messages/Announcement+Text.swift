@@ -38,6 +38,8 @@ extension Announcement {
                 + "\(Self.theirFiles(leftOut.count)): " + leftOut.map { "\($0.nameAndVersion) (\($0.file))" }.joined(separator: ", ")
         case .upgradingAgain(let builds):
             return "upgrading again without the builds left out: " + Self.names(builds)
+        case .candidateCannotRun(let plugin, let bootstrapped):
+            return "error: the new worker cannot \(bootstrapped ? "bootstrap" : "load") plugin \(plugin), which runs now"
         case .upgradeCouldNotStart:
             return "error: the upgrade could not start; the running plugins keep serving as they were"
         case .upgradeFailedAfterStop(let leftOut, let restart):

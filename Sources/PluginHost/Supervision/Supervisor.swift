@@ -6,7 +6,7 @@
 /// ```
 ///  supervisor ── fork ──▶ worker generation (own process group): survey, load, bootstrap, run, stop
 ///      │   ◀── supervision page: steps and deadlines, crash and exit records, output, readiness ──┘
-///      │   ──▶ requests: stop (SIGINT, SIGTERM), reload (SIGHUP), rescan (--watch), proceed
+///      │   ──▶ requests: stop (SIGINT, SIGTERM), reload (SIGHUP), rescan (--watch), a candidate's verdict
 ///      └─ decisions: one pure state machine (SupervisionMachine); this is its driver
 /// ```
 ///
@@ -131,7 +131,7 @@ struct Supervisor {
     // MARK: Turning what happened into events
 
     /// What each live worker did since the last look: signals it forwarded, its messages,
-    /// whether it waits to bootstrap or asks for an upgrade, its health, its deadlines, and
+    /// whether it asks for an upgrade, its health, its deadlines, and
     /// whether it stopped, resumed or ended.
     private mutating func observeWorkers() -> [SupervisionEvent] {
         var events: [SupervisionEvent] = []
@@ -166,10 +166,6 @@ struct Supervisor {
                 events.append(.signal(.hangUp, from: .worker(generation: worker.generation)))
             }
             events += takeMessage(of: worker)
-            if !worker.preparedReported, page.workerPhase == .prepared {
-                worker.preparedReported = true
-                events.append(.prepared(generation: worker.generation))
-            }
             let requests = page.count(.upgrade)
             if requests > worker.upgradeRequests {
                 worker.upgradeRequests = requests
@@ -229,7 +225,11 @@ struct Supervisor {
             return [.notification(generation: worker.generation, notification)]
         case .news(let bytes):
             worker.page.acknowledge(number)
-            return WorkerNews(encoded: bytes).map { [.news(generation: worker.generation, $0)] } ?? []
+            switch WorkerNews(encoded: bytes) {
+            case .candidate(let report)?: return [.candidate(generation: worker.generation, report)]
+            case let news?: return [.news(generation: worker.generation, news)]
+            case nil: return []
+            }
         }
     }
 

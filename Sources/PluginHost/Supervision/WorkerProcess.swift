@@ -15,8 +15,6 @@ final class WorkerProcess {
     var forwardedStops: Int32 = 0
     var forwardedReloads: Int32 = 0
     var upgradeRequests: Int32 = 0
-    /// Whether its waiting to bootstrap (``WorkerPhase/prepared``) was reported.
-    var preparedReported = false
     /// Its last health check as reported: good until, or `nil` for bad (and before any).
     var healthReported: MonotonicInstant?
     /// Whether a step past its limit was reported: the machine ends the worker.
@@ -98,7 +96,9 @@ final class WorkerProcess {
             ProcessControl.send(.resume, toGroup: process)
         case .reload: page.raise(.reload)
         case .rescan: page.raise(.rescan)
-        case .proceed: page.raise(.proceed)
+        case .verdict(let verdict):
+            page.verdict = verdict
+            page.raise(.verdict)
         }
     }
 
@@ -132,9 +132,8 @@ final class WorkerProcess {
         if running.isEmpty {
             running = page.plugins.compactMap { plugin in page.step(of: plugin).map { RunningCode(plugin: plugin, phase: $0.phase) } }
         }
-        // Only an end the host did not mean is judged by what happened to the files.
-        let intended = page.crash == nil && page.exitCall == nil && termination == .exited(page.intendedExit ?? -1)
-        let rewritten = intended ? [] : plugins.indices.map(PluginNumber.init).filter { number in
+        // A fact of the files, whatever the end: the machine decides what it means.
+        let rewritten = plugins.indices.map(PluginNumber.init).filter { number in
             guard page.hasCode(number), let loaded = plugins[number.index].identity,
                 let now = try? FileStatus(path: plugins[number.index].file).identity
             else { return false }

@@ -43,7 +43,7 @@ struct WorkerMain {
                 case .stop(let signal): events.post(.stop(signal: signal))
                 case .reload: events.post(.reload)
                 case .rescan: events.post(.rescan)
-                case .proceed: events.post(.proceed)
+                case .verdict(let verdict): events.post(.verdict(verdict))
                 }
             }
         }
@@ -134,7 +134,8 @@ struct WorkerMain {
         var settings: [String: Settings] = [:]
         /// What rescans start from.
         var rescans = RescanMemory(builds: BuildSelection(), leftOut: [], notAdded: [])
-        /// An upgrade's candidate could not run a plugin the generation before runs.
+        /// An upgrade's new worker that does not replace the generation before: the supervisor
+        /// said so, or the host stops first.
         var candidateFailed = false
     }
 
@@ -201,21 +202,25 @@ struct WorkerMain {
             settings: configuration.settings, strictness: strictness
         ) { failedToLoad in
             guard plan.waitsBeforeBootstrap else { return true }
-            // An upgrade: the new builds are loaded beside the running ones; bootstrap only
-            // if every plugin the generation before runs loaded, and, unless every plugin
-            // allows bootstrapping beside it, once it has stopped.
+            // An upgrade: the new builds are loaded beside the running ones; the supervisor
+            // says whether they bootstrap now, once the generation before has stopped, or not.
             let loaded = survey.resolution.order.filter { !failedToLoad.contains($0.name) }
-            if let lost = missing(from: loaded, in: survey) {
-                console.write("plugin-host: error: the new worker cannot load plugin \(lost), which runs now\n", to: .error)
+            link.tell(.candidate(report(.loaded, running: loaded, of: survey)))
+            link.enter(.prepared)
+            switch waitForVerdict(events) {
+            case .bootstrapBeside:
+                // Beside the serving generation: nothing is handed over, what it holds is in use.
+                return true
+            case .bootstrapAfter:
+                receiveHandOff()
+                return true
+            case .serve, .abandon:
                 abandoned = true
                 return false
+            case nil:
+                // The host stops: nothing bootstraps, and the stop goes on as any.
+                return false
             }
-            // Beside the serving generation: nothing is handed over, what it holds is in use.
-            if !loaded.isEmpty, loaded.allSatisfy({ $0.manifest.upgrade == .beside }) { return true }
-            link.announcePrepared()
-            guard waitForProceed(events) else { return false }
-            receiveHandOff()
-            return true
         }
         start.report.plugins = result.outcome.plugins
         if watching { start.report.notAdded += result.refused } else { start.report.problems += result.refused }
@@ -238,42 +243,46 @@ struct WorkerMain {
         start.chain = result.outcome.bootstrapped
         start.admitted = result.admitted
         start.rescans.recordLoaded(result.loaded)
-        if plan.waitsBeforeBootstrap {
-            start.candidateFailed = abandoned || (!link.stopRequested && missing(from: result.admitted.map(\.candidate), in: survey) != nil)
+        if plan.waitsBeforeBootstrap && !abandoned {
+            link.tell(.candidate(report(.bootstrapped, running: result.admitted.map(\.candidate), of: survey)))
+            link.enter(.bootstrapped)
+            // Asked to stop first, it stops as any serving worker does.
+            abandoned = waitForVerdict(events).map { $0 != .serve } ?? false
         }
+        start.candidateFailed = abandoned
         return start
     }
 
-    /// The first plugin the generation before runs that `survey` still finds (by name, or
-    /// its file now unusable) and that is not among `plugins`, recorded for the supervisor
-    /// as the culprit; `nil` when none is missing. A plugin whose file is gone was removed.
-    private func missing(from plugins: [PluginCandidate], in survey: PluginSurvey) -> String? {
-        let present = Set(plugins.map(\.name))
-        let found = Set(survey.scan.candidates.map(\.name))
-        let unusable = Set(survey.scan.problems.compactMap(\.file))
-        let lost = plan.runningBefore.keys.sorted().first { name in
-            !present.contains(name) && (found.contains(name) || plan.runningBefore[name].map(unusable.contains) == true)
+    /// What an upgrade's new worker tells the supervisor at `stage`: the plugins that run
+    /// (loaded, or bootstrapped), those of `survey` it found a file of that do not, and the
+    /// files it could not use.
+    private func report(_ stage: CandidateReport.Stage, running: [PluginCandidate], of survey: PluginSurvey) -> CandidateReport {
+        var numbers: [String: PluginNumber] = [:]
+        for number in link.page.plugins { numbers[link.page.entry(of: number).name] = number }
+        let runs = Set(running.map(\.name))
+        func plugin(_ candidate: PluginCandidate) -> CandidateReport.Plugin {
+            CandidateReport.Plugin(name: candidate.name, number: numbers[candidate.name], upgrade: candidate.manifest.upgrade)
         }
-        guard let lost else { return nil }
-        if let number = link.page.plugins.first(where: { link.page.entry(of: $0).name == lost }) { link.recordFailure(of: number) }
-        return lost
+        return CandidateReport(
+            stage: stage, running: running.map(plugin), failed: survey.scan.candidates.filter { !runs.contains($0.name) }.map(plugin),
+            unusableFiles: survey.scan.problems.compactMap(\.file))
     }
 
-    /// Waits until the supervisor says the generation before has stopped; `false` when the
-    /// host is asked to stop first.
-    private func waitForProceed(_ events: HostEvents) -> Bool {
+    /// Waits for the supervisor's word on what this new worker reported; `nil` when the host
+    /// is asked to stop first.
+    private func waitForVerdict(_ events: HostEvents) -> CandidateVerdict? {
         var postponed: [HostEvents.Event] = []
         defer { for event in postponed { events.post(event) } }
         while let event = events.next() {
             switch event {
-            case .proceed: return true
+            case .verdict(let verdict): return verdict
             case .stop:
                 postponed.append(event)
-                return false
-            default: postponed.append(event)
+                return nil
+            case .reload, .rescan, .serviceEnded: postponed.append(event)
             }
         }
-        return false
+        return nil
     }
 
     /// The configuration: the file read now, or what was read of it when the host started

@@ -295,7 +295,7 @@ extension SimulatedWorld {
         case .discardHandOff(let from):
             // Closed only when no generation will take it: none replaces `from` now.
             if let heir = workers.values.filter({ $0.isAlive && !$0.receivedHandOff && $0.number > from && $0.replaces == from }).first,
-                heir.cause == .upgrade, !setup.besideAll, !heir.killed, stopRequests.isEmpty, exit == nil {
+                heir.cause == .upgrade, heir.bootstrapsBeside != true, !heir.killed, stopRequests.isEmpty, exit == nil {
                 violate("what generation \(from) handed over was closed, though generation \(heir.number) is to take over from it")
             }
         case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit, .handOver:
@@ -406,6 +406,16 @@ extension SimulatedWorld {
                     violate("the host says \(change.build.name) \(said.version) -> \(change.build.version), but generation \(serving) runs \(now?.description ?? "nothing") where \(then?.description ?? "nothing") ran")
                 }
             }
+        case .candidateCannotRun(let plugin, let bootstrapped):
+            // The candidate that waits for its word cannot run that plugin, by the truth.
+            let waiting = workers.values.filter { $0.cause == .upgrade && $0.ending == nil && ($0.phase == .prepared || $0.phase == .bootstrapped) }
+            let lost = waiting.compactMap { worker in lostPlugin(in: worker, at: worker.phase == .prepared ? .loaded : .bootstrapped)?.name }
+            if !lost.contains(plugin) {
+                violate("the host says the new worker cannot run \(plugin); by the truth it cannot run \(lost.isEmpty ? "nothing it must" : lost.joined(separator: ", ")): \(announcement.line)")
+            }
+            if bootstrapped != waiting.contains(where: { $0.phase == .bootstrapped }) {
+                violate("the host says the new worker \(bootstrapped ? "bootstrapped" : "loaded") its plugins, which it did not: \(announcement.line)")
+            }
         case .nothingLeftToServe, .restartLimitReached, .upgradingAgain, .upgradeCouldNotStart, .notRestoring, .trialPassed, .accepted,
              .rolledBack, .rollbackFailed, .workerSuspended, .workerResumed, .cannotStartWorker, .workerFailed, .warning, .handingOver,
              .stopping, .stoppingAtOnce, .workersDidNotEnd:
@@ -454,6 +464,8 @@ extension SimulatedWorld {
             versions(builds)
         case .upgradeCouldNotStart:
             must.append("the upgrade could not start")
+        case .candidateCannotRun(let plugin, let bootstrapped):
+            must += ["the new worker cannot \(bootstrapped ? "bootstrap" : "load") plugin \(plugin)", "which runs now"]
         case .upgradeFailedAfterStop(let leftOut, let count):
             must.append(leftOut.isEmpty ? "no plugin is to blame" : "left out")
             versions(leftOut)

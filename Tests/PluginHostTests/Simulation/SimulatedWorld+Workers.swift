@@ -31,7 +31,7 @@ extension SimulatedWorld {
                 let phase: Phase = switch worker.phase {
                 case .loading: .load
                 case .serving: .reload
-                case .prepared, .bootstrapping, .stopping, .gone: .bootstrap
+                case .prepared, .bootstrapping, .bootstrapped, .stopping, .gone: .bootstrap
                 }
                 deliver(.overran(generation: number, Overrun(
                     owner: PluginNumber(owner), phase: phase, policy: .endHost,
@@ -78,7 +78,7 @@ extension SimulatedWorld {
         var selection = plan.builds
         let rewritten = selection.substitutes.filter(wasRewritten)
         selection.substitutes = selection.substitutes.compactMap(locate)
-        let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, runningBefore: plan.runningBefore, stepStarted: now)
+        let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, stepStarted: now)
         if plan.cause == .upgrade { worker.replaces = servingWorker }
         var leftOut: Set<String> = []
         var chosen: [(plugin: Int, inode: UInt64)] = []
@@ -88,8 +88,9 @@ extension SimulatedWorld {
             let name = Self.plugins[plugin].name
             if file.build == .junk {
                 // Not a plugin: a host that does not watch refuses the directory at start; any
-                // other reports it as not added; an upgrade cannot run a plugin that runs now.
-                if (plan.cause == .start && !setup.machine.watching) || (plan.cause == .upgrade && plan.runningBefore[name] != nil) {
+                // other reports it as not added (an upgrade's candidate tells the supervisor).
+                worker.unusableAtStart.insert(plugin)
+                if plan.cause == .start && !setup.machine.watching {
                     workers[plan.number] = worker
                     deliver(.started(generation: plan.number, substitutes: [], rewritten: rewritten))
                     endIntended(plan.number, status: 1)
@@ -140,12 +141,14 @@ extension SimulatedWorld {
                     return
                 }
                 if build == .failsToLoad {
-                    let name = Self.plugins[worker.published[index].plugin].name
                     switch worker.cause {
                     case .restart, .restore:
                         continue
-                    case .start, .upgrade:
-                        if worker.cause == .upgrade && worker.runningBefore[name] == nil { continue }
+                    case .upgrade:
+                        // The candidate tells the supervisor what did not load.
+                        if worker.failedPlugin == nil { worker.failedPlugin = PluginNumber(index) }
+                        continue
+                    case .start:
                         worker.failedPlugin = PluginNumber(index)
                         workers[number] = worker
                         endIntended(number, status: 1)
@@ -160,10 +163,12 @@ extension SimulatedWorld {
                 workers[number] = worker
                 return
             }
-            if worker.cause == .upgrade, !setup.besideAll {
+            if worker.cause == .upgrade {
+                let loaded = worker.published.filter(\.loaded)
+                worker.bootstrapsBeside = !loaded.isEmpty && loaded.allSatisfy { setup.beside.contains($0.plugin) }
                 worker.phase = .prepared
                 workers[number] = worker
-                deliver(.prepared(generation: number))
+                deliver(.candidate(generation: number, candidateReport(of: worker, .loaded)))
                 return
             }
             if worker.cause != .upgrade, !worker.receivedHandOff {
@@ -188,9 +193,12 @@ extension SimulatedWorld {
                     return
                 case .throwsInBootstrap:
                     // A generation that goes on without the plugins that fail reports this one
-                    // not added; an upgrade's candidate fails only for a plugin that runs now.
+                    // not added; an upgrade's candidate tells the supervisor.
                     if worker.cause == .restart || worker.cause == .restore { continue }
-                    if worker.cause == .upgrade && worker.runningBefore[Self.plugins[worker.published[index].plugin].name] == nil { continue }
+                    if worker.cause == .upgrade {
+                        if worker.failedPlugin == nil { worker.failedPlugin = PluginNumber(index) }
+                        continue
+                    }
                     worker.failedPlugin = PluginNumber(index)
                     workers[number] = worker
                     endIntended(number, status: 1)
@@ -205,14 +213,12 @@ extension SimulatedWorld {
                 scheduleMilestone(of: number, within: 1...10)
                 return
             }
-            workers[number]?.phase = .serving
-            workers[number]?.saidReady = true
-            workers[number]?.readyAt = now
-            // With nothing to serve it stops by itself once it said it is ready: what it is asked
-            // then, it no longer does.
-            serveOrEnd(number)
-            tellConditions(number)
-            deliver(.ready(generation: number, plugins: snapshot(number)))
+            if worker.cause == .upgrade {
+                workers[number]?.phase = .bootstrapped
+                deliver(.candidate(generation: number, candidateReport(of: worker, .bootstrapped)))
+                return
+            }
+            becomeReady(number)
         case .stopping:
             // Stopping as the supervisor asked, its plugins hand over what they hold: what they
             // were handed, and something of their own.
@@ -225,8 +231,99 @@ extension SimulatedWorld {
                 workers[number]?.handedItems = kept + fresh
             }
             endIntended(number, status: 0)
-        case .prepared, .serving, .gone:
+        case .prepared, .bootstrapped, .serving, .gone:
             break
+        }
+    }
+
+    /// The worker serves, and says it is ready.
+    private mutating func becomeReady(_ number: Int) {
+        workers[number]?.phase = .serving
+        workers[number]?.saidReady = true
+        workers[number]?.readyAt = now
+        // With nothing to serve it stops by itself once it said it is ready: what it is asked
+        // then, it no longer does.
+        serveOrEnd(number)
+        tellConditions(number)
+        deliver(.ready(generation: number, plugins: snapshot(number)))
+    }
+
+    // MARK: An upgrade's candidate
+
+    /// What an upgrade's candidate tells the supervisor at `stage`: facts only.
+    func candidateReport(of worker: Worker, _ stage: CandidateReport.Stage) -> CandidateReport {
+        var running: [CandidateReport.Plugin] = []
+        var failed: [CandidateReport.Plugin] = []
+        for (index, published) in worker.published.enumerated() {
+            let plugin = CandidateReport.Plugin(
+                name: Self.plugins[published.plugin].name, number: PluginNumber(index),
+                upgrade: setup.beside.contains(published.plugin) ? .beside : .after)
+            let runs = stage == .loaded ? published.loaded : published.state == .running
+            if runs { running.append(plugin) } else { failed.append(plugin) }
+        }
+        return CandidateReport(
+            stage: stage, running: running, failed: failed, unusableFiles: worker.unusableAtStart.sorted().map { Self.plugins[$0].file })
+    }
+
+    /// By the world's own account, the first plugin (by name) that the generation `worker`
+    /// replaces runs, and that `worker` cannot run at `stage` though it found its file: it
+    /// did not load, or bootstrap, or the file is no plugin. Its index among what `worker`
+    /// published, when it did.
+    func lostPlugin(in worker: Worker, at stage: CandidateReport.Stage) -> (name: String, index: Int?)? {
+        guard let replaced = worker.replaces.flatMap({ workers[$0] }) else { return nil }
+        for name in Set(replaced.told.map(\.name)).sorted() {
+            guard let plugin = Self.plugin(named: name) else { continue }
+            if let index = worker.published.firstIndex(where: { $0.plugin == plugin }) {
+                let runs = stage == .loaded ? worker.published[index].loaded : worker.published[index].state == .running
+                if !runs { return (name, index) }
+            } else if worker.unusableAtStart.contains(plugin) {
+                return (name, nil)
+            }
+        }
+        return nil
+    }
+
+    /// The supervisor's word to a candidate that waits: checked against what the world knows
+    /// it can run and what its manifests say, then carried out.
+    private mutating func hear(_ verdict: CandidateVerdict, in number: Int) {
+        guard let worker = workers[number] else { return }
+        let stage: CandidateReport.Stage
+        switch worker.phase {
+        case .prepared: stage = .loaded
+        case .bootstrapped: stage = .bootstrapped
+        case .loading, .bootstrapping, .serving, .stopping, .gone:
+            violate("generation \(number) was told \(verdict) while it waited for no word")
+            return
+        }
+        let lost = lostPlugin(in: worker, at: stage)
+        switch verdict {
+        case .abandon:
+            guard let lost else {
+                violate("generation \(number) was told to give up, though it runs every plugin the generation it replaces runs")
+                endIntended(number, status: 1)
+                return
+            }
+            // It ends as the host means; by the truth, the plugin it lost is to blame.
+            end(number, .exited(1), death: .intended(failedPlugin: lost.index), intended: 1)
+        case .bootstrapBeside, .bootstrapAfter:
+            if stage != .loaded { violate("generation \(number) was told to bootstrap once it had bootstrapped") }
+            if let lost { violate("generation \(number) was told to bootstrap, though it cannot load plugin \(lost.name), which runs now") }
+            let beside = verdict == .bootstrapBeside
+            if let expected = worker.bootstrapsBeside, beside != expected {
+                violate(expected
+                    ? "generation \(number) waits for the serving generation to stop, though every plugin it loaded allows bootstrapping beside it"
+                    : "generation \(number) bootstraps beside the serving generation, though a plugin it loaded says \"upgrade\": \"after\"")
+            }
+            if !beside, !worker.receivedHandOff {
+                violate("generation \(number) was told to bootstrap before the supervisor sent it what the generation before handed over")
+            }
+            workers[number]?.phase = .bootstrapping
+            workers[number]?.stepStarted = now
+            scheduleMilestone(of: number, within: 2...20)
+        case .serve:
+            if stage != .bootstrapped { violate("generation \(number) was told to serve before it bootstrapped") }
+            if let lost { violate("generation \(number) was told to serve, though it cannot run plugin \(lost.name), which runs now") }
+            becomeReady(number)
         }
     }
 
@@ -299,7 +396,7 @@ extension SimulatedWorld {
 
     mutating func ask(_ number: Int, _ request: WorkerLink.Request) {
         if case .stop = request { workers[number]?.askedToStop = true }
-        if request == .proceed { workers[number]?.proceeded = true }
+        if request == .verdict(.bootstrapAfter) { workers[number]?.proceeded = true }
         guard let worker = workers[number], worker.isAlive, worker.ending == nil else { return }
         if case .stop = request, worker.suspended { resume(number) }
         guard let worker = workers[number], !worker.suspended else {
@@ -311,7 +408,7 @@ extension SimulatedWorld {
         if worker.hung, request != .rescan, request != .reload || worker.published.contains(where: { $0.loaded && $0.state == .running }) {
             // What hangs is the next plugin call: told to bootstrap, the worker's bootstrap
             // never returns and runs past its limit; anything else it never gets to.
-            if request == .proceed, worker.phase == .prepared {
+            if case .verdict(let verdict) = request, verdict == .bootstrapBeside || verdict == .bootstrapAfter, worker.phase == .prepared {
                 workers[number]?.phase = .bootstrapping
                 workers[number]?.stepStarted = now
                 workers[number]?.hungPlugin = worker.hungPlugin ?? 0
@@ -329,20 +426,14 @@ extension SimulatedWorld {
             switch worker.phase {
             case .loading, .bootstrapping:
                 workers[number]?.stopRequested = true
-            case .prepared, .serving:
+            case .prepared, .bootstrapped, .serving:
                 workers[number]?.phase = .stopping
                 scheduleMilestone(of: number, within: 1...30)
             case .stopping, .gone:
                 break
             }
-        case .proceed:
-            guard worker.phase == .prepared else { break }
-            if !worker.receivedHandOff {
-                violate("generation \(number) was told to bootstrap before the supervisor sent it what the generation before handed over")
-            }
-            workers[number]?.phase = .bootstrapping
-            workers[number]?.stepStarted = now
-            scheduleMilestone(of: number, within: 2...20)
+        case .verdict(let verdict):
+            hear(verdict, in: number)
         case .reload:
             guard worker.phase == .serving else { break }
             deliver(.notification(generation: number, .reloading(monotonicMicroseconds: now.nanoseconds / 1000)))
@@ -532,13 +623,14 @@ extension SimulatedWorld {
         let phase: WorkerPhase = switch worker.phase {
         case .loading: .loading
         case .prepared: .prepared
+        case .bootstrapped: .bootstrapped
         case .bootstrapping: .bootstrapping
         case .serving: worker.stoppingByItself ? .stopping : .running
         case .stopping, .gone: .stopping
         }
         let evidence = EndingEvidence(
             termination: termination, intendedExit: intended, crash: crash, exitCall: exitCall, running: running, workerPhase: phase,
-            failedPlugin: worker.failedPlugin, plugins: snapshot(number), rewrittenInPlace: intended == nil ? rewritten : [], stall: nil)
+            failedPlugin: worker.failedPlugin, plugins: snapshot(number), rewrittenInPlace: rewritten, stall: nil)
         workers[number]?.ending = (termination, evidence)
         workers[number]?.death = death
         workers[number]?.runningAtDeath = running

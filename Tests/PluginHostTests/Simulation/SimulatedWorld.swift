@@ -53,7 +53,9 @@ struct SimulatedWorld {
 
     /// Where a simulated worker stands.
     enum Stage: Equatable {
-        case loading, prepared, bootstrapping, serving, stopping, gone
+        /// An upgrade's candidate waits for the supervisor's word when `prepared` (loaded) and
+        /// `bootstrapped`.
+        case loading, prepared, bootstrapping, bootstrapped, serving, stopping, gone
     }
 
     /// A worker process of the simulation, with the truth of what it did. A reference: the
@@ -69,7 +71,11 @@ struct SimulatedWorld {
         let startedAt: MonotonicInstant
         var phase = Stage.loading
         var published: [Published] = []
-        var runningBefore: [String: String] = [:]
+        /// The plugin files it found that are no plugin (junk), by plugin index.
+        var unusableAtStart: Set<Int> = []
+        /// An upgrade's candidate: whether, by the world's reading of the manifests, it
+        /// bootstraps beside the serving generation; `nil` until it loaded.
+        var bootstrapsBeside: Bool?
         /// The worker that served when this upgrade's candidate started.
         var replaces: Int?
         var hung = false
@@ -84,7 +90,7 @@ struct SimulatedWorld {
         var askedToStop = false
         /// It stops by itself: no service to run on a host that does not watch.
         var stoppingByItself = false
-        /// Told to bootstrap (an upgrade's candidate).
+        /// Told to bootstrap once the generation before stopped (an upgrade's candidate).
         var proceeded = false
         var pendingRequests: [WorkerLink.Request] = []
         /// When it reaches its next milestone (loaded, bootstrapped, stopped).
@@ -138,11 +144,10 @@ struct SimulatedWorld {
         /// The items it handed over as it stopped, which the supervisor hears of before its end.
         var handedItems: [Int] = []
 
-        init(number: Int, cause: GenerationPlan.Cause, startedAt: MonotonicInstant, runningBefore: [String: String], stepStarted: MonotonicInstant) {
+        init(number: Int, cause: GenerationPlan.Cause, startedAt: MonotonicInstant, stepStarted: MonotonicInstant) {
             self.number = number
             self.cause = cause
             self.startedAt = startedAt
-            self.runningBefore = runningBefore
             self.stepStarted = stepStarted
         }
 
@@ -166,9 +171,9 @@ struct SimulatedWorld {
         var machine = SupervisionMachine.Configuration()
         /// `--timeout`: how long a load or bootstrap may take.
         var loadTimeout: Duration = .seconds(30)
-        /// Whether every plugin's manifest allows bootstrapping beside the build before
-        /// (`"upgrade": "beside"`): an upgrade's candidate bootstraps without waiting.
-        var besideAll = false
+        /// The plugins whose manifest allows bootstrapping beside the build before
+        /// (`"upgrade": "beside"`), by index; the others say `"after"`.
+        var beside: Set<Int> = []
     }
 
     let setup: Setup

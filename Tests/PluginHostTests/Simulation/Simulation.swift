@@ -36,7 +36,10 @@ enum Simulation {
         setup.machine.watchdog = Bool.random(using: &random) ? .seconds(4) : nil
         setup.loadTimeout = .seconds([2, 30].randomElement(using: &random)!)
         setup.machine.trial = [nil, .seconds(2), .seconds(30)].randomElement(using: &random)!
-        setup.besideAll = Bool.random(using: &random)
+        // The manifests say "upgrade": "after" for every plugin, "beside" for every one, or
+        // each its own.
+        let orders = Int.random(in: 0..<3, using: &random)
+        setup.beside = Set(SimulatedWorld.plugins.indices.filter { _ in orders == 1 || (orders == 2 && Bool.random(using: &random)) })
         return setup
     }
 
