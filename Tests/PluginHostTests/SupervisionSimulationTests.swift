@@ -168,6 +168,16 @@ struct SupervisionSimulationTests {
         #expect(outcome.violations == [], "\(Simulation.report(outcome))")
     }
 
+    @Test("a running plugin's file turned into junk fails an upgrade as a whole; a new build it kept from loading waits for its file to change (seed 1133906)")
+    func junkFailsAnUpgradeAsAWhole() {
+        let operations: [FaultOperation] = [
+            .advance(milliseconds: 34204), .replace(plugin: Self.echo, with: .failsToLoad), .rewriteInPlace(plugin: Self.persistence, with: .good),
+            .advance(milliseconds: 1000), .replace(plugin: Self.domain, with: .good), .replace(plugin: Self.persistence, with: .junk),
+        ]
+        let outcome = Simulation.run(seed: 1_133_906, operations: operations)
+        #expect(outcome.violations == [], "\(Simulation.report(outcome))")
+    }
+
     @Test("a worker killed from outside while its services wait blames nobody: the same plugins restart")
     func killedFromOutside() {
         var world = Self.watchingWorld()

@@ -88,6 +88,10 @@ extension SimulatedWorld {
         let changed = candidate.builds.filter { !replaced.running.contains($0) }
             + Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !replaced.running.contains($0) }
         if suspects.isEmpty { truth.abandon(changed) }
+        // What the new worker did not load at all (it requires a plugin whose file is no
+        // plugin now) is no build the upgrade changed: nothing takes it up again until the
+        // files change or SIGHUP.
+        truth.abandon(changed.filter { !candidate.builds.contains($0) })
         lastJudged = (candidate.number, suspects)
         trialsFailed = []
     }
