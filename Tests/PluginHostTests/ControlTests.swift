@@ -124,7 +124,7 @@ struct ControlTests {
             ControlReply(.change("serving -> recovering", HostStatus.example), document: written),
             ControlReply(.metrics(HostStatus.example), document: written),
             ControlReply(.reload(applied: false, reasons: ["settings.json: not JSON"]), document: nil),
-            ControlReply(.restart(ok: true, message: "generation 4 serves"), document: nil),
+            ControlReply(.restart(.serves(generation: 4)), document: nil),
             ControlReply(.stopped(.success), document: nil),
             ControlReply(.refused("no build of Probe is on trial"), document: nil),
         ]

@@ -42,7 +42,9 @@ extension ControlReply {
         case .change(let what, _): self.init(ok: true, change: what, status: document)
         case .metrics: self.init(ok: true, metrics: document?.metrics ?? "")
         case .reload(let applied, let reasons): self.init(ok: applied, reload: Reload(applied: applied, reasons: reasons))
-        case .restart(let ok, let message): self.init(ok: ok, restart: Restart(serving: ok, message: message))
+        case .reloadEnded(let generation, let ending):
+            self.init(ok: false, reload: Reload(applied: false, reasons: [ending.reloadReason(generation: generation)]))
+        case .restart(let outcome): self.init(ok: outcome.ok, restart: Restart(serving: outcome.ok, message: outcome.message))
         case .stopped(let status): self.init(ok: true, stopped: Stopped(status: Int(status.rawValue)))
         case .refused(let reason): self.init(ok: false, error: reason)
         }

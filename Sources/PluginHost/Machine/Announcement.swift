@@ -62,8 +62,8 @@ enum Announcement: Equatable, Sendable {
     case workerSuspended(process: ProcessID, by: Signal, running: [String], limit: Duration?)
     case workerResumed(process: ProcessID, after: Duration)
     case cannotStartWorker(reason: String)
-    /// A worker ended as it should not have, in the words of the judgement of its end.
-    case workerFailed(String)
+    /// A worker ended as it should not have: the judgement of its end.
+    case workerFailed(EndingAccount)
     /// A warning a worker reported, said once while it holds.
     case warning(String)
     /// A generation is handed what the plugins of the one before handed over.

@@ -21,6 +21,26 @@ enum ControlRequest: Equatable, Sendable {
     case rollBack([String])
 }
 
+/// What became of an operator's restart, accept or rollback.
+enum RestartOutcome: Equatable, Sendable {
+    /// The new generation serves.
+    case serves(generation: Int)
+    /// Its worker could not be started: the system's words.
+    case couldNotStart(generation: Int, reason: String)
+    /// It ended before it served, as `ending` says.
+    case endedBeforeServing(generation: Int, WorkerEnding)
+    /// These builds on trial are permanent now.
+    case permanent([PublishedPlugin])
+
+    /// Whether it did what was asked.
+    var ok: Bool {
+        switch self {
+        case .serves, .permanent: true
+        case .couldNotStart, .endedBeforeServing: false
+        }
+    }
+}
+
 /// What the supervisor's state machine answers a control request with.
 enum ControlAnswer: Equatable, Sendable {
     /// The host's status now.
@@ -29,10 +49,13 @@ enum ControlAnswer: Equatable, Sendable {
     case change(String, HostStatus)
     /// The status, for its figures.
     case metrics(HostStatus)
-    /// The outcome of a reload.
+    /// The outcome of a reload, as the generation told it.
     case reload(applied: Bool, reasons: [String])
-    /// The outcome of a restart: whether the new generation serves, and what happened.
-    case restart(ok: Bool, message: String)
+    /// A reload not applied: generation `generation` ended, as `ending` says, before it told
+    /// the reload's outcome.
+    case reloadEnded(generation: Int, WorkerEnding)
+    /// The outcome of a restart (an accept, a rollback): what became of what it asked for.
+    case restart(RestartOutcome)
     /// The host ended, with this status.
     case stopped(ExitStatus)
     /// The request cannot be served now, and why.
@@ -42,7 +65,7 @@ enum ControlAnswer: Equatable, Sendable {
     var carriedStatus: HostStatus? {
         switch self {
         case .status(let status), .change(_, let status), .metrics(let status): status
-        case .reload, .restart, .stopped, .refused: nil
+        case .reload, .reloadEnded, .restart, .stopped, .refused: nil
         }
     }
 

@@ -76,7 +76,7 @@ extension SupervisionMachine {
     mutating func becomeServing(_ number: Int) {
         state = .serving(number)
         guard let generation = generations[number] else { return }
-        answerRestart(of: number, ok: true, "generation \(number) serves")
+        answerRestart(of: number, .serves(generation: number))
         let running = generation.running
         servicePlugins.formUnion(running.filter(\.providesService).map(\.name))
         // Held before the host says it is ready, so that a file replaced once it is can
@@ -145,9 +145,9 @@ extension SupervisionMachine {
     mutating func couldNotStart(_ number: Int, _ reason: String) {
         guard var generation = generations[number], generation.isLive else { return }
         say(.cannotStartWorker(reason: reason))
-        generation.life = .ended(WorkerEnding(status: .crashed, message: reason, culprits: [], phase: "start-up", summary: "could not start"))
+        generation.life = .ended(.couldNotStart(reason))
         generations[number] = generation
-        answerRestart(of: number, ok: false, "generation \(number) could not start: \(reason)")
+        answerRestart(of: number, .couldNotStart(generation: number, reason: reason))
         switch state {
         case .starting(let current):
             if current == number { finish(.failure, .cannotStartWorker) }
@@ -180,17 +180,16 @@ extension SupervisionMachine {
         generation.endedIn = evidence.workerPhase
         generations[number] = generation
         let rollback = upgrades.rollback(by: number)
-        if let message = ending.message { say(.workerFailed(message)) }
+        if let account = ending.account { say(.workerFailed(account)) }
         for culprit in ending.culprits {
             guard let name = evidence.plugins[number: culprit]?.name else { continue }
             ledger.recordFailure(of: name, FailureRecord(at: now, summary: ending.summary))
         }
         if operators.awaitsRestart(of: number) {
-            answerRestart(of: number, ok: false, "generation \(number) ended before it served: \(ending.message ?? "it was ended")")
+            answerRestart(of: number, .endedBeforeServing(generation: number, ending))
         }
         if let clients = operators.endReload(on: number) {
-            let reason = "generation \(number) ended before it told the reload's outcome: \(ending.message ?? "it was ended")"
-            for client in clients { act(.answer(client: client, .reload(applied: false, reasons: [reason]))) }
+            for client in clients { act(.answer(client: client, .reloadEnded(generation: number, ending))) }
             // A generation that drained with a reload under way: the one that serves takes the next.
             if number != currentGeneration { beginWaitingReload() }
         }

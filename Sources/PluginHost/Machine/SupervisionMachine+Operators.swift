@@ -120,9 +120,9 @@ extension SupervisionMachine {
     }
 
     /// Answers the clients waiting for generation `number`'s restart.
-    mutating func answerRestart(of number: Int, ok: Bool, _ message: String) {
+    mutating func answerRestart(of number: Int, _ outcome: RestartOutcome) {
         for client in operators.takeRestartClients(of: number) {
-            act(.answer(client: client, .restart(ok: ok, message: message)))
+            act(.answer(client: client, .restart(outcome)))
         }
     }
 

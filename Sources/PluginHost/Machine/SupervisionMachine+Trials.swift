@@ -90,10 +90,9 @@ extension SupervisionMachine {
     mutating func accept(_ names: [String], for client: Int) {
         guard let trials = trialsNamed(names, for: client) else { return }
         for trial in trials { ledger.endTrial(of: trial.build.name) }
-        let list = trials.map(\.build.nameAndVersion).joined(separator: ", ")
         say(.accepted(trials.map(\.build)))
         letGoOfEndedTrials()
-        act(.answer(client: client, .restart(ok: true, message: "\(list) permanent")))
+        act(.answer(client: client, .restart(.permanent(trials.map(\.build)))))
     }
 
     /// `plugin-host rollback [PLUGIN...]`: the builds on trial of the plugins named (every

@@ -79,8 +79,8 @@ extension Announcement {
             return "note: the worker process \(process) was resumed after \(TextFormat.seconds(after)) stopped"
         case .cannotStartWorker(let reason):
             return "error: cannot start a worker process: \(reason)"
-        case .workerFailed(let message):
-            return "error: " + message
+        case .workerFailed(let account):
+            return "error: " + account.message
         case .warning(let warning):
             return "warning: " + warning
         case .handingOver(let items, let from, let to):

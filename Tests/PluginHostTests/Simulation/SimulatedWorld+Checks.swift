@@ -183,7 +183,7 @@ extension SimulatedWorld {
         case .control(let client, .accept(let names)):
             // Every trial, or those of the plugins named: all of them on trial, or it is refused.
             let trials = Self.trials(truth.trials(at: now), named: names)
-            let accepted = actions.contains { if case .answer(client, .restart(ok: true, _)) = $0 { true } else { false } }
+            let accepted = actions.contains { if case .answer(client, .restart(let outcome)) = $0 { outcome.ok } else { false } }
             if accepted, trials == nil { violate("an accept of \(names.isEmpty ? "every build" : "\(names)") was answered as done, but \(names.isEmpty ? "no build is" : "not each is") on trial") }
             if !accepted, let trials { violate("an accept of \(names.isEmpty ? "every build" : "\(names)") was refused, but \(trials.map(\.build)) are on trial") }
             if accepted, let trials { truth.endTrials(of: trials.map(\.build)) }
@@ -294,7 +294,7 @@ extension SimulatedWorld {
             // What a follower is shown is the same document; its figures are rendered when asked.
             switch answer {
             case .status(let status), .metrics(let status): checkMetrics(of: status)
-            case .change, .reload, .restart, .stopped, .refused: break
+            case .change, .reload, .reloadEnded, .restart, .stopped, .refused: break
             }
         case .discardHandOff(let from):
             // Closed only when no generation will take it: none replaces `from` now.
@@ -496,8 +496,10 @@ extension SimulatedWorld {
             must += ["\(process)", signal.name] + running + (limit.map { [TextFormat.seconds($0)] } ?? [])
         case .workerResumed(let process, let after):
             must += ["\(process)", TextFormat.seconds(after)]
-        case .cannotStartWorker(let words), .workerFailed(let words), .warning(let words):
+        case .cannotStartWorker(let words), .warning(let words):
             must.append(words)
+        case .workerFailed(let account):
+            must += Self.mustSay(account)
         case .handingOver(let items, let from, let to):
             must += items + ["generation \(to)", "generation \(from)"]
         case .stopping(.signal(let signal)), .stoppingAtOnce(let signal):
@@ -510,6 +512,46 @@ extension SimulatedWorld {
         for words in must where !words.isEmpty && !line.has(words) {
             violate("the host's line does not say \"\(words)\", which its value holds: \(line)")
         }
+    }
+
+    /// What the line of a worker's end must name, as docs/operations.md shows it: the plugin
+    /// a record names (by name and file), the signal, the status, the limit it passed, which
+    /// worker the supervisor ended, and that nobody is blamed where the evidence clears all.
+    static func mustSay(_ account: EndingAccount) -> [String] {
+        let evidence = account.evidence
+        func label(_ number: PluginNumber?) -> [String] {
+            guard let number, let plugin = evidence.plugins[number: number] else { return [] }
+            return ["plugin \(plugin.name) (\(plugin.file))"]
+        }
+        func ended(_ spokeForHost: Bool) -> String { spokeForHost ? "ended the worker" : "ended the new worker" }
+        func words(_ cause: EndingCause) -> [String] {
+            switch cause {
+            case .overran(let overrun, let spokeForHost):
+                return label(overrun.owner) + [TextFormat.seconds(overrun.allowed), ended(spokeForHost)]
+            case .stayedSuspended(let signal, let limit, let suspects, let spokeForHost):
+                return [signal.name, TextFormat.seconds(limit), "--timeout", ended(spokeForHost)]
+                    + evidence.running.flatMap { label($0.plugin) } + (suspects.isEmpty ? ["no plugin is blamed"] : [])
+            case .stopDeadline(let allowed, let spokeForHost):
+                return ["did not finish stopping", TextFormat.seconds(allowed), ended(spokeForHost)]
+            case .crashed(let crash):
+                return label(crash.culprit) + ["crashed", Signal(rawValue: crash.signal).name]
+            case .calledExit(let call):
+                return label(call.culprit) + ["exit(\(call.status))"]
+            case .exitedDuringExit(let code, let intended):
+                return ["status \(code)", "status \(intended)"]
+            case .exited(let code):
+                return ["status \(code)"] + (evidence.running.count == 1 ? label(evidence.running[0].plugin) : [])
+            case .killed(let suspects):
+                return ["SIGKILL"] + (suspects.isEmpty ? ["no plugin is blamed"] : suspects.count == 1 ? label(suspects[0].plugin) : [])
+            case .signalled(let signal):
+                return [signal.name] + (evidence.running.count == 1 ? label(evidence.running[0].plugin) : [])
+            case .couldNotStart(let reason):
+                return [reason]
+            case .rewrittenInPlace(let files, let under):
+                return words(under) + files + ["written in place", "no plugin is blamed"]
+            }
+        }
+        return words(account.cause)
     }
 
     /// What `STATUS=` says of the plugins agrees with what `serving` runs and the truth leaves
@@ -645,7 +687,7 @@ extension SimulatedWorld {
         }
         let fits = switch (client.request, answer) {
         case (_, .refused): client.request != .status && client.request != .follow
-        case (.status, .status), (.follow, .change), (.reload, .reload), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
+        case (.status, .status), (.follow, .change), (.reload, .reload), (.reload, .reloadEnded), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
              (.stop, .stopped), (.accept, .restart), (.rollback, .restart), (.acceptOne, .restart), (.rollbackOne, .restart): true
         default: false
         }
