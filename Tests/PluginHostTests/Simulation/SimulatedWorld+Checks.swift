@@ -211,15 +211,13 @@ extension SimulatedWorld {
             // "no plugin is blamed" only when they blame none.
             guard let worker = workers[number] else { break }
             let blamed = Set(WorldTruth.blamed(worker).compactMap { worker.published.indices.contains($0) ? Self.plugins[worker.published[$0].plugin].name : nil })
-            for case .say(let announcement) in actions {
-                guard case .workerFailed = announcement else { continue }
-                let line = announcement.line
-                let clears = line.has("no plugin is blamed")
+            for case .say(.workerFailed(let account)) in actions {
+                let line = Announcement.workerFailed(account).line
+                let (clears, named) = Self.judgement(in: account.cause)
                 if clears, !blamed.isEmpty {
                     violate("the host says no plugin is blamed for generation \(number)'s end, but the truth blames \(blamed.sorted()): \(line)")
                 }
-                if !clears, line.hasPrefix("plugin-host: error: plugin "),
-                    let name = Self.plugins.map(\.name).first(where: { line.dropFirst(27).hasPrefix($0 + " (") }), !blamed.contains(name) {
+                if !clears, let named, let name = account.evidence.plugins[number: named]?.name, !blamed.contains(name) {
                     violate("the host names plugin \(name) for generation \(number)'s end, which the truth does not blame (\(blamed.sorted())): \(line)")
                 }
             }
@@ -511,6 +509,20 @@ extension SimulatedWorld {
         }
         for words in must where !words.isEmpty && !line.has(words) {
             violate("the host's line does not say \"\(words)\", which its value holds: \(line)")
+        }
+    }
+
+    /// What the account of a worker's end says of blame, as docs/operations.md reads it:
+    /// whether it clears everyone (a file written in place, SIGKILL or SIGSTOP from outside
+    /// while no plugin was in a short call), and the plugin it names as having failed, if one.
+    static func judgement(in cause: EndingCause) -> (clears: Bool, named: PluginNumber?) {
+        switch cause {
+        case .rewrittenInPlace: (true, nil)
+        case .killed(let suspects): (suspects.isEmpty, suspects.count == 1 ? suspects[0].plugin : nil)
+        case .stayedSuspended(_, _, let suspects, _): (suspects.isEmpty, suspects.first?.plugin)
+        case .crashed(let record), .calledExit(let record): (false, record.culprit)
+        case .overran(let overrun, _): (false, overrun.owner)
+        case .stopDeadline, .exitedDuringExit, .exited, .signalled, .couldNotStart: (false, nil)
         }
     }
 
