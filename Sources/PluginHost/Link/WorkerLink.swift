@@ -114,12 +114,17 @@ final class WorkerLink: Sendable {
         writing.withLock { _ in _ = page.post(.notification(notification), wake: wakeSupervisor) }
     }
 
-    /// Tells the supervisor `news`, for the operator; does not wait for it to be taken.
-    func tell(_ news: WorkerNews) {
-        guard supervisor != nil else { return }
+    /// Tells the supervisor `news`; does not wait for it to be taken.
+    ///
+    /// - Returns: Whether the supervisor will hear it: not without one, nor news larger than
+    ///   the page's message.
+    @discardableResult
+    func tell(_ news: WorkerNews) -> Bool {
+        guard supervisor != nil else { return false }
         let bytes = news.encoded
-        guard bytes.count <= SupervisionPage.outputCapacity else { return }
+        guard bytes.count <= SupervisionPage.outputCapacity else { return false }
         writing.withLock { _ in _ = page.post(.news(bytes), wake: wakeSupervisor) }
+        return true
     }
 
     /// Records the outcome of a health check for systemd's watchdog: good until `deadline`,

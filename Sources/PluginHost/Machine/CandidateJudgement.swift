@@ -7,8 +7,9 @@ extension CandidateReport {
     func firstLost(of before: [PublishedPlugin]) -> (name: String, number: PluginNumber?)? {
         let runs = Set(running.map(\.name))
         let unusable = Set(unusableFiles)
+        let failedByName = Dictionary(failed.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for build in before.sorted(by: { $0.name < $1.name }) where !runs.contains(build.name) {
-            if let failed = failed.first(where: { $0.name == build.name }) { return (failed.name, failed.number) }
+            if let failed = failedByName[build.name] { return (failed.name, failed.number) }
             if unusable.contains(build.file) { return (build.name, nil) }
         }
         return nil

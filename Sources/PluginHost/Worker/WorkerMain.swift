@@ -205,7 +205,10 @@ struct WorkerMain {
             // An upgrade: the new builds are loaded beside the running ones; the supervisor
             // says whether they bootstrap now, once the generation before has stopped, or not.
             let loaded = survey.resolution.order.filter { !failedToLoad.contains($0.name) }
-            link.tell(.candidate(report(.loaded, running: loaded, of: survey)))
+            guard tell(report(.loaded, running: loaded, of: survey)) else {
+                abandoned = true
+                return false
+            }
             link.enter(.prepared)
             switch waitForVerdict(events) {
             case .bootstrapBeside:
@@ -243,11 +246,14 @@ struct WorkerMain {
         start.chain = result.outcome.bootstrapped
         start.admitted = result.admitted
         start.rescans.recordLoaded(result.loaded)
-        if plan.waitsBeforeBootstrap && !abandoned {
-            link.tell(.candidate(report(.bootstrapped, running: result.admitted.map(\.candidate), of: survey)))
-            link.enter(.bootstrapped)
-            // Asked to stop first, it stops as any serving worker does.
-            abandoned = waitForVerdict(events).map { $0 != .serve } ?? false
+        if plan.waitsBeforeBootstrap && !abandoned && !link.stopRequested {
+            if tell(report(.bootstrapped, running: result.admitted.map(\.candidate), of: survey)) {
+                link.enter(.bootstrapped)
+                // Asked to stop first, it stops as any serving worker does.
+                abandoned = waitForVerdict(events).map { $0 != .serve } ?? false
+            } else {
+                abandoned = true
+            }
         }
         start.candidateFailed = abandoned
         return start
@@ -266,6 +272,19 @@ struct WorkerMain {
         return CandidateReport(
             stage: stage, running: running.map(plugin), failed: survey.scan.candidates.filter { !runs.contains($0.name) }.map(plugin),
             unusableFiles: survey.scan.problems.compactMap(\.file))
+    }
+
+    /// Tells the supervisor what this new worker loaded or bootstrapped. A report the page
+    /// cannot carry is said, and the worker gives up rather than wait for a word that cannot
+    /// come.
+    private func tell(_ report: CandidateReport) -> Bool {
+        guard link.tell(.candidate(report)) else {
+            console.write("plugin-host: error: the new worker cannot tell the supervisor what it \(report.stage.rawValue): the report of "
+                + "\(report.running.count + report.failed.count) plugins is larger than the supervision page carries "
+                + "(\(SupervisionPage.outputCapacity / 1_048_576) MiB); it gives up, and the running plugins keep serving\n", to: .error)
+            return false
+        }
+        return true
     }
 
     /// Waits for the supervisor's word on what this new worker reported; `nil` when the host
