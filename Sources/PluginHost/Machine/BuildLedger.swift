@@ -30,6 +30,14 @@ struct BuildLedger: Sendable {
         var ranLast = false
         /// The build an upgrade brought in, while it is on trial.
         var trial: Trial?
+
+        /// Whether there is nothing to say of it: not running, not told of, nothing left out,
+        /// never blamed.
+        var isForgettable: Bool {
+            // Matched, not compared with `nil`: comparing copies each optional record first.
+            guard case .none = serving, case .none = condition, case .none = held, case .none = trial else { return false }
+            return leftOut.isEmpty && failures == 0 && !ranLast
+        }
     }
 
     /// A build an upgrade brought in, on trial until an instant: a failure blamed on it
@@ -108,6 +116,17 @@ struct BuildLedger: Sendable {
 
     /// The builds on trial now, earliest end first.
     var trials: [Trial] { records.compactMap(\.trial).sorted { $0.until < $1.until } }
+
+    /// When the first trial ends, while a build is on trial; read after every event, so it reads
+    /// each record's instant in place rather than gather the trials.
+    var nextTrialEnd: MonotonicInstant? {
+        var next: MonotonicInstant?
+        for index in records.indices {
+            guard let until = records[index].trial?.until else { continue }
+            if next.map({ until < $0 }) ?? true { next = until }
+        }
+        return next
+    }
 
     /// What the driver must hold besides the builds that run: the builds trials replaced.
     var replacedOnTrial: [PublishedPlugin] { records.compactMap { $0.trial?.replaced } }
@@ -236,39 +255,36 @@ struct BuildLedger: Sendable {
     mutating func follow(_ speaking: Generation?) {
         let serves = speaking.map { if case .serving = $0.life { true } else { false } } ?? false
         let conditions = speaking?.conditions
-        // The same generation telling the same (arrays compare by their storage first): nothing to take.
+        // The same generation telling the same: nothing to take. Arrays compare by their storage
+        // first, so the lists just compared are kept, and the next event compares them at once.
         let taking = Followed(number: speaking?.number, serves: serves, plugins: speaking?.plugins, conditions: conditions)
-        guard taking != followed else { return }
+        guard taking != followed else {
+            followed = taking
+            return
+        }
         let running = speaking?.running ?? []
         let told = conditions ?? []
-        // Each plugin's running build (the last), and what was told of it: found by name, by
-        // their places in one pass each, nothing copied.
-        var runningByName: [String: Int] = [:]
-        runningByName.reserveCapacity(running.count)
-        for (index, build) in running.enumerated() { runningByName[build.name] = index }
-        var toldByName: [String: (condition: Int, leftOut: String?)] = [:]
-        toldByName.reserveCapacity(told.count)
-        for (index, condition) in told.enumerated() {
-            guard let before = toldByName[condition.name] else {
-                toldByName[condition.name] = (index, condition.state == .leftOut ? condition.reason : nil)
-                continue
-            }
+        // Every plugin it runs or told of has a record; each build and condition is matched
+        // with its record by one lookup of its name, and nothing is copied.
+        let runningAt = running.indices.map { recordPosition(of: running[$0].name) }
+        let toldAt = told.indices.map { recordPosition(of: told[$0].name) }
+        // Each record's running build (the last of its name) and what was told of it.
+        var of = [(build: Int?, condition: Int?, leftOut: String?)](repeating: (nil, nil, nil), count: records.count)
+        for index in running.indices { of[runningAt[index]].build = index }
+        for index in told.indices {
+            let position = toldAt[index]
+            if told[index].state == .leftOut, of[position].leftOut == nil { of[position].leftOut = told[index].reason }
             // A worker that runs a held build in place of a left-out file tells both; the running one is the plugin's.
-            let chosen = told[before.condition].state.runs || !condition.state.runs ? before.condition : index
-            toldByName[condition.name] = (chosen, before.leftOut ?? (condition.state == .leftOut ? condition.reason : nil))
+            if let before = of[position].condition, told[before].state.runs || !told[index].state.runs { continue }
+            of[position].condition = index
         }
-        // Every plugin it runs or told of has a record.
-        for build in running where positions[build.name] == nil { append(Record(name: build.name)) }
-        for condition in told where positions[condition.name] == nil { append(Record(name: condition.name)) }
         for index in records.indices {
-            let name = records[index].name
-            let build = runningByName[name].map { running[$0] }
+            let build = of[index].build.map { running[$0] }
             records[index].serving = serves ? build : nil
             if serves, build != nil { records[index].ranLast = true }
             if conditions != nil {
-                let toldOf = toldByName[name]
-                records[index].condition = toldOf.map { told[$0.condition] }
-                records[index].fileLeftOut = build == nil ? nil : toldOf?.leftOut
+                records[index].condition = of[index].condition.map { told[$0] }
+                records[index].fileLeftOut = build == nil ? nil : of[index].leftOut
             }
             if let file = build?.file {
                 records[index].file = file
@@ -294,6 +310,13 @@ struct BuildLedger: Sendable {
         }
     }
 
+    /// Where the record of `name` is, once made if the host did not know the plugin.
+    private mutating func recordPosition(of name: String) -> Int {
+        if let position = positions[name] { return position }
+        append(Record(name: name))
+        return records.count - 1
+    }
+
     private mutating func append(_ record: Record) {
         positions[record.name] = records.count
         records.append(record)
@@ -302,12 +325,8 @@ struct BuildLedger: Sendable {
     /// Forgets the plugins there is nothing to say of: not running, not told of, nothing left
     /// out, never blamed.
     private mutating func prune() {
-        let forgotten = { (record: Record) in
-            record.serving == nil && record.condition == nil && record.leftOut.isEmpty && record.failures == 0 && !record.ranLast
-                && record.held == nil && record.trial == nil
-        }
-        guard records.contains(where: forgotten) else { return }
-        records.removeAll(where: forgotten)
+        guard records.indices.contains(where: { records[$0].isForgettable }) else { return }
+        records.removeAll { $0.isForgettable }
         positions = Dictionary(uniqueKeysWithValues: records.enumerated().map { ($0.element.name, $0.offset) })
     }
 
@@ -364,16 +383,27 @@ struct BuildLedger: Sendable {
     /// from before in place of their file's, which are left out, which files were not added.
     var summary: PluginSummary {
         let statuses = self.statuses
-        let running = statuses.filter(\.state.runs)
-        var summary = PluginSummary(running: running.count)
-        let unwell = running.filter { $0.state != .serving }
-        summary.unwell = unwell.map { PluginSummary.Entry(name: $0.name, why: self[$0.name]?.condition?.reason ?? "") }
-        summary.unhealthy = unwell.contains { $0.state == .unhealthy }
-        summary.runningTheBuildBefore = running.compactMap { status in
-            self[status.name]?.fileLeftOut.map { PluginSummary.Entry(name: status.name, version: status.version ?? "?", why: $0) }
+        var summary = PluginSummary()
+        var notAdded: Set<String> = []
+        // The statuses are in the records' order: each is read beside its record, by index.
+        for index in statuses.indices {
+            let status = statuses[index]
+            if status.state.runs {
+                summary.running += 1
+                if status.state != .serving {
+                    summary.unwell.append(PluginSummary.Entry(name: status.name, why: records[index].condition?.reason ?? ""))
+                    if status.state == .unhealthy { summary.unhealthy = true }
+                }
+                if let fileLeftOut = records[index].fileLeftOut {
+                    summary.runningTheBuildBefore.append(PluginSummary.Entry(name: status.name, version: status.version ?? "?", why: fileLeftOut))
+                }
+            } else if status.state == .leftOut {
+                summary.leftOut.append(PluginSummary.Entry(name: status.name, why: status.reason ?? ""))
+            } else if status.state == .notAdded, let file = status.file?.split(separator: "/").last {
+                notAdded.insert(String(file))
+            }
         }
-        summary.leftOut = statuses.filter { $0.state == .leftOut }.map { PluginSummary.Entry(name: $0.name, why: $0.reason ?? "") }
-        summary.notAdded = Set(statuses.filter { $0.state == .notAdded }.compactMap { $0.file?.split(separator: "/").last.map(String.init) }).sorted()
+        summary.notAdded = notAdded.sorted()
         return summary
     }
 }

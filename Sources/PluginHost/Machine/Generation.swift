@@ -49,7 +49,7 @@ struct Generation: Equatable, Sendable {
         /// its worker is yet to be reaped.
         case killed(KillReason, at: MonotonicInstant, spokeForHost: Bool)
         /// Its worker was reaped.
-        case ended(WorkerEnding)
+        indirect case ended(WorkerEnding)
     }
 
     /// A generation's last health check.
@@ -66,20 +66,34 @@ struct Generation: Equatable, Sendable {
         guard isLive, let conditions else { return plugins.running }
         // Each name's latest running build, in one pass whatever the number of plugins; only a
         // name that runs twice (an old and a new build, briefly) is looked up further back.
-        let running = plugins.running
+        // Both lists are read by index, which copies nothing.
         var latest: [String: Int] = [:]
-        latest.reserveCapacity(running.count)
+        latest.reserveCapacity(plugins.count)
         var runsTwice = false
-        for (index, build) in running.enumerated() where latest.updateValue(index, forKey: build.name) != nil { runsTwice = true }
-        return conditions.filter(\.state.runs).map { condition in
-            let told = { (build: PublishedPlugin) in condition.build.map { build.identity?.hasSameContents(as: $0) == true } ?? true }
-            if let index = latest[condition.name] {
-                if told(running[index]) { return running[index] }
-                if runsTwice, let earlier = running[..<index].last(where: { $0.name == condition.name && told($0) }) { return earlier }
-            }
-            return PublishedPlugin(
-                name: condition.name, file: condition.file ?? "", version: condition.version ?? "?", identity: condition.build, state: .running)
+        for build in plugins.indices where plugins[build].isRunning {
+            if latest.updateValue(build, forKey: plugins[build].name) != nil { runsTwice = true }
         }
+        var running: [PublishedPlugin] = []
+        running.reserveCapacity(conditions.count)
+        for told in conditions.indices where conditions[told].state.runs {
+            let name = conditions[told].name
+            let identity = conditions[told].build
+            let isTold = { (build: Int) in identity.map { plugins[build].identity?.hasSameContents(as: $0) == true } ?? true }
+            if let index = latest[name] {
+                if isTold(index) {
+                    running.append(plugins[index])
+                    continue
+                }
+                if runsTwice, let earlier = plugins[..<index].indices.last(where: { plugins[$0].isRunning && plugins[$0].name == name && isTold($0) }) {
+                    running.append(plugins[earlier])
+                    continue
+                }
+            }
+            let condition = conditions[told]
+            running.append(PublishedPlugin(
+                name: condition.name, file: condition.file ?? "", version: condition.version ?? "?", identity: condition.build, state: .running))
+        }
+        return running
     }
 
     /// Whether its worker has not been reaped.

@@ -27,11 +27,12 @@ extension SupervisionMachine {
     }
 
     /// When the next trial ends, if one runs.
-    var nextTrialEnd: MonotonicInstant? { ledger.trials.first?.until }
+    var nextTrialEnd: MonotonicInstant? { ledger.nextTrialEnd }
 
     /// The trials that ended by now pass: their builds are permanent, and the builds they
     /// replaced are let go.
     mutating func endDueTrials() {
+        guard let end = nextTrialEnd, end <= now else { return }
         let due = ledger.trials.filter { $0.until <= now }
         guard !due.isEmpty else { return }
         for trial in due { ledger.endTrial(of: trial.build.name) }

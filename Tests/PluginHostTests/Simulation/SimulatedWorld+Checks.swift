@@ -676,9 +676,11 @@ extension SimulatedWorld {
     mutating func checkMetrics(of status: HostStatus) {
         let facts = StatusDocument.Facts(process: ProcessID(rawValue: 1), wallNow: 1_800_000_000, monotonicNow: now)
         var seen: Set<String> = []
-        for line in StatusDocument(status: status, facts: facts).metrics.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " ") else { continue }
-            let series = String(line[..<space])
+        // By bytes: splitting by characters finds grapheme boundaries, a measurable part of a run.
+        for line in StatusDocument(status: status, facts: facts).metrics.utf8.split(separator: UInt8(ascii: "\n"))
+        where line.first != UInt8(ascii: "#") {
+            guard let space = line.lastIndex(of: UInt8(ascii: " ")) else { continue }
+            let series = String(decoding: line[..<space], as: UTF8.self)
             if !seen.insert(series).inserted { violate("the metrics export the series \(series) twice") }
         }
     }

@@ -76,8 +76,9 @@ extension SimulatedWorld {
             return
         }
         var selection = plan.builds
-        let rewritten = selection.substitutes.filter(wasRewritten)
-        selection.substitutes = selection.substitutes.compactMap(locate)
+        // Closures, not the methods themselves: a method passed as a value copies the whole world.
+        let rewritten = selection.substitutes.filter { wasRewritten($0) }
+        selection.substitutes = selection.substitutes.compactMap { locate($0) }
         let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, stepStarted: now)
         if plan.cause == .upgrade { worker.replaces = servingWorker }
         var leftOut: Set<String> = []
