@@ -47,6 +47,31 @@ struct TrialTests {
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
+    @Test("ten reloads after a trial rolled back: the build before serves on, no restart is counted, the build left out is never loaded again")
+    func reloadsAfterRollback() throws {
+        let (service, host, listener, console) = try upgraded(fails: "crash", ["--trial", "30"])
+        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: crashed during the run phase: SIGSEGV on trial"), "\(host.standardError)")
+        try expectBroughtBack(service, host, listener, console)
+        let before = try #require(console.status().map(HostStatusView.init))
+        let restarts = try #require(before.restarts["total"] as? Int)
+
+        for reload in 1...10 {
+            let reloaded = try console.run("reload")
+            #expect(reloaded.status == 0, "reload \(reload): \(reloaded.standardError)")
+            // The reload's rescan is done when the host says it is ready again.
+            #expect(listener.wait(forPrefix: "RELOADING=1") != nil, "reload \(reload): \(host.standardError)")
+            #expect(listener.wait(forPrefix: "READY=1") != nil, "reload \(reload): \(host.standardError)")
+        }
+
+        let after = try #require(console.status().map(HostStatusView.init))
+        #expect(after.state == "serving")
+        #expect(after.plugin("Ticker")?["version"] as? String == "0.1.0", "\(after.plugin("Ticker") ?? [:])")
+        #expect(after.restarts["total"] as? Int == restarts, "\(after.restarts)")
+        #expect(service.log.lines.filter { $0 == "Ticker 0.2.0 bootstrap" }.count == 1, "\(service.log.lines)")
+        #expect(host.standardError.components(separatedBy: "rolling back").count == 2, "\(host.standardError)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
     @Test("a new build whose health check says it is unhealthy within its trial is rolled back beside it, without a gap")
     func unhealthyOnTrial() throws {
         let (service, host, listener, console) = try upgraded(fails: "unhealthy", ["--trial", "30", "--health-interval", "0.1"])

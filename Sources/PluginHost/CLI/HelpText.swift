@@ -185,7 +185,7 @@ enum HelpText {
         reverse bootstrap order; a second one, a second or more after the first, ends the host at
         once (the same signal again within a second is the same request). SIGHUP re-reads
         --config and reloads every component, or none if one refuses, then re-scans the
-        plugin directories as --watch does.
+        plugin directories as --watch does; a build left out stays out (restart NAME tries it).
 
         systemd: under Type=notify (NOTIFY_SOCKET set) the host says READY=1 once every
         service is ready, RELOADING=1 and READY=1 around a reload, STOPPING=1, a STATUS=

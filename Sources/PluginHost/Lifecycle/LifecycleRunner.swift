@@ -117,10 +117,9 @@ struct LifecycleRunner {
             case .reload:
                 link.notify(.reloading(at: .now))
                 // A reload or rescan that fails changes nothing; what went wrong is on
-                // stderr, and the exit status is the stop's. Plugins left out come back.
+                // stderr, and the exit status is the stop's. Builds left out stay out.
                 let outcome = reload()
                 link.tell(.reload(applied: outcome.applied, reasons: outcome.problems.map(\.message)))
-                rescans.forgetExclusions()
                 _ = rescan()
                 announce(.ready(status: ""))
             case .rescan:

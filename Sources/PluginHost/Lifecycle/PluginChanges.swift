@@ -44,7 +44,7 @@ extension LifecycleRunner {
                 problems += notAdded(
                     candidate.problem(
                         .pluginNotAdded, "this worker loaded another build of plugin \(candidate.label) before, and cannot load "
-                            + "\(candidate.manifest.version) in its place; a new worker loads it: plugin-host restart \(candidate.name), or SIGHUP"),
+                            + "\(candidate.manifest.version) in its place; a new worker loads it: plugin-host restart \(candidate.name)"),
                     reportedBefore)
             } else if let plugin = runningNames[candidate.name] {
                 problems += notAdded(

@@ -4,8 +4,9 @@
 /// asked a new generation for, and what it has reported already, so that it says once
 /// what stays wrong.
 struct RescanMemory {
-    /// The builds to leave out, as the supervisor's plan gave them, until SIGHUP.
-    private(set) var builds: BuildSelection
+    /// The builds to leave out, as the supervisor's plan gave them: for this worker's life (a
+    /// reload does not bring them back; a new generation's plan says what is left out then).
+    let builds: BuildSelection
     /// The plugins left out now, with why.
     var leftOut: [LeftOutPlugin]
     /// The builds whose code this worker loaded, by plugin name and by path.
@@ -58,11 +59,5 @@ struct RescanMemory {
     /// had not been asked already.
     mutating func askUpgrade(for identity: FileIdentity) -> Bool {
         upgradesAsked.insert(identity).inserted
-    }
-
-    /// SIGHUP: the builds left out may come back, and failed upgrades are tried again.
-    mutating func forgetExclusions() {
-        builds.excluded = []
-        upgradesAsked = []
     }
 }

@@ -20,7 +20,8 @@ struct BuildLedger: Sendable {
         var held: PublishedPlugin?
         /// Why the build that ran last is not held, when the driver could not hold it.
         var notHeld: String?
-        /// The builds no generation may load, until their files change or SIGHUP.
+        /// The builds no generation may load, until their files change or an operator's restart
+        /// names their plugin.
         var leftOut: [LeftOutBuild] = []
         /// The ends of a generation blamed on it: how many, and the last.
         var failures = 0
@@ -138,8 +139,8 @@ struct BuildLedger: Sendable {
     }
 
     /// Whether leaving out `builds` would heal a failure: one of them was never blamed before.
-    /// A failure that blames nobody, or only builds blamed before (forgiven by SIGHUP, and
-    /// failing again), is one that leaving out does not heal.
+    /// A failure that blames nobody, or only builds blamed before (forgiven by an operator's
+    /// restart, and failing again), is one that leaving out does not heal.
     func healsByLeavingOut(_ builds: [PublishedPlugin]) -> Bool {
         builds.contains { build in build.identity.map { !wasBlamed(build.name, $0) } ?? false }
     }
@@ -151,7 +152,8 @@ struct BuildLedger: Sendable {
 
     // MARK: Writing
 
-    /// Leaves `build` out of every generation from now on, until its file changes or SIGHUP.
+    /// Leaves `build` out of every generation from now on, until its file changes or an
+    /// operator's restart names its plugin.
     mutating func leaveOut(_ build: PublishedPlugin, because reason: String) {
         guard let identity = build.identity else { return }
         if !wasBlamed(build.name, identity) { blamedEver.append((build.name, identity)) }
@@ -160,12 +162,6 @@ struct BuildLedger: Sendable {
             record.leftOut.append(LeftOutBuild(build: build, identity: identity, reason: reason))
             record.file = record.file ?? build.file
         }
-    }
-
-    /// SIGHUP: every build left out may come back.
-    mutating func forgiveAll() {
-        for index in records.indices { records[index].leftOut = [] }
-        prune()
     }
 
     /// `plugin-host restart NAME...`: the builds of these plugins left out may come back.

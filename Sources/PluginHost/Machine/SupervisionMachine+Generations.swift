@@ -26,7 +26,7 @@ extension SupervisionMachine {
         if !broughtBack.isEmpty {
             say(.bringingBack(broughtBack))
         }
-        // A plugin forgiven since (SIGHUP), or whose file changed again, loads its file as it is.
+        // A plugin forgiven since (an operator's restart), or whose file changed again, loads its file as it is.
         for name in names where !found.contains(where: { $0.name == name }) && ledger[name]?.leftOut.isEmpty == false {
             let record = ledger[name]
             guard record?.held.map(ledger.isLeftOut) ?? true else { continue }

@@ -53,11 +53,11 @@ extension SupervisionMachine {
 
     /// Asks the serving generation for the reload that waits, when none is under way: SIGHUP
     /// and `plugin-host reload` during a start, a restart or an upgrade are never lost, and any
-    /// number of them asked meanwhile are one reload. Every build left out when it begins is
-    /// tried again: the worker forgets what its plan left out, and rescans.
+    /// number of them asked meanwhile are one reload. A reload is of the configuration: the
+    /// worker reads it again and rescans, and a build left out stays out (only a changed file
+    /// or an operator's restart naming its plugin tries it again).
     mutating func beginWaitingReload() {
         guard case .serving(let number) = state, operators.beginWaitingReload(on: number) else { return }
-        ledger.forgiveAll()
         act(.ask(generation: number, .reload))
     }
 

@@ -86,7 +86,7 @@ extension SupervisionMachine {
     }
 
     /// Leaves `builds` out of every generation from now on, until their files change or
-    /// SIGHUP: by their contents, so that a copy held open for a rollback is left out too.
+    /// an operator's restart: by their contents, so that a copy held open for a rollback is left out too.
     mutating func leaveOut(_ builds: [PublishedPlugin], because reason: String) {
         for build in builds { ledger.leaveOut(build, because: reason) }
     }

@@ -32,7 +32,7 @@ extension Announcement {
         case .upgradeFailedBlamingNobody(let ended):
             return "error: the upgrade failed; the running plugins keep serving as they were; no plugin is to blame "
                 + "(\(ended.isEmpty ? "the new worker ended" : "the new worker " + ended)), so none is left out: "
-                + "SIGHUP or plugin-host restart tries the upgrade again"
+                + "plugin-host restart tries the upgrade again"
         case .upgradeFailed(let leftOut):
             return "error: the upgrade failed; the running plugins keep serving as they were; left out until "
                 + "\(Self.theirFiles(leftOut.count)): " + leftOut.map { "\($0.nameAndVersion) (\($0.file))" }.joined(separator: ", ")

@@ -84,13 +84,13 @@ extension SimulatedWorld {
         let suspects = WorldTruth.suspects(of: candidate, comparedTo: replaced.running)
         truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
         // Nobody to blame: what the upgrade was to bring (the builds on disk now that do not
-        // run) is not tried again until the files change or SIGHUP.
+        // run) is not tried again until the files change or an operator's restart.
         let changed = candidate.builds.filter { !replaced.running.contains($0) }
             + Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !replaced.running.contains($0) }
         if suspects.isEmpty { truth.abandon(changed) }
         // What the new worker did not load at all (it requires a plugin whose file is no
         // plugin now) is no build the upgrade changed: nothing takes it up again until the
-        // files change or SIGHUP.
+        // files change or an operator's restart.
         truth.abandon(changed.filter { !candidate.builds.contains($0) })
         lastJudged = (candidate.number, suspects)
         trialsFailed = []
@@ -260,8 +260,6 @@ extension SimulatedWorld {
             reloadsAsked = []
             reloadUnderWay = number
             reloadsMade += 1
-            // What is left out when the reload is made is tried again.
-            truth.forgiveAll()
         case .say(let announcement):
             checkAnnouncement(announcement)
         case .notify(.ready(let summary)):
@@ -595,8 +593,7 @@ extension SimulatedWorld {
         for entry in summary.runningTheBuildBefore {
             guard let plugin = Self.plugin(named: entry.name) else { continue }
             let disk = buildOnDisk(plugin)?.build
-            // Its file's build is left out, by the truth or by the plan the worker still keeps (a
-            // reload it has not made yet forgets it).
+            // Its file's build is left out, by the truth or by the plan the worker keeps for its life.
             let leftOut = disk.map { truth.isLeftOut($0) || worker.excludedAtStart.contains($0) } ?? false
             if !runningNames.contains(entry.name) || !leftOut || running.contains(where: { $0 == disk }) {
                 violate("STATUS= says \(entry.name) runs the build before in place of its file's, which the truth does not "
@@ -858,7 +855,7 @@ extension SimulatedWorld {
             }
             // A plugin that does not run, whose other build the serving worker loaded: only a new
             // worker can load its file's build, and the worker asks for one once (docs/operations.md,
-            // Plugins added and removed); after that it waits for SIGHUP or an operator's restart.
+            // Plugins added and removed); after that it waits for an operator's restart (a reload does not ask again).
             let asked = disk.map { disk in
                 runs == nil && worker.published.contains { $0.plugin == plugin && $0.loaded && $0.build != disk.build }
                     && worker.askedUpgrades.contains { WorldTruth.Build(plugin: plugin, identity: $0) == disk.build }

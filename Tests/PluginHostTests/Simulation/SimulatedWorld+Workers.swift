@@ -439,9 +439,8 @@ extension SimulatedWorld {
             guard worker.phase == .serving else { break }
             deliver(.notification(generation: number, .reloading(monotonicMicroseconds: now.nanoseconds / 1000)))
             deliver(.news(generation: number, .reload(applied: true, reasons: [])))
-            workers[number]?.askedUpgrades = []
-            workers[number]?.excludedAtStart = []
-            workers[number]?.leftOutAtStart = []
+            // A reload is of the configuration: what the plan left out stays out, and an upgrade
+            // asked once is not asked again.
             rescan(number)
             if workers[number]?.phase == .serving, workers[number]?.ending == nil {
                 tellConditions(number)
@@ -501,8 +500,7 @@ extension SimulatedWorld {
             guard let inode, let file = inodes[inode], file.build != .junk, !present.contains(plugin),
                 Self.plugins[plugin].requires.allSatisfy({ required in worker.published.contains { Self.plugins[$0.plugin].name == required && $0.state == .running } })
             else { continue }
-            // The plan's exclusions hold until SIGHUP, as the truth's do (the worker forgets
-            // them on a reload).
+            // The plan's exclusions hold for the worker's life.
             if machineExcluded(plugin, file.identity, in: number) { continue }
             // Another build of it was loaded here: dlopen would give back that code.
             if worker.published.contains(where: { $0.plugin == plugin && $0.loaded && $0.identity != file.identity }) { continue }
@@ -535,7 +533,7 @@ extension SimulatedWorld {
     }
 
     /// Whether worker `number`'s plan left out this build of `plugin` (a worker remembers
-    /// its plan's exclusions until SIGHUP).
+    /// its plan's exclusions for its life).
     private func machineExcluded(_ plugin: Int, _ identity: FileIdentity, in number: Int) -> Bool {
         workers[number]?.excludedAtStart.contains(WorldTruth.Build(plugin: plugin, identity: identity)) == true
     }

@@ -120,7 +120,7 @@ struct SimulatedWorld {
         var leftOutAtStart: Set<String> = []
         /// The plugins brought back from held builds at its start.
         var broughtBack: [WorldTruth.Build] = []
-        /// The builds its plan left out, which it remembers until SIGHUP.
+        /// The builds its plan left out, which it remembers for its life.
         var excludedAtStart: Set<WorldTruth.Build> = []
 
         /// Whether the supervisor heard of its end, and that it is ready.

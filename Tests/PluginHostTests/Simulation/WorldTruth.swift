@@ -56,13 +56,13 @@ struct WorldTruth {
     }
 
     /// The builds with evidence of fault a correct host leaves out now, and why: from the
-    /// failures it judged, until their files change (a new file is a new build) or SIGHUP.
+    /// failures it judged, until their files change (a new file is a new build) or an operator restarts them.
     private(set) var evidence: [Build: (reason: String, since: MonotonicInstant)] = [:]
     /// Every build ever blamed: a failure that blames one never blamed before is healed by
     /// leaving it out, and its restart does not wait.
     private(set) var everBlamed: Set<Build> = []
     /// New builds whose upgrade failed with nobody to blame: a correct host does not try them
-    /// again until their file changes or SIGHUP.
+    /// again until their file changes or an operator's restart.
     private(set) var abandoned: Set<Build> = []
     /// The builds on trial, by plugin: each upgrade's changed builds from the moment its
     /// generation took over, for `--trial`. A trial has ended once its instant has come.
@@ -124,15 +124,9 @@ struct WorldTruth {
     }
 
     /// An upgrade of `builds` failed with nobody to blame: they are not tried again until
-    /// their files change or SIGHUP.
+    /// their files change or an operator's restart.
     mutating func abandon(_ builds: [Build]) {
         abandoned.formUnion(builds)
-    }
-
-    /// SIGHUP: every build left out may come back, and abandoned upgrades are tried again.
-    mutating func forgiveAll() {
-        evidence = [:]
-        abandoned = []
     }
 
     /// An operator's restart of `names` that the host acted on.
