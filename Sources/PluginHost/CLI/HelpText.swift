@@ -12,7 +12,7 @@ enum HelpText {
         Usage: plugin-host [run] [--dir DIR]... [--config FILE] [--json] [--keep-going] [--jobs N]
                            [--timeout SECONDS] [--shutdown-timeout SECONDS] [--timeline FILE.svg] [--allow-any-owner]
                            [--watch] [--health-interval SECONDS] [--restart on-failure|no] [--restart-limit N/SECONDS]
-                           [--restart-delay SECONDS] [--restart-max-delay SECONDS] [--trial SECONDS]
+                           [--restart-delay SECONDS] [--restart-max-delay SECONDS] [--trial SECONDS] [--state DIR]
                            [--listen NAME=ADDRESS]... [--control PATH] [--metrics-listen ADDRESS]
                plugin-host list [--dir DIR]... [--json]
                plugin-host inspect [--json] FILE
@@ -162,6 +162,10 @@ enum HelpText {
                          how long the builds an upgrade brings in are on trial (default:
                          30; 0 for none): a failure blamed on one brings back the build it
                          replaced, held open until the trial ends
+          --state DIR    where the record of what the host proved is kept (the builds left
+                         out, and why), so that the next start leaves them out too
+                         (default: $STATE_DIRECTORY, else $XDG_STATE_HOME/plugin-host, else
+                         ~/.local/state/plugin-host)
           --listen NAME=ADDRESS
                          listen on a socket that plugins obtain by NAME, held across
                          restarts and upgrades: unix:PATH, /PATH, @NAME, HOST:PORT,

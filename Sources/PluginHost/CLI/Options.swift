@@ -41,7 +41,7 @@ extension Command {
     /// The options of each subcommand.
     private static let options: [String: Set<String>] = [
         "run": ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
-                "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay", "--trial",
+                "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay", "--trial", "--state",
                 "--listen", "--control", "--metrics-listen"],
         "list": ["--dir", "--allow-any-owner", "--json", "--running", "--control"],
         "check": ["--dir", "--allow-any-owner"],
@@ -146,6 +146,10 @@ extension Command {
                 run.restart.delay = try Self.seconds(try parser.value(for: name), for: name, zero: "no wait") ?? .zero
             case "--trial":
                 run.trial = try Self.seconds(try parser.value(for: name), for: name, zero: "no trial")
+            case "--state":
+                let directory = try parser.value(for: name)
+                guard !directory.isEmpty else { throw UsageError(message: "--state needs a directory, such as /var/lib/plugin-host") }
+                run.state = directory
             case "--restart-max-delay":
                 run.restart.maximumDelay = try Self.seconds(try parser.value(for: name), for: name, zero: "no wait") ?? .zero
             case "--listen":

@@ -63,6 +63,11 @@ struct PluginHostCommand {
             }
             supervision.directories = options.search.directories
             supervision.search = options.search
+            let workingDirectory = Process.workingDirectory ?? "/"
+            supervision.record = RecordFile.path(
+                for: PluginSearchPath(options.search).directories, state: options.state, workingDirectory: workingDirectory,
+                environment: Process.environment
+            ).map(RecordFile.init)
             do {
                 try openControl(options, into: &supervision, console: console)
             } catch {

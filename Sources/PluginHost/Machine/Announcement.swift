@@ -55,6 +55,8 @@ enum Announcement: Equatable, Sendable {
     case bringingBack([PublishedPlugin])
     /// A plugin to restore has no build that can come back, and why.
     case cannotBringBack(plugin: String, because: String)
+    /// At start, the builds the record on disk leaves out, as a process before proved them bad.
+    case leftOutByRecord([BuildRecord.LeftOut])
 
     // MARK: Workers
 

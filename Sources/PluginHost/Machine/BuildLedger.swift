@@ -74,6 +74,9 @@ struct BuildLedger: Sendable {
         let plugins: [PublishedPlugin]?
         let conditions: [PluginCondition]?
     }
+    /// Counts the changes to what is left out: the record on disk is written again only when
+    /// it moved.
+    private(set) var leftOutChanges = 0
     /// Every build blamed so far, by name and contents: a failure that blames a build for the
     /// first time is healed by leaving it out, one that blames none anew is not.
     private var blamedEver: [(name: String, identity: FileIdentity)] = []
@@ -162,11 +165,33 @@ struct BuildLedger: Sendable {
             record.leftOut.append(LeftOutBuild(build: build, identity: identity, reason: reason))
             record.file = record.file ?? build.file
         }
+        leftOutChanges += 1
+    }
+
+    /// Leaves out the builds a record on disk kept, as proved by the process that wrote it.
+    mutating func remember(_ record: BuildRecord) {
+        for entry in record.leftOut {
+            let build = PublishedPlugin(name: entry.name, file: entry.file, version: entry.version, identity: entry.identity, state: .running)
+            leaveOut(build, because: entry.reason)
+        }
+    }
+
+    /// What the record on disk keeps: the builds left out, the newest few of each plugin.
+    var record: BuildRecord {
+        BuildRecord(leftOut: records.flatMap { record in
+            record.leftOut.suffix(BuildRecord.leftOutPerPlugin).map { leftOut in
+                BuildRecord.LeftOut(
+                    name: record.name, file: leftOut.build.file, version: leftOut.build.version, identity: leftOut.identity, reason: leftOut.reason)
+            }
+        })
     }
 
     /// `plugin-host restart NAME...`: the builds of these plugins left out may come back.
     mutating func forgive(_ names: [String]) {
-        for index in records.indices where names.contains(records[index].name) { records[index].leftOut = [] }
+        for index in records.indices where names.contains(records[index].name) && !records[index].leftOut.isEmpty {
+            records[index].leftOut = []
+            leftOutChanges += 1
+        }
         prune()
     }
 

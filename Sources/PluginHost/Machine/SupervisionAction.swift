@@ -35,6 +35,9 @@ enum SupervisionAction: Equatable, Sendable {
     case handOver(from: Int?, to: Int)
     /// Close what generation `from` handed over: no generation will take it.
     case discardHandOff(from: Int)
+    /// Keep `record` on disk in place of the one kept before, so that the next start honours
+    /// it: what is left out changed.
+    case keepRecord(BuildRecord)
     /// Answer the control client numbered `client`; a final answer closes its connection.
     case answer(client: Int, ControlAnswer)
     /// End the host: end what is left, write what is waiting, remove the sockets' files, and

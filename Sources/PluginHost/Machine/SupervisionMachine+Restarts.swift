@@ -27,6 +27,8 @@ extension SupervisionMachine {
         let staying = live.map(\.name).filter { !leaving.contains($0) }
         if staying.isEmpty || (!configuration.watching && servicePlugins.isDisjoint(with: staying)) {
             say(.nothingLeftToServe(culprits: culpritBuilds, withDependents: !dependents.isEmpty))
+            // The host ends, but what it proved is kept: the next start leaves them out too.
+            leaveOut(culpritBuilds, because: ending.summary)
             finish(ending.status, .nothingLeftToServe)
             return
         }
@@ -35,6 +37,7 @@ extension SupervisionMachine {
         let start = restartStart(healed: healed)
         guard restarts.recordRestart(startingAt: start, within: configuration.restart, healed: healed) else {
             sayRestartLimit(at: start)
+            leaveOut(culpritBuilds, because: ending.summary)
             finish(ending.status, .restartLimit)
             return
         }

@@ -98,6 +98,8 @@ extension SupervisionMachine {
         let (stops, others) = operators.takeAll()
         for client in stops { act(.answer(client: client, .stopped(status))) }
         for client in others { act(.answer(client: client, .refused("the host ended with status \(status.rawValue) first"))) }
+        // What this host proved outlives it: the record is kept before the end.
+        keepRecordIfChanged()
         act(.exit(status, reason))
     }
 }

@@ -117,6 +117,8 @@ struct SupervisionMachine: Sendable {
     var generations: [Int: Generation] = [:]
     /// What runs, what is held, what is left out, and the failures.
     var ledger = BuildLedger()
+    /// The record on disk as last kept, and the ledger's count of changes then.
+    private var recordKept: (changes: Int, record: BuildRecord) = (0, BuildRecord())
     var restarts = RestartHistory()
     /// What operators wait for, and who follows the host.
     var operators = OperatorRequests()
@@ -139,8 +141,13 @@ struct SupervisionMachine: Sendable {
     private var actions: [SupervisionAction] = []
 
     /// A machine whose first generation starts at `now`, and the actions that start it.
-    static func starting(_ configuration: Configuration, at now: MonotonicInstant) -> (SupervisionMachine, [SupervisionAction]) {
+    /// - Parameter record: What the host proved before, as kept on disk: its builds left out
+    ///   stay out of every generation, the first included.
+    static func starting(_ configuration: Configuration, record: BuildRecord = BuildRecord(), at now: MonotonicInstant) -> (SupervisionMachine, [SupervisionAction]) {
         var machine = SupervisionMachine(configuration: configuration, now: now)
+        machine.ledger.remember(record)
+        machine.recordKept = (machine.ledger.leftOutChanges, machine.ledger.record)
+        if !record.leftOut.isEmpty { machine.say(.leftOutByRecord(record.leftOut)) }
         machine.state = .starting(machine.startGeneration(.start))
         let actions = machine.takeActions()
         return (machine, actions)
@@ -214,8 +221,17 @@ struct SupervisionMachine: Sendable {
         }
         forgetEndedGenerations()
         ledger.follow(currentGeneration.flatMap { generations[$0] })
+        keepRecordIfChanged()
         showFollowers(event)
         return takeActions()
+    }
+
+    /// Asks the driver to keep the record on disk again when what is left out changed.
+    mutating func keepRecordIfChanged() {
+        guard ledger.leftOutChanges != recordKept.changes else { return }
+        let record = ledger.record
+        if record != recordKept.record { act(.keepRecord(record)) }
+        recordKept = (ledger.leftOutChanges, record)
     }
 
     /// The earliest instant at which a deadline falls due: the driver sends a

@@ -71,6 +71,12 @@ extension Announcement {
         case .cannotBringBack(let plugin, let why):
             return "cannot bring back \(plugin): \(why)"
 
+        case .leftOutByRecord(let builds):
+            let each = builds.map { "\($0.name) \($0.version) (\($0.file)): \($0.reason)" }
+            let names = Set(builds.map(\.name)).sorted().joined(separator: " ")
+            return "left out, as the record of what this host proved says: " + each.joined(separator: "; ")
+                + "; until the file changes, or plugin-host restart \(names)"
+
         case .workerSuspended(let process, let signal, let running, let limit):
             return "warning: the worker process \(process) was stopped by \(signal.name)"
                 + (running.isEmpty ? ", while no plugin code was known to run" : " while " + running.joined(separator: " and "))

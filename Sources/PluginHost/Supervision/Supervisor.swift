@@ -40,6 +40,9 @@ struct Supervisor {
         var directories: [String] = []
         /// How workers search them, which an operator's restart is checked against first.
         var search = SearchOptions(directories: [])
+        /// Where the record of what the host proved is kept for these directories; `nil` when
+        /// there is no state directory.
+        var record: RecordFile?
     }
 
     private let configuration: Configuration
@@ -65,6 +68,9 @@ struct Supervisor {
     private var waiting: [SupervisionEvent] = []
     /// The control socket's and the metrics endpoint's connections.
     private var control: ControlServer
+    /// Whether writing the record failed once already: said once, then the host runs on
+    /// without it.
+    private var recordUnwritable = false
 
     /// Starts the first worker generation and supervises until the host ends, then exits
     /// with the run's status.
@@ -98,7 +104,22 @@ struct Supervisor {
         var settings = configuration.machine
         settings.watching = !configuration.watching.isEmpty
         settings.watchdog = configuration.systemd.watchdog
-        let (machine, actions) = SupervisionMachine.starting(settings, at: .now)
+        var record = BuildRecord()
+        switch configuration.record?.read() {
+        case .record(let kept)?:
+            // A build stays left out until its file changes: one whose file holds another build
+            // now (or is gone) is no longer in the directory, and the record forgets it.
+            record = kept
+            record.leftOut.removeAll { build in
+                (try? FileStatus(path: build.file))?.identity.hasSameContents(as: build.identity) != true
+            }
+        case .damaged(let why)?:
+            output.append(Array("plugin-host: warning: the record at \(configuration.record?.path ?? "") is damaged (\(why)); ignoring it: what it held is forgotten\n".utf8),
+                          to: .standardError, acknowledging: nil)
+        case .none?, nil:
+            break
+        }
+        let (machine, actions) = SupervisionMachine.starting(settings, record: record, at: .now)
         self.machine = machine
         waiting = perform(actions)
     }
@@ -280,6 +301,8 @@ struct Supervisor {
                 package.close()
             case .discardHandOff(let from):
                 handOffs.removeValue(forKey: from)?.close()
+            case .keepRecord(let record):
+                keep(record)
             case .checkRestart(let client, let selection, let running):
                 let problems = RestartCheck.versionProblems(in: configuration.search, builds: selection, running: running)
                 events.append(.restartChecked(client: client, problems: problems))
@@ -295,6 +318,18 @@ struct Supervisor {
             }
         }
         return events
+    }
+
+    /// Writes the record; a failure is said once, and the host runs on as if it had none.
+    private mutating func keep(_ record: BuildRecord) {
+        guard let file = configuration.record, !recordUnwritable else { return }
+        do {
+            try file.write(record, directories: configuration.directories)
+        } catch {
+            recordUnwritable = true
+            output.append(Array("plugin-host: warning: cannot keep the record at \(file.path): \(error); what the host proves from now on is forgotten when it stops (--state DIR chooses where it is kept)\n".utf8),
+                          to: .standardError, acknowledging: nil)
+        }
     }
 
     /// Forks a generation with the builds and sockets it needs.

@@ -121,8 +121,11 @@ func readPrivateFile(_ path: String) -> [UInt8]? {
 /// same directory, mode 600, then renamed over it), creating its directory and the one
 /// above (mode 700) if needed; a reader sees the old file or the new one, never a part.
 ///
+/// - Parameter durably: Whether the new file and the rename are on disk when it returns
+///   (`fsync` of the file, then of its directory), so that a crash of the machine too
+///   leaves the old file or the new one.
 /// - Throws: ``SystemError``.
-func replacePrivateFile(_ path: String, bytes: [UInt8]) throws(SystemError) {
+func replacePrivateFile(_ path: String, bytes: [UInt8], durably: Bool = false) throws(SystemError) {
     var directories: [String] = []
     var rest = path[...]
     for _ in 0..<2 {
@@ -135,7 +138,7 @@ func replacePrivateFile(_ path: String, bytes: [UInt8]) throws(SystemError) {
     }
     let temporary = path + ".\(getpid()).tmp"
     do {
-        try write(bytes, to: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode: 0o600)
+        try write(bytes, to: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode: 0o600, flushing: durably)
     } catch {
         unlink(temporary)
         throw error
@@ -144,6 +147,12 @@ func replacePrivateFile(_ path: String, bytes: [UInt8]) throws(SystemError) {
         let error = SystemError("rename", path: path)
         unlink(temporary)
         throw error
+    }
+    if durably, let directory = directories.last {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SystemError("open", path: directory) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw SystemError("fsync", path: directory) }
     }
 }
 
@@ -155,7 +164,7 @@ func replaceFile(_ path: String, contents: String) throws(SystemError) {
 }
 
 /// Opens `path` with `flags` (creating it with `mode`) and writes all of `contents`.
-private func write(_ contents: [UInt8], to path: String, flags: Int32, mode: mode_t) throws(SystemError) {
+private func write(_ contents: [UInt8], to path: String, flags: Int32, mode: mode_t, flushing: Bool = false) throws(SystemError) {
     let descriptor = open(path, flags, mode)
     guard descriptor >= 0 else { throw SystemError("create", path: path) }
     defer { close(descriptor) }
@@ -165,4 +174,5 @@ private func write(_ contents: [UInt8], to path: String, flags: Int32, mode: mod
         if written < 0 { throw SystemError("write", path: path) }
         bytes = bytes.dropFirst(written)
     }
+    if flushing, fsync(descriptor) != 0 { throw SystemError("fsync", path: path) }
 }

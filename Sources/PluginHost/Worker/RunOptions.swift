@@ -28,6 +28,8 @@ struct RunOptions: Equatable {
     var restart = RestartPolicy()
     /// How long the builds an upgrade brings in are on trial (`--trial`); `nil` for none.
     var trial: Duration? = .seconds(30)
+    /// Where the record of what the host proved is kept (`--state`); `nil` for the default.
+    var state: String?
     /// The sockets to listen on for plugins, besides those systemd passes.
     var listen: [ListenAddress] = []
     /// Where to make the control socket; `nil` for its default path (see ``ControlPath``).

@@ -298,8 +298,37 @@ extension SimulatedWorld {
                 heir.cause == .upgrade, heir.bootstrapsBeside != true, !heir.killed, stopRequests.isEmpty, exit == nil {
                 violate("what generation \(from) handed over was closed, though generation \(heir.number) is to take over from it")
             }
-        case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit, .handOver:
+        case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit, .handOver, .keepRecord:
             break
+        }
+    }
+
+    /// The record on disk holds exactly the builds the truth leaves out (at most
+    /// `BuildRecord.leftOutPerPlugin` of a plugin, the newest), so that a start after any end
+    /// of the host leaves out what this one proved bad, and nothing else. A host that ends at
+    /// its first failure without going on (a batch run, `--restart=no`, a failure before it
+    /// was first ready) is a run, not a service: it leaves nothing out (docs/operations.md).
+    private mutating func checkRecord() {
+        if let reason = exit?.reason, [.notRestartable, .failedBeforeReady].contains(reason) { return }
+        guard recordCheckedAt != truth.evidenceChanges else { return }
+        recordCheckedAt = truth.evidenceChanges
+        var kept: Set<WorldTruth.Build> = []
+        for entry in recordOnDisk.leftOut {
+            guard let plugin = Self.plugin(named: entry.name) else {
+                violate("the record on disk leaves out \(entry.name), a plugin the world does not have")
+                continue
+            }
+            kept.insert(WorldTruth.Build(plugin: plugin, identity: entry.identity))
+        }
+        let truly = Set(truth.evidence.keys)
+        for build in kept.subtracting(truly).sorted(by: { $0.stamp < $1.stamp }) {
+            violate("the record on disk leaves out \(build), a build with no evidence of fault: the next start would leave it out")
+        }
+        for build in truly.subtracting(kept).sorted(by: { $0.stamp < $1.stamp }) {
+            let ofPlugin = kept.filter { $0.plugin == build.plugin }.count
+            if ofPlugin < BuildRecord.leftOutPerPlugin {
+                violate("the record on disk does not leave out \(build), which \(truth.evidence[build]!.reason): the next start would run it")
+            }
         }
     }
 
@@ -389,6 +418,11 @@ extension SimulatedWorld {
             let brought = (restoring?.broughtBack ?? []).map { "\($0.name) \($0.version)" }
             for build in builds where !brought.contains(build.nameAndVersion) {
                 violate("the host says it brings back \(build.nameAndVersion), but generation \(restoring?.number ?? 0) loads \(brought)")
+            }
+        case .leftOutByRecord(let builds):
+            // What a start says the record leaves out is the record it was given.
+            if builds != recordAtStart.leftOut {
+                violate("the host says the record leaves out \(builds.map { "\($0.name) \($0.version)" }); the record it started with holds \(recordAtStart.leftOut.map { "\($0.name) \($0.version)" }): \(announcement.line)")
             }
         case .cannotBringBack(let plugin, _):
             let restoring = workers.values.filter { $0.cause == .restore }.max { $0.number < $1.number }
@@ -488,6 +522,8 @@ extension SimulatedWorld {
             rollbacks(trials)
         case .cannotBringBack(let plugin, let why):
             must += [plugin, why]
+        case .leftOutByRecord(let builds):
+            must += builds.flatMap { ["\($0.name) \($0.version)", $0.file, $0.reason] } + ["plugin-host restart"]
         case .workerSuspended(let process, let signal, let running, let limit):
             must += ["\(process)", signal.name] + running + (limit.map { [TextFormat.seconds($0)] } ?? [])
         case .workerResumed(let process, let after):
@@ -727,6 +763,7 @@ extension SimulatedWorld {
     // MARK: After every step
 
     mutating func checkInvariants(after event: SupervisionEvent) {
+        checkRecord()
         // Every generation the machine knows alive has a worker, and every worker alive is
         // known: none is forgotten, so none is left running.
         // Counted first, without building anything: this runs after every event.

@@ -244,6 +244,12 @@ struct SimulatedWorld {
     /// The generation a reload is under way on, and how many reloads were made.
     var reloadUnderWay: Int?
     var reloadsMade = 0
+    /// The record of what the host proved, as the driver last wrote it to disk, and whether it
+    /// is yet to be checked against the truth (it was written, or the truth changed).
+    var recordOnDisk = BuildRecord()
+    /// The record the host started with.
+    var recordAtStart = BuildRecord()
+    var recordCheckedAt: Int?
     /// The copies of signals a stopped worker passes on once resumed, with the send each is of.
     var heldSignals: [Int: [(signal: Signal, send: Int)]] = [:]
     /// Signals sent so far, and those of the stop requests that reached the host.
@@ -627,6 +633,9 @@ struct SimulatedWorld {
             case .checkRestart(let client, _, _):
                 deliver(.restartChecked(client: client, problems: brokenOnDisk.contains(client)
                     ? ["plugin Ticker (plugins/libTicker.so) requires Domain ^1.0.0, but Domain 2.0.0 is installed"] : []))
+            case .keepRecord(let record):
+                recordOnDisk = record
+                recordCheckedAt = nil
             case .answer(let client, let answer):
                 receive(answer, by: client)
             case .exit(let status, let reason):

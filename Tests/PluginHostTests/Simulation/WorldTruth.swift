@@ -57,7 +57,11 @@ struct WorldTruth {
 
     /// The builds with evidence of fault a correct host leaves out now, and why: from the
     /// failures it judged, until their files change (a new file is a new build) or an operator restarts them.
-    private(set) var evidence: [Build: (reason: String, since: MonotonicInstant)] = [:]
+    private(set) var evidence: [Build: (reason: String, since: MonotonicInstant)] = [:] {
+        didSet { evidenceChanges += 1 }
+    }
+    /// How many times the evidence changed: the record on disk is checked against it then.
+    private(set) var evidenceChanges = 0
     /// Every build ever blamed: a failure that blames one never blamed before is healed by
     /// leaving it out, and its restart does not wait.
     private(set) var everBlamed: Set<Build> = []

@@ -1,0 +1,160 @@
+/// The record of what the host proved (``BuildRecord``) on disk: one file for each set of
+/// plugin directories, in the state directory, kept by the supervisor only. It is written
+/// whole (a new file, flushed, renamed over the old one, the directory flushed) and checked
+/// when read, so that a crash at any moment leaves either a record the next start reads or
+/// one it finds damaged, says so once, and ignores.
+///
+/// The format is text, a line per fact, fields separated by tabs (`%`, tab and newline
+/// written as `%25`, `%09`, `%0A`):
+///
+/// ```
+/// plugin-host record 1
+/// directories	/srv/app/plugins
+/// left-out	Ticker	plugins/libTicker.so	0.3.1	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	crashed during the run phase: SIGSEGV
+/// end	FNV-1a 64 of every byte before this line, in hex
+/// ```
+struct RecordFile {
+    let path: String
+
+    /// The record's first line: a later format is refused, not misread.
+    static let format = "plugin-host record 1"
+
+    /// What reading found.
+    enum Reading: Equatable {
+        /// No record: the host has proved nothing here yet.
+        case none
+        case record(BuildRecord)
+        /// A record that cannot be trusted, and why: ignored.
+        case damaged(String)
+    }
+
+    /// The record of `directories`: in `state` (`--state`), else systemd's
+    /// `$STATE_DIRECTORY` (its first), else `$XDG_STATE_HOME/plugin-host`, else
+    /// `$HOME/.local/state/plugin-host`; `nil` when none of these is an absolute path.
+    /// The file's name holds a hash of the directories' absolute paths.
+    static func path(for directories: [String], state: String?, workingDirectory: String, environment: (String) -> String?) -> String? {
+        let base: String
+        if let state, !state.isEmpty {
+            base = state.hasPrefix("/") ? state : workingDirectory + "/" + state
+        } else if let systemd = environment("STATE_DIRECTORY")?.split(separator: ":").first, systemd.hasPrefix("/") {
+            base = String(systemd)
+        } else if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") {
+            base = xdg + "/plugin-host"
+        } else if let home = environment("HOME"), home.hasPrefix("/") {
+            base = home + "/.local/state/plugin-host"
+        } else {
+            return nil
+        }
+        let key = directories.map { $0.hasPrefix("/") ? $0 : workingDirectory + "/" + $0 }.joined(separator: "\n")
+        return base + "/record-" + hex(fnv1a(Array(key.utf8)))
+    }
+
+    /// Reads the record; a file that is not there is no record.
+    func read() -> Reading {
+        guard let file = try? ReadOnlyFile(path: path) else { return .none }
+        guard let bytes = try? file.readAll() else { return .damaged("it cannot be read") }
+        return Self.decode(bytes)
+    }
+
+    /// Replaces the record with `record`, for `directories`.
+    ///
+    /// - Throws: ``SystemError`` naming what failed; the record before stays as it was.
+    func write(_ record: BuildRecord, directories: [String]) throws(SystemError) {
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try makeDirectories(String(path[..<slash])) }
+        try replacePrivateFile(path, bytes: Self.encode(record, directories: directories), durably: true)
+    }
+
+    // MARK: The format
+
+    static func encode(_ record: BuildRecord, directories: [String]) -> [UInt8] {
+        var lines = [format, line("directories", directories.joined(separator: ":"))]
+        for build in record.leftOut {
+            let identity = build.identity
+            lines.append(line(
+                "left-out", build.name, build.file, build.version, String(identity.device), String(identity.inode), String(identity.size),
+                String(identity.modificationNanoseconds), String(identity.changeNanoseconds), build.reason))
+        }
+        var bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        bytes += Array("end\t\(checksum(bytes))\n".utf8)
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Reading {
+        guard let endLine = bytes.dropLast().lastIndex(of: UInt8(ascii: "\n")).map({ $0 + 1 }), bytes.last == UInt8(ascii: "\n") else {
+            return .damaged("it ends before its last line (a write cut short)")
+        }
+        let body = Array(bytes[..<endLine])
+        let end = String(decoding: bytes[endLine..<(bytes.count - 1)], as: UTF8.self)
+        guard end.hasPrefix("end\t") else { return .damaged("it ends before its last line (a write cut short)") }
+        guard end == "end\t" + checksum(body) else { return .damaged("its checksum does not match its contents") }
+        let lines = String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        guard lines.first.map(String.init) == format else {
+            return .damaged("it does not begin with '\(format)' (a later version of plugin-host may have written it)")
+        }
+        var record = BuildRecord()
+        for (number, text) in lines.enumerated().dropFirst() {
+            let fields = text.split(separator: "\t", omittingEmptySubsequences: false).map { unescape(String($0)) }
+            switch fields.first {
+            case "directories":
+                continue
+            case "left-out":
+                guard fields.count == 10, let device = UInt64(fields[4]), let inode = UInt64(fields[5]), let size = Int64(fields[6]),
+                    let modified = Int64(fields[7]), let changed = Int64(fields[8])
+                else { return .damaged("line \(number + 1) is not a build left out as this version writes one") }
+                let identity = FileIdentity(device: device, inode: inode, size: size, modificationNanoseconds: modified, changeNanoseconds: changed)
+                record.leftOut.append(BuildRecord.LeftOut(name: fields[1], file: fields[2], version: fields[3], identity: identity, reason: fields[9]))
+            default:
+                return .damaged("line \(number + 1) is not understood")
+            }
+        }
+        return .record(record)
+    }
+
+    private static func line(_ fields: String...) -> String {
+        fields.map(escape).joined(separator: "\t")
+    }
+
+    private static func escape(_ field: String) -> String {
+        var escaped = ""
+        for character in field.unicodeScalars {
+            switch character {
+            case "%": escaped += "%25"
+            case "\t": escaped += "%09"
+            case "\n": escaped += "%0A"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+
+    private static func unescape(_ field: String) -> String {
+        guard field.contains("%") else { return field }
+        var bytes: [UInt8] = []
+        var rest = Array(field.utf8)[...]
+        while let byte = rest.popFirst() {
+            if byte == UInt8(ascii: "%"), rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                rest = rest.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The last line's checksum of the lines before it: FNV-1a 64, in hex.
+    static func checksum(_ bytes: [UInt8]) -> String {
+        hex(fnv1a(bytes))
+    }
+
+    private static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

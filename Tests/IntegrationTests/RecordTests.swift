@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the host proved outlives the host, through the real binary: a build left out for a
+/// crash stays out at the next start, however the host before ended; a damaged record is said
+/// once and ignored; a state directory that cannot be written is said once, and the host runs.
+@Suite("The record: a build left out stays out after the host ends, however it ended")
+struct RecordTests {
+    /// Starts the service with its record in `state`, has Ticker crash, and waits until the
+    /// host serves without it.
+    private func crashTicker(_ service: ServiceFixture, state: URL) throws -> (RunningHost, NotifyListener) {
+        let (host, listener) = try service.start(["--state", state.path])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(host.standardError)")
+        try Data().write(to: service.trigger)
+        #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Ticker (crashed during the run phase: SIGSEGV") != nil, "\(host.standardError)")
+        try FileManager.default.removeItem(at: service.trigger)
+        return (host, listener)
+    }
+
+    @Test("a build left out for a crash stays out at the next start, after a stop or a SIGKILL of the supervisor",
+          arguments: [SIGTERM, SIGKILL])
+    func leftOutAcrossStarts(ending: Int32) throws {
+        let service = try ServiceFixture()
+        let state = try Scratch.directory(named: "state")
+        let (first, _) = try crashTicker(service, state: state)
+        let worker = service.echo()
+        _ = first.stop(with: ending)
+        // A supervisor killed outright takes its worker with it (its parent-death signal): the
+        // next host starts once that worker is gone, as under systemd.
+        if case .answered(let process) = worker { #expect(waitUntilGone(process)) }
+        #expect(service.log.lines.filter { $0 == "Ticker 0.1.0 bootstrap" }.count == 1)
+
+        let (second, listener) = try service.start(["--state", state.path])
+        #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Ticker (crashed during the run phase: SIGSEGV") != nil, "\(second.standardError)")
+        #expect(second.waitForError(
+            "plugin-host: left out, as the record of what this host proved says: Ticker 0.1.0 (\(service.file("Ticker").path)): "
+                + "crashed during the run phase: SIGSEGV; until the file changes, or plugin-host restart Ticker"), "\(second.standardError)")
+        // Ready means every plugin the generation runs was bootstrapped: Ticker was not.
+        #expect(service.log.lines.filter { $0 == "Ticker 0.1.0 bootstrap" }.count == 1, "\(service.log.lines)")
+        #expect(second.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("a new file of the plugin left out runs at the next start: the record leaves out builds, not names")
+    func newFileRuns() throws {
+        let service = try ServiceFixture()
+        let state = try Scratch.directory(named: "state")
+        let (first, _) = try crashTicker(service, state: state)
+        #expect(first.stop(with: SIGTERM).status == 0)
+        try service.replace("Ticker", with: "Ticker")
+
+        let (second, listener) = try service.start(["--state", state.path])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(second.standardError)")
+        #expect(!second.standardError.contains("left out, as the record"), "\(second.standardError)")
+        #expect(second.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("a record cut short is said once and ignored: the host starts as if it had none")
+    func damagedRecord() throws {
+        let service = try ServiceFixture()
+        let state = try Scratch.directory(named: "state")
+        let (first, _) = try crashTicker(service, state: state)
+        #expect(first.stop(with: SIGTERM).status == 0)
+        let record = try #require(try FileManager.default.contentsOfDirectory(at: state, includingPropertiesForKeys: nil).first { $0.lastPathComponent.hasPrefix("record-") })
+        let bytes = try Data(contentsOf: record)
+        try bytes.prefix(bytes.count - 5).write(to: record)
+
+        let (second, listener) = try service.start(["--state", state.path])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(second.standardError)")
+        let warning = "plugin-host: warning: the record at \(record.path) is damaged (it ends before its last line (a write cut short)); ignoring it"
+        #expect(second.standardError.components(separatedBy: warning).count == 2, "\(second.standardError)")
+        #expect(second.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("a state directory that cannot be written is said once; the host runs on as it would without one")
+    func unwritableState() throws {
+        let service = try ServiceFixture()
+        let blocker = try Scratch.directory(named: "state").appending(path: "a-file")
+        try Data("not a directory".utf8).write(to: blocker)
+        let (host, _) = try crashTicker(service, state: blocker)
+        #expect(host.waitForError("plugin-host: warning: cannot keep the record at \(blocker.path)/record-"), "\(host.standardError)")
+        #expect(host.standardError.components(separatedBy: "cannot keep the record").count == 2, "\(host.standardError)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    private func waitUntilGone(_ process: Int32) -> Bool {
+        IntegrationTests.wait { kill(process, 0) != 0 && errno == ESRCH }
+    }
+}

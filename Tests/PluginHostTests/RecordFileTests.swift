@@ -1,0 +1,73 @@
+import Testing
+
+@testable import PluginHost
+
+/// The record of what the host proved, as a file: it reads back as written, and a file cut
+/// short at any byte, or changed, is found damaged rather than misread.
+@Suite("The record on disk: read back as written; a torn or changed file is found, never misread")
+struct RecordFileTests {
+    private let record = BuildRecord(leftOut: [
+        BuildRecord.LeftOut(
+            name: "Ticker", file: "plugins/libTicker.so", version: "0.3.1",
+            identity: FileIdentity(device: 2049, inode: 1_234_567, size: 81_920, modificationNanoseconds: 1_764_000_000_123_456_789, changeNanoseconds: 1_764_000_000_223_456_789),
+            reason: "crashed during the run phase: SIGSEGV on trial"),
+        BuildRecord.LeftOut(
+            name: "Odd\tName", file: "plugins/lib%Odd.so", version: "1.0.0",
+            identity: FileIdentity(device: 1, inode: 2, size: 3, modificationNanoseconds: -4, changeNanoseconds: 5),
+            reason: "a reason\nover two lines, 100% of it"),
+    ])
+
+    @Test("a record reads back as written, tabs, newlines and percent signs in its fields included")
+    func roundTrip() {
+        let bytes = RecordFile.encode(record, directories: ["/srv/plugins", "/opt/more"])
+        #expect(RecordFile.decode(bytes) == .record(record))
+        #expect(RecordFile.decode(RecordFile.encode(BuildRecord(), directories: [])) == .record(BuildRecord()))
+    }
+
+    @Test("a file cut short at any byte is damaged, never a shorter record")
+    func tornAtEveryByte() {
+        let bytes = RecordFile.encode(record, directories: ["/srv/plugins"])
+        for length in 0..<bytes.count {
+            guard case .damaged = RecordFile.decode(Array(bytes[..<length])) else {
+                Issue.record("cut at byte \(length) of \(bytes.count) reads as \(RecordFile.decode(Array(bytes[..<length])))")
+                return
+            }
+        }
+    }
+
+    @Test("a byte changed anywhere is found")
+    func changedByte() {
+        let bytes = RecordFile.encode(record, directories: ["/srv/plugins"])
+        for index in bytes.indices {
+            var changed = bytes
+            changed[index] ^= 0x01
+            if case .record = RecordFile.decode(changed) { Issue.record("a change at byte \(index) reads as a record") }
+        }
+    }
+
+    @Test("a whole record of a later format, or with a line this version does not know, is refused, with why")
+    func laterFormat() {
+        func signed(_ text: String) -> [UInt8] { Array(text.utf8) + Array("end\t\(RecordFile.checksum(Array(text.utf8)))\n".utf8) }
+        #expect(RecordFile.decode(signed("plugin-host record 2\ndirectories\t/srv\n"))
+            == .damaged("it does not begin with 'plugin-host record 1' (a later version of plugin-host may have written it)"))
+        #expect(RecordFile.decode(signed("plugin-host record 1\nleft-out\tTicker\n")) == .damaged("line 2 is not a build left out as this version writes one"))
+        #expect(RecordFile.decode(signed("plugin-host record 1\ntrial\tTicker\n")) == .damaged("line 2 is not understood"))
+        #expect(RecordFile.decode(signed("plugin-host record 1\n")) == .record(BuildRecord()))
+    }
+
+    @Test("the record lives in --state, else systemd's STATE_DIRECTORY, else XDG_STATE_HOME, else ~/.local/state; one file per set of directories")
+    func whereItLives() {
+        let environment = ["STATE_DIRECTORY": "/var/lib/plugin-host:/var/lib/other", "XDG_STATE_HOME": "/home/u/.state", "HOME": "/home/u"]
+        func path(state: String? = nil, _ keys: [String], directories: [String] = ["plugins"]) -> String? {
+            RecordFile.path(for: directories, state: state, workingDirectory: "/srv/app") { name in keys.contains(name) ? environment[name] : nil }
+        }
+        #expect(path(state: "/tmp/state", Array(environment.keys))?.hasPrefix("/tmp/state/record-") == true)
+        #expect(path(state: "state", [])?.hasPrefix("/srv/app/state/record-") == true)
+        #expect(path(["STATE_DIRECTORY", "XDG_STATE_HOME", "HOME"])?.hasPrefix("/var/lib/plugin-host/record-") == true)
+        #expect(path(["XDG_STATE_HOME", "HOME"])?.hasPrefix("/home/u/.state/plugin-host/record-") == true)
+        #expect(path(["HOME"])?.hasPrefix("/home/u/.local/state/plugin-host/record-") == true)
+        #expect(path([]) == nil)
+        #expect(path(["HOME"]) == path(["HOME"], directories: ["/srv/app/plugins"]), "a relative directory is the same directory")
+        #expect(path(["HOME"]) != path(["HOME"], directories: ["/srv/other"]))
+    }
+}
