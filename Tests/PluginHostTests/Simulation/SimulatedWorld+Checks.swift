@@ -762,6 +762,33 @@ extension SimulatedWorld {
 
     // MARK: After every step
 
+    /// A host started after this one ended, on the files as they are, with the record this one
+    /// kept (each build whose file still holds it, as the driver reads it): its first generation
+    /// leaves out exactly the builds on disk that the truth leaves out.
+    mutating func checkNextStart() {
+        guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason) else { return }
+        let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
+        var record = recordOnDisk
+        record.leftOut.removeAll { entry in
+            Self.plugin(named: entry.name).map { !onDisk.contains(WorldTruth.Build(plugin: $0, identity: entry.identity)) } ?? true
+        }
+        let (_, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
+        guard let plan = actions.compactMap({ if case .start(let plan) = $0 { plan } else { nil } }).first else {
+            violate("a host started with the record this one kept starts no generation")
+            return
+        }
+        let excluded = Set(plan.builds.excluded.compactMap { excluded in
+            Self.plugin(named: excluded.name).map { WorldTruth.Build(plugin: $0, identity: excluded.identity) }
+        })
+        let truly = Set(truth.evidence.keys).intersection(onDisk)
+        for build in excluded.subtracting(truly).sorted(by: { $0.stamp < $1.stamp }) {
+            violate("a host started after this one (\(ending.reason)) would leave out \(build), a build with no evidence of fault")
+        }
+        for build in truly.subtracting(excluded).sorted(by: { $0.stamp < $1.stamp }) {
+            violate("a host started after this one (\(ending.reason)) would run \(build), which \(truth.evidence[build]!.reason)")
+        }
+    }
+
     mutating func checkInvariants(after event: SupervisionEvent) {
         checkRecord()
         // Every generation the machine knows alive has a worker, and every worker alive is

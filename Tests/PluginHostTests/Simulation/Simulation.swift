@@ -102,6 +102,7 @@ enum Simulation {
         }
         if world.violations.isEmpty { world.settleWithoutFaults() }
         if world.violations.isEmpty { world.stopAndSettle() }
+        if world.violations.isEmpty { world.checkNextStart() }
         let ending = world.exit.map { "\($0.reason) \($0.status.rawValue)" } ?? "none"
         return Outcome(
             seed: seed, operations: operations, violations: world.violations, events: world.eventCount, trace: world.trace, ending: ending,
