@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import PluginHost
@@ -53,6 +54,23 @@ struct RecordFileTests {
         #expect(RecordFile.decode(signed("plugin-host record 1\nleft-out\tTicker\n")) == .damaged("line 2 is not a build left out as this version writes one"))
         #expect(RecordFile.decode(signed("plugin-host record 1\ntrial\tTicker\n")) == .damaged("line 2 is not understood"))
         #expect(RecordFile.decode(signed("plugin-host record 1\n")) == .record(BuildRecord()))
+    }
+
+    @Test("a record is written where its path says, its directories made, each file kept as an absolute path")
+    func writtenWithAbsolutePaths() throws {
+        let state = FileManager.default.temporaryDirectory.appending(path: "record-\(UUID().uuidString)/state").path
+        defer { try? FileManager.default.removeItem(atPath: (state as NSString).deletingLastPathComponent) }
+        let file = RecordFile(path: state + "/record-test", workingDirectory: "/srv/app")
+        var relative = record
+        relative.leftOut[0] = BuildRecord.LeftOut(
+            name: "Ticker", file: "plugins/libTicker.so", version: "0.3.1", identity: record.leftOut[0].identity, reason: record.leftOut[0].reason)
+        try file.write(relative, directories: ["plugins"])
+        guard case .record(let read) = file.read() else {
+            Issue.record("read as \(file.read())")
+            return
+        }
+        #expect(read.leftOut.map(\.file) == ["/srv/app/plugins/libTicker.so", "/srv/app/plugins/lib%Odd.so"])
+        #expect(RecordFile(path: state + "/none").read() == .none)
     }
 
     @Test("the record lives in --state, else systemd's STATE_DIRECTORY, else XDG_STATE_HOME, else ~/.local/state; one file per set of directories")

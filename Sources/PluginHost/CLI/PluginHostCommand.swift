@@ -67,7 +67,7 @@ struct PluginHostCommand {
             supervision.record = RecordFile.path(
                 for: PluginSearchPath(options.search).directories, state: options.state, workingDirectory: workingDirectory,
                 environment: Process.environment
-            ).map(RecordFile.init)
+            ).map { RecordFile(path: $0, workingDirectory: workingDirectory) }
             do {
                 try openControl(options, into: &supervision, console: console)
             } catch {

@@ -15,6 +15,9 @@
 /// ```
 struct RecordFile {
     let path: String
+    /// The directory relative paths are read from: a build's file is kept as an absolute
+    /// path, so that a start from another directory finds it.
+    var workingDirectory = "/"
 
     /// The record's first line: a later format is refused, not misread.
     static let format = "plugin-host record 1"
@@ -61,7 +64,18 @@ struct RecordFile {
     /// - Throws: ``SystemError`` naming what failed; the record before stays as it was.
     func write(_ record: BuildRecord, directories: [String]) throws(SystemError) {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try makeDirectories(String(path[..<slash])) }
-        try replacePrivateFile(path, bytes: Self.encode(record, directories: directories), durably: true)
+        var absolute = record
+        absolute.leftOut = record.leftOut.map { build in
+            build.file.hasPrefix("/")
+                ? build
+                : BuildRecord.LeftOut(
+                    name: build.name, file: workingDirectory + "/" + build.file, version: build.version, identity: build.identity, reason: build.reason)
+        }
+        try replacePrivateFile(path, bytes: Self.encode(absolute, directories: directories.map(absolute(_:))), durably: true)
+    }
+
+    private func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : workingDirectory + "/" + path
     }
 
     // MARK: The format
