@@ -101,13 +101,15 @@ struct RecordFile {
         let end = String(decoding: bytes[endLine..<(bytes.count - 1)], as: UTF8.self)
         guard end.hasPrefix("end\t") else { return .damaged("it ends before its last line (a write cut short)") }
         guard end == "end\t" + checksum(body) else { return .damaged("its checksum does not match its contents") }
-        let lines = String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        guard lines.first.map(String.init) == format else {
+        // By bytes: splitting a String by characters finds grapheme boundaries, which a record
+        // of a thousand plugins would pay for at every start.
+        let lines = body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
+        guard lines.first.map({ String(decoding: $0, as: UTF8.self) }) == format else {
             return .damaged("it does not begin with '\(format)' (a later version of plugin-host may have written it)")
         }
         var record = BuildRecord()
         for (number, text) in lines.enumerated().dropFirst() {
-            let fields = text.split(separator: "\t", omittingEmptySubsequences: false).map { unescape(String($0)) }
+            let fields = text.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { unescape(String(decoding: $0, as: UTF8.self)) }
             switch fields.first {
             case "directories":
                 continue
@@ -142,7 +144,7 @@ struct RecordFile {
     }
 
     private static func unescape(_ field: String) -> String {
-        guard field.contains("%") else { return field }
+        guard field.utf8.contains(UInt8(ascii: "%")) else { return field }
         var bytes: [UInt8] = []
         var rest = Array(field.utf8)[...]
         while let byte = rest.popFirst() {
