@@ -109,21 +109,47 @@ struct RecordFile {
         }
         var record = BuildRecord()
         for (number, text) in lines.enumerated().dropFirst() {
-            let fields = text.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { unescape(String(decoding: $0, as: UTF8.self)) }
-            switch fields.first {
+            let fields = text.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+            let kind = String(decoding: fields[0], as: UTF8.self)
+            switch kind {
             case "directories":
                 continue
             case "left-out":
-                guard fields.count == 10, let device = UInt64(fields[4]), let inode = UInt64(fields[5]), let size = Int64(fields[6]),
-                    let modified = Int64(fields[7]), let changed = Int64(fields[8])
+                // The numbers are read from their bytes, the words unescaped: a record of a
+                // thousand plugins is read at every start.
+                guard fields.count == 10, let device = Self.number(fields[4]), let inode = Self.number(fields[5]),
+                    let size = Self.number(fields[6]).flatMap(Int64.init(exactly:)), let modified = Self.signedNumber(fields[7]),
+                    let changed = Self.signedNumber(fields[8])
                 else { return .damaged("line \(number + 1) is not a build left out as this version writes one") }
                 let identity = FileIdentity(device: device, inode: inode, size: size, modificationNanoseconds: modified, changeNanoseconds: changed)
-                record.leftOut.append(BuildRecord.LeftOut(name: fields[1], file: fields[2], version: fields[3], identity: identity, reason: fields[9]))
+                let word = { (index: Int) in unescape(String(decoding: fields[index], as: UTF8.self)) }
+                record.leftOut.append(BuildRecord.LeftOut(name: word(1), file: word(2), version: word(3), identity: identity, reason: word(9)))
             default:
                 return .damaged("line \(number + 1) is not understood")
             }
         }
         return .record(record)
+    }
+
+    /// A decimal number written by `String(_:)`, from its bytes; `nil` for anything else.
+    private static func number(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard !digits.isEmpty, digits.count <= 20 else { return nil }
+        var value: UInt64 = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            let (times, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = times.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            guard !overflowed, !overflowedAgain else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    private static func signedNumber(_ digits: ArraySlice<UInt8>) -> Int64? {
+        if digits.first == UInt8(ascii: "-") {
+            return number(digits.dropFirst()).flatMap { $0 <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- $0) : nil }
+        }
+        return number(digits).flatMap(Int64.init(exactly:))
     }
 
     private static func line(_ fields: String...) -> String {
