@@ -70,11 +70,8 @@ struct ManifestCache {
         } else {
             return nil
         }
-        // FNV-1a of the directory's path: one file per directory, a short name.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in directory.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let hex = String(hash, radix: 16)
-        return base + "/plugin-host/manifests-" + String(repeating: "0", count: 16 - hex.count) + hex
+        // A hash of the directory's path: one file per directory, a short name.
+        return base + "/plugin-host/manifests-" + FNV1a.hex(directory.utf8)
     }
 
     /// The format: the line ``format``, then per entry a line of numbers (the lengths of the

@@ -8,7 +8,8 @@ struct BuildRecord: Equatable, Sendable {
     /// identity: the same device, inode, size and modification time), and why.
     struct LeftOut: Equatable, Sendable {
         let name: String
-        let file: String
+        /// An absolute path once kept on disk.
+        var file: String
         let version: String
         let identity: FileIdentity
         let reason: String

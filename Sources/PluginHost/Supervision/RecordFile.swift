@@ -38,7 +38,7 @@ struct RecordFile {
     static func path(for directories: [String], state: String?, workingDirectory: String, environment: (String) -> String?) -> String? {
         let base: String
         if let state, !state.isEmpty {
-            base = state.hasPrefix("/") ? state : workingDirectory + "/" + state
+            base = absolute(state, in: workingDirectory)
         } else if let systemd = environment("STATE_DIRECTORY")?.split(separator: ":").first, systemd.hasPrefix("/") {
             base = String(systemd)
         } else if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") {
@@ -48,8 +48,8 @@ struct RecordFile {
         } else {
             return nil
         }
-        let key = directories.map { $0.hasPrefix("/") ? $0 : workingDirectory + "/" + $0 }.joined(separator: "\n")
-        return base + "/record-" + hex(fnv1a(Array(key.utf8)))
+        let key = directories.map { absolute($0, in: workingDirectory) }.joined(separator: "\n")
+        return base + "/record-" + FNV1a.hex(key.utf8)
     }
 
     /// Reads the record; a file that is not there is no record.
@@ -64,18 +64,15 @@ struct RecordFile {
     /// - Throws: ``SystemError`` naming what failed; the record before stays as it was.
     func write(_ record: BuildRecord, directories: [String]) throws(SystemError) {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try makeDirectories(String(path[..<slash])) }
-        var absolute = record
-        absolute.leftOut = record.leftOut.map { build in
-            build.file.hasPrefix("/")
-                ? build
-                : BuildRecord.LeftOut(
-                    name: build.name, file: workingDirectory + "/" + build.file, version: build.version, identity: build.identity, reason: build.reason)
-        }
-        try replacePrivateFile(path, bytes: Self.encode(absolute, directories: directories.map(absolute(_:))), durably: true)
+        var kept = record
+        for index in kept.leftOut.indices { kept.leftOut[index].file = Self.absolute(kept.leftOut[index].file, in: workingDirectory) }
+        let absoluteDirectories = directories.map { Self.absolute($0, in: workingDirectory) }
+        try replacePrivateFile(path, bytes: Self.encode(kept, directories: absoluteDirectories), durably: true)
     }
 
-    private func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : workingDirectory + "/" + path
+    /// `path` as an absolute path, a relative one read from `directory`.
+    private static func absolute(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : directory + "/" + path
     }
 
     // MARK: The format
@@ -184,19 +181,8 @@ struct RecordFile {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The last line's checksum of the lines before it: FNV-1a 64, in hex.
+    /// The last line's checksum of the lines before it.
     static func checksum(_ bytes: [UInt8]) -> String {
-        hex(fnv1a(bytes))
-    }
-
-    private static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        FNV1a.hex(bytes)
     }
 }
