@@ -47,6 +47,23 @@ struct TrialTests {
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
+    @Test("a build whose file was replaced before its generation served still comes back: the supervisor holds the bytes its worker loaded")
+    func replacedBeforeHeld() throws {
+        let staging = try Scratch.directory(named: "staging").appending(path: "libTicker.so")
+        try FileManager.default.copyItem(at: try Fixtures.plugin("TickerNext"), to: staging)
+        let service = try ServiceFixture(tickerSettings: #""nextBuildFails": "crash", "replaceOwnFileWith": "\#(staging.path)""#)
+        try service.directory.trust(staging)
+        let console = OperatorConsole()
+        let (host, listener) = try service.start(console.arguments + ["--watch", "--shutdown-timeout", "1", "--trial", "30"])
+        // Ticker 0.1.0 renames 0.2.0 over its own file as it bootstraps, before the host serves.
+        #expect(host.waitForError("plugin-host: upgraded: Ticker 0.1.0 -> 0.2.0"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: on trial for 30 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: bringing back the builds that ran before: Ticker 0.1.0"), "\(host.standardError)")
+        try expectBroughtBack(service, host, listener, console)
+        #expect(!host.standardError.contains("nothing brought back"), "\(host.standardError)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
     @Test("ten reloads after a trial rolled back: the build before serves on, no restart is counted, the build left out is never loaded again")
     func reloadsAfterRollback() throws {
         let (service, host, listener, console) = try upgraded(fails: "crash", ["--trial", "30"])

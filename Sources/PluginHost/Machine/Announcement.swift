@@ -95,6 +95,9 @@ enum Announcement: Equatable, Sendable {
         let build: PublishedPlugin
         /// The build before, `nil` for a plugin that is new.
         let before: PublishedPlugin?
+        /// Why a failure cannot bring the build before back (`is not held`, `is left out`);
+        /// `nil` when it can.
+        var beforeStaysAway: String?
     }
 
     /// A build on trial giving way to the build it replaced: `Counter 0.3.1 -> 0.3.0`.

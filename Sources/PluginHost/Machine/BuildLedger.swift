@@ -250,13 +250,14 @@ struct BuildLedger: Sendable {
         return trial
     }
 
-    /// The files of `rewritten` were written in place: a held build that is one of those files
-    /// (the same device and inode) reads other bytes now, and can no longer be brought back.
+    /// The files of `rewritten` were written in place: a held build that is one of those builds
+    /// (the same file with the same contents as it had) reads other bytes now, and can no
+    /// longer be brought back. A build held from the same file after it was written is intact.
     mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: String) {
         for index in records.indices {
             guard let held = records[index].held?.identity else { continue }
             let isRewritten = rewritten.contains { build in
-                build.name == records[index].name && build.identity.map { $0.device == held.device && $0.inode == held.inode } == true
+                build.name == records[index].name && build.identity.map(held.hasSameContents) == true
             }
             guard isRewritten else { continue }
             records[index].held = nil
@@ -265,7 +266,7 @@ struct BuildLedger: Sendable {
         for index in records.indices {
             guard let replaced = records[index].trial?.replaced.identity else { continue }
             let isRewritten = rewritten.contains { build in
-                build.name == records[index].name && build.identity.map { $0.device == replaced.device && $0.inode == replaced.inode } == true
+                build.name == records[index].name && build.identity.map(replaced.hasSameContents) == true
             }
             if isRewritten { records[index].trial?.replacedHeld = false }
         }

@@ -54,7 +54,8 @@ extension Announcement {
 
         case .onTrial(let changes, let limit):
             return "on trial for \(TextFormat.seconds(limit)) (--trial): "
-                + changes.map { "\($0.build.nameAndVersion) (replacing \($0.before?.version ?? "nothing"))" }.joined(separator: ", ")
+                + changes.map { "\($0.build.nameAndVersion) (replacing \($0.before?.version ?? "nothing")\($0.beforeStaysAway.map { ", which \($0) and cannot come back" } ?? ""))" }
+                .joined(separator: ", ")
                 + "; a failure blamed on \(changes.count == 1 ? "it" : "one") brings back the build before; plugin-host accept or rollback ends it now"
         case .trialPassed(let builds):
             return "trial passed: " + Self.names(builds) + " permanent; the build" + (builds.count == 1 ? "" : "s") + " before let go"

@@ -32,18 +32,24 @@ struct HeldBuilds {
     }
 
     /// Holds `builds` and lets go of the others. A build held already stays held; another
-    /// is opened from its file, and held only when the file is still that build.
+    /// is opened from its file when the file is still that build, else from the descriptor
+    /// a live worker keeps of what it loaded (``LoadedFiles``), so that a file replaced or
+    /// removed before this hold still comes back while a worker that loaded it lives.
     ///
     /// - Returns: The builds held now.
-    mutating func hold(_ builds: [PublishedPlugin]) -> [PublishedPlugin] {
+    mutating func hold(_ builds: [PublishedPlugin], loadedBy workers: [ProcessID] = []) -> [PublishedPlugin] {
         DescriptorLimit.raise(toAtLeast: UInt64(builds.count + held.count) + 256)
         var next: [(build: PublishedPlugin, file: ReadOnlyFile)] = []
+        var loaded: WorkerFiles?
         for build in builds {
             guard let identity = build.identity else { continue }
             if let kept = held.first(where: { $0.build.isSameBuild(as: build) }) {
                 next.append(kept)
             } else if let file = try? ReadOnlyFile(path: build.file), (try? file.status())?.identity.hasSameContents(as: identity) == true {
                 next.append((build, file))
+            } else {
+                if loaded == nil { loaded = WorkerFiles(of: workers) }
+                if let file = loaded?.open(identity) { next.append((build, file)) }
             }
         }
         held = next
@@ -71,5 +77,30 @@ struct HeldBuilds {
             let now = try? entry.file.status().identity
         else { return nil }
         return (entry.file, now.hasSameContents(as: substitute.identity))
+    }
+}
+
+/// The files live workers keep open, found by their contents: each `/proc/PID/fd/N` of
+/// theirs that is a regular file, read once per hold that needs one.
+private struct WorkerFiles {
+    private var paths: [FileIdentity: String] = [:]
+
+    init(of workers: [ProcessID]) {
+        for worker in workers {
+            let directory = "/proc/\(worker)/fd"
+            for entry in (try? directoryEntries(at: directory)) ?? [] {
+                let path = directory + "/" + entry
+                guard let status = try? FileStatus(path: path), status.kind == .regular else { continue }
+                paths[status.identity.ignoringChangeTime] = path
+            }
+        }
+    }
+
+    /// The file with `identity`'s contents, opened, when a worker keeps one.
+    func open(_ identity: FileIdentity) -> ReadOnlyFile? {
+        guard let path = paths[identity.ignoringChangeTime], let file = try? ReadOnlyFile(path: path),
+            (try? file.status())?.identity.hasSameContents(as: identity) == true
+        else { return nil }
+        return file
     }
 }

@@ -291,7 +291,7 @@ struct Supervisor {
             case .pingWatchdog:
                 configuration.systemd.pingWatchdog()
             case .hold(let asked):
-                events.append(.holding(builds.hold(asked), asked: asked))
+                events.append(.holding(builds.hold(asked, loadedBy: workers.values.map(\.process)), asked: asked))
             case .handOver(let from, let to):
                 let package = from.flatMap { handOffs.removeValue(forKey: $0) } ?? .empty
                 if let channel = workers[to]?.handOff, !channel.send(package.bytes, descriptors: package.descriptors) {

@@ -96,6 +96,11 @@ struct FileIdentity: Hashable, Sendable {
     func hasSameContents(as other: FileIdentity) -> Bool {
         device == other.device && inode == other.inode && size == other.size && modificationNanoseconds == other.modificationNanoseconds
     }
+
+    /// This identity with no change time: a key under which every name of these contents is equal.
+    var ignoringChangeTime: FileIdentity {
+        FileIdentity(device: device, inode: inode, size: size, modificationNanoseconds: modificationNanoseconds, changeNanoseconds: 0)
+    }
 }
 
 /// The absolute path of `path` with every symbolic link, `.` and `..` resolved.

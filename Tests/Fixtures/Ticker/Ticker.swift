@@ -26,6 +26,8 @@ let build = "0.1.0"
 /// - `nextBuildFails` (`crash`, `hang` or `unhealthy`) and `failAfterMs` (default 300): the
 ///   next build (0.2.0), that long after its service started, crashes in its service, or
 ///   its health check hangs, or says it is unhealthy.
+/// - `replaceOwnFileWith` (path): its bootstrap renames that file over its own (found with
+///   `dladdr`), before the host serves: a build replaced before the supervisor held it.
 public final class TickerComponent: Bootstrapping {
     public init(_ bootstrapped: Bootstrapped) throws {
         let settings = bootstrapped.settings
@@ -54,6 +56,7 @@ public final class TickerComponent: Bootstrapping {
             crash()
         }
         crashIfTriggered(in: "bootstrap")
+        if let replacement = try settings.string("replaceOwnFileWith") { replaceOwnFile(with: replacement) }
         bootstrapped.lifecycle.run {
             note("serving", log)
             var elapsed = 0
@@ -94,6 +97,28 @@ public final class TickerComponent: Bootstrapping {
 private func note(_ event: String, _ log: String?) {
     guard let log else { return }
     appendLine("Ticker \(build) \(event)", to: log)
+}
+
+/// Renames `replacement` over the file this plugin was loaded from: the file of the
+/// mapping that holds its image, read from /proc/self/maps.
+private func replaceOwnFile(with replacement: String) {
+    let image = UInt(bitPattern: #dsohandle)
+    let descriptor = open("/proc/self/maps", O_RDONLY)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while case let count = read(descriptor, &chunk, chunk.count), count > 0 { bytes += chunk[..<count] }
+    let maps = String(decoding: bytes, as: UTF8.self)
+    for line in maps.split(separator: "\n") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        let range = fields.first?.split(separator: "-") ?? []
+        guard fields.count >= 6, range.count == 2, let low = UInt(range[0], radix: 16), let high = UInt(range[1], radix: 16),
+            low <= image, image < high
+        else { continue }
+        _ = rename(replacement, String(fields[5]))
+        return
+    }
 }
 
 /// Crashes with SIGSEGV: a write through a null pointer, in this plugin's own code.

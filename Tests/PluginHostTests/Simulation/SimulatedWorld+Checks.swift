@@ -511,7 +511,21 @@ extension SimulatedWorld {
                 change.before.map { "\(change.build.name) \($0.version) -> \(change.build.version)" } ?? "\(change.build.nameAndVersion) (new)"
             }
         case .onTrial(let changes, let limit):
-            must += changes.map { "\($0.build.nameAndVersion) (replacing \($0.before?.version ?? "nothing"))" } + [TextFormat.seconds(limit)]
+            // Held as it ran and not left out, the build before comes back; else the line says it cannot.
+            must += changes.map { change in
+                let before = change.before
+                let staysAway = before.flatMap { before -> String? in
+                    let isHeld = held.contains { entry in
+                        entry.build.name == before.name && entry.build.identity.flatMap { before.identity?.hasSameContents(as: $0) } == true
+                            && inodes[entry.inode].flatMap { inode in before.identity.map(inode.identity.hasSameContents) } == true
+                    }
+                    let isLeftOut = Self.plugin(named: before.name).flatMap { plugin in
+                        before.identity.map { truth.isLeftOut(WorldTruth.Build(plugin: plugin, identity: $0)) }
+                    } ?? false
+                    return isLeftOut ? "is left out" : isHeld ? nil : "is not held"
+                }
+                return "\(change.build.nameAndVersion) (replacing \(before?.version ?? "nothing")" + (staysAway.map { ", which \($0) and cannot come back)" } ?? ")")
+            } + [TextFormat.seconds(limit)]
         case .rollingBack(let trials, let why):
             rollbacks(trials)
             must.append(why)

@@ -650,7 +650,8 @@ struct SimulatedWorld {
     }
 
     /// The driver's `HeldBuilds.hold`: a build held already stays held; another is opened from
-    /// its file, and held only when the file is still that build.
+    /// its file when the file is still that build, else from a live worker that loaded it
+    /// (the descriptor it keeps), while those bytes are unchanged.
     private mutating func hold(_ builds: [PublishedPlugin]) -> [PublishedPlugin] {
         var next: [(build: PublishedPlugin, inode: UInt64)] = []
         for build in builds {
@@ -660,10 +661,24 @@ struct SimulatedWorld {
             } else if let plugin = Self.plugin(named: build.name), let inode = paths[plugin],
                 inodes[inode]?.identity.hasSameContents(as: identity) == true {
                 next.append((build, inode))
+            } else if let plugin = Self.plugin(named: build.name), let inode = loadedByLiveWorker(plugin, identity) {
+                next.append((build, inode))
             }
         }
         held = next
         return next.map(\.build)
+    }
+
+    /// The file of `plugin`'s build `identity` that a live worker loaded, while it still reads those bytes.
+    private func loadedByLiveWorker(_ plugin: Int, _ identity: FileIdentity) -> UInt64? {
+        for number in workers.keys.sorted() {
+            guard let worker = workers[number], worker.phase != .gone else { continue }
+            for published in worker.published where published.plugin == plugin && published.loaded
+                && published.identity.hasSameContents(as: identity) && inodes[published.inode]?.identity.hasSameContents(as: identity) == true {
+                return published.inode
+            }
+        }
+        return nil
     }
 
     /// The driver's `HeldBuilds.wasRewritten`: the substitute's build is held, and its held
