@@ -86,6 +86,65 @@ struct RecordTests {
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
+    /// Starts the watching service with its record in `state`, upgrades Ticker 0.1.0 to 0.2.0,
+    /// on trial for 600 s, and returns once the record on disk has the trial.
+    private func upgradeOnTrial(_ service: ServiceFixture, state: URL) throws -> (RunningHost, NotifyListener) {
+        let (host, listener) = try service.start(["--state", state.path] + watching)
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(host.standardError)")
+        try service.replace("Ticker", with: "TickerNext")
+        #expect(host.waitForError("plugin-host: on trial for 600 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(host.standardError)")
+        #expect(IntegrationTests.wait { record(in: state).contains("on-trial\tTicker\t") }, "\(record(in: state))")
+        return (host, listener)
+    }
+
+    private let watching = ["--watch", "--trial", "600", "--shutdown-timeout", "1"]
+
+    /// The record in `state`, as text; empty while there is none.
+    private func record(in state: URL) -> String {
+        let file = (try? FileManager.default.contentsOfDirectory(at: state, includingPropertiesForKeys: nil))?.first { $0.lastPathComponent.hasPrefix("record-") }
+        return file.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
+    }
+
+    @Test("a build on trial when the host stopped, or its supervisor was killed, is not run as permanent: the permanent build runs from the record's copy, and the build on trial is tried again as an upgrade",
+          arguments: [SIGTERM, SIGKILL])
+    func trialAcrossStarts(ending: Int32) throws {
+        let service = try ServiceFixture()
+        let state = try Scratch.directory(named: "state")
+        let (first, _) = try upgradeOnTrial(service, state: state)
+        let worker = service.echo()
+        _ = first.stop(with: ending)
+        if case .answered(let process) = worker { #expect(waitUntilGone(process)) }
+        #expect(service.log.lines.filter { $0 == "Ticker 0.1.0 serving" }.count == 1)
+
+        let (second, listener) = try service.start(["--state", state.path] + watching)
+        #expect(second.waitForError(
+            "plugin-host: was on trial when the host last stopped, so not run as permanent: Ticker 0.2.0 (\(service.file("Ticker").path)), "
+                + "running 0.1.0 from the record in its place; tried again as an upgrade, on trial, once the host serves"), "\(second.standardError)")
+        #expect(second.waitForError("plugin-host: upgraded: Ticker 0.1.0 -> 0.2.0"), "\(second.standardError)")
+        #expect(second.waitForError("plugin-host: on trial for 600 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(second.standardError)")
+        #expect(listener.wait(forPrefix: "READY=1", containing: "5 plugins running") != nil, "\(second.standardError)")
+        // The build that ran before came from the record's copy: the file holds 0.2.0.
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(service.log.lines)")
+        #expect(second.stop(with: SIGTERM).status == 0)
+    }
+
+    @Test("a build that crashed on trial stays out at the next start, and the permanent build runs from the record's copy in its place")
+    func rolledBackAcrossStarts() throws {
+        let service = try ServiceFixture(tickerSettings: #""nextBuildFails": "crash""#)
+        let state = try Scratch.directory(named: "state")
+        let (first, notifications) = try upgradeOnTrial(service, state: state)
+        #expect(notifications.wait(forPrefix: "READY=1", containing: "running the build before: Ticker 0.1.0") != nil, "\(first.standardError)")
+        #expect(IntegrationTests.wait { record(in: state).contains("left-out\tTicker\t") }, "\(record(in: state))")
+        #expect(first.stop(with: SIGTERM).status == 0)
+
+        let (second, listener) = try service.start(["--state", state.path] + watching)
+        #expect(second.waitForError("plugin-host: left out, as the record of what this host proved says: Ticker 0.2.0"), "\(second.standardError)")
+        #expect(listener.wait(forPrefix: "READY=1", containing: "running the build before: Ticker 0.1.0") != nil, "\(second.standardError)")
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 3), "\(service.log.lines)")
+        #expect(service.log.lines.filter { $0 == "Ticker 0.2.0 bootstrap" }.count == 1, "never loaded again: \(service.log.lines)")
+        #expect(second.stop(with: SIGTERM).status == 0)
+    }
+
     private func waitUntilGone(_ process: Int32) -> Bool {
         IntegrationTests.wait { kill(process, 0) != 0 && errno == ESRCH }
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import PluginHost
 
 /// What the machine does with the record of what a host before it proved.
-@Suite("A start honours the record: the builds it leaves out stay out of the first generation")
+@Suite("A start honours the record: what it leaves out stays out, what was on trial is tried again, the permanent build runs")
 struct BuildRecordTests {
     private let ticker = BuildRecord.LeftOut(
         name: "Ticker", file: "plugins/libTicker.so", version: "0.3.1",
@@ -36,5 +36,42 @@ struct BuildRecordTests {
             ledger.leaveOut(PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.\(inode)", identity: identity), because: "crashed")
         }
         #expect(ledger.record.leftOut.map(\.version) == (13...20).map { "0.\($0)" })
+    }
+
+    private func identity(_ inode: UInt64) -> FileIdentity {
+        FileIdentity(device: 1, inode: inode, size: 100, modificationNanoseconds: Int64(inode), changeNanoseconds: 1)
+    }
+
+    private func plans(in actions: [SupervisionAction]) -> [GenerationPlan] {
+        actions.compactMap { if case .start(let plan) = $0 { plan } else { nil } }
+    }
+
+    @Test("a build on trial when the host stopped does not start as permanent: the permanent build runs in its place; once the host serves, an upgrade tries it again")
+    func trialAwaitsServing() throws {
+        let permanent = BuildRecord.Build(name: "Ticker", file: "/p/libTicker.so", version: "0.3.0", identity: identity(5), copy: identity(50))
+        let onTrial = BuildRecord.Build(name: "Ticker", file: "/p/libTicker.so", version: "0.3.1", identity: identity(6))
+        var (machine, actions) = SupervisionMachine.starting(
+            .init(), record: BuildRecord(permanent: [permanent], onTrial: [onTrial]), at: MonotonicInstant(nanoseconds: 1))
+        let first = try #require(plans(in: actions).first)
+        #expect(first.builds.excluded.map(\.identity) == [onTrial.identity])
+        #expect(first.builds.excluded.first?.reason.contains("was on trial when the host last stopped") == true)
+        #expect(first.builds.substitutes.map(\.identity) == [permanent.identity])
+        #expect(actions.contains(.say(.awaitingTrialByRecord([Announcement.AwaitedTrial(build: onTrial, permanent: permanent.published)]))))
+        #expect(machine.ledger.record.onTrial == [onTrial], "until it is tried again, it is still on trial")
+
+        _ = machine.handle(.started(generation: first.number, substitutes: first.builds.substitutes, rewritten: []), at: MonotonicInstant(nanoseconds: 2))
+        let served = machine.handle(.ready(generation: first.number, plugins: [permanent.published]), at: MonotonicInstant(nanoseconds: 3))
+        let upgrade = try #require(plans(in: served).first, "an upgrade starts once the host serves: \(served)")
+        #expect(upgrade.cause == .upgrade)
+        #expect(upgrade.builds.excluded.isEmpty, "the build on trial is loaded again")
+        #expect(machine.ledger.record.permanent.map(\.identity) == [permanent.identity])
+    }
+
+    @Test("the record keeps the newest few permanent builds of each plugin; the newest is held, to run in place of a file it does not run")
+    func permanentBuilds() {
+        var ledger = BuildLedger()
+        ledger.remember(BuildRecord(permanent: (1...5).map { BuildRecord.Build(name: "Ticker", file: "f", version: "0.\($0)", identity: identity(UInt64($0))) }))
+        #expect(ledger.record.permanent.map(\.version) == ["0.3", "0.4", "0.5"])
+        #expect(ledger["Ticker"]?.held?.version == "0.5", "the newest is held, to run in place of a file left out")
     }
 }

@@ -57,6 +57,10 @@ enum Announcement: Equatable, Sendable {
     case cannotBringBack(plugin: String, because: String)
     /// At start, the builds the record on disk leaves out, as a process before proved them bad.
     case leftOutByRecord([BuildRecord.LeftOut])
+    /// At start, the builds the record on disk has on trial: none runs as permanent; the
+    /// permanent build the record keeps runs in its place, when there is one, and each is tried
+    /// again as an upgrade once the host serves.
+    case awaitingTrialByRecord([AwaitedTrial])
 
     // MARK: Workers
 
@@ -98,6 +102,13 @@ enum Announcement: Equatable, Sendable {
         /// Why a failure cannot bring the build before back (`is not held`, `is left out`);
         /// `nil` when it can.
         var beforeStaysAway: String?
+    }
+
+    /// A build that was on trial when the host last stopped, and the permanent build that runs
+    /// in its place until it is tried again (`nil`: none is kept).
+    struct AwaitedTrial: Equatable, Sendable {
+        let build: BuildRecord.Build
+        let permanent: PublishedPlugin?
     }
 
     /// A build on trial giving way to the build it replaced: `Counter 0.3.1 -> 0.3.0`.

@@ -31,12 +31,17 @@ struct BuildLedger: Sendable {
         var ranLast = false
         /// The build an upgrade brought in, while it is on trial.
         var trial: Trial?
+        /// The builds that became permanent (served, and not on trial), the newest last.
+        var permanent: [PublishedPlugin] = []
+        /// A build that was on trial when the host last stopped, as its record says: no
+        /// generation loads it until the host serves, and it is then tried again as an upgrade.
+        var awaitingTrial: LeftOutBuild?
 
         /// Whether there is nothing to say of it: not running, not told of, nothing left out,
         /// never blamed.
         var isForgettable: Bool {
             // Matched, not compared with `nil`: comparing copies each optional record first.
-            guard case .none = serving, case .none = condition, case .none = held, case .none = trial else { return false }
+            guard case .none = serving, case .none = condition, case .none = held, case .none = trial, case .none = awaitingTrial else { return false }
             return leftOut.isEmpty && failures == 0 && !ranLast
         }
     }
@@ -74,9 +79,9 @@ struct BuildLedger: Sendable {
         let plugins: [PublishedPlugin]?
         let conditions: [PluginCondition]?
     }
-    /// Counts the changes to what is left out: the record on disk is written again only when
-    /// it moved.
-    private(set) var leftOutChanges = 0
+    /// Counts the changes to what the record on disk keeps (what is left out, permanent, on
+    /// trial): it is written again only when it moved.
+    private(set) var recordChanges = 0
     /// Every build blamed so far, by name and contents: a failure that blames a build for the
     /// first time is healed by leaving it out, one that blames none anew is not.
     private var blamedEver: [(name: String, identity: FileIdentity)] = []
@@ -95,10 +100,11 @@ struct BuildLedger: Sendable {
         return self[build.name]?.leftOut.contains { $0.identity.hasSameContents(as: identity) } == true
     }
 
-    /// The builds left out, as a generation's plan names them.
+    /// The builds left out, and those awaiting their trial, as a generation's plan names them.
     var excluded: [BuildSelection.Excluded] {
         records.flatMap { record in
-            record.leftOut.map { BuildSelection.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason) }
+            (record.leftOut + (record.awaitingTrial.map { [$0] } ?? []))
+                .map { BuildSelection.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason) }
         }
     }
 
@@ -165,32 +171,81 @@ struct BuildLedger: Sendable {
             record.leftOut.append(LeftOutBuild(build: build, identity: identity, reason: reason))
             record.file = record.file ?? build.file
         }
-        leftOutChanges += 1
+        recordChanges += 1
     }
 
     /// Leaves out the builds a record on disk kept, as proved by the process that wrote it.
+    /// Its permanent builds are known, the newest not left out held (the driver holds its
+    /// copy), and each build it has on trial awaits its trial again.
     mutating func remember(_ record: BuildRecord) {
         for entry in record.leftOut {
             let build = PublishedPlugin(name: entry.name, file: entry.file, version: entry.version, identity: entry.identity, state: .running)
             leaveOut(build, because: entry.reason)
         }
+        for entry in record.permanent {
+            update(entry.name) { record in
+                record.permanent.append(entry.published)
+                if record.permanent.count > BuildRecord.permanentPerPlugin { record.permanent.removeFirst() }
+            }
+        }
+        for index in records.indices {
+            if let newest = records[index].permanent.last(where: { !isLeftOut($0) }) { records[index].held = newest }
+        }
+        for entry in record.onTrial where !isLeftOut(entry.published) {
+            update(entry.name) { record in
+                record.awaitingTrial = LeftOutBuild(
+                    build: entry.published, identity: entry.identity,
+                    reason: "was on trial when the host last stopped; tried again as an upgrade once the host serves")
+            }
+        }
     }
 
-    /// What the record on disk keeps: the builds left out, the newest few of each plugin.
+    /// The builds awaiting their trial since the start may be loaded now: the host serves.
+    ///
+    /// - Returns: Whether there were any, so that an upgrade loads them.
+    mutating func endAwaitingTrials() -> Bool {
+        var any = false
+        for index in records.indices where records[index].awaitingTrial != nil {
+            records[index].awaitingTrial = nil
+            any = true
+        }
+        if any { recordChanges += 1 }
+        return any
+    }
+
+    /// `build` is permanent: the newest of its plugin's permanent builds.
+    private mutating func makePermanent(_ build: PublishedPlugin, at index: Int) {
+        guard build.identity != nil, records[index].permanent.last?.isSameBuild(as: build) != true else { return }
+        records[index].permanent.removeAll { $0.isSameBuild(as: build) }
+        records[index].permanent.append(build)
+        if records[index].permanent.count > BuildRecord.permanentPerPlugin { records[index].permanent.removeFirst() }
+        recordChanges += 1
+    }
+
+    /// What the record on disk keeps: the builds left out and the permanent builds, the newest
+    /// few of each plugin, and the builds on trial (those awaiting it included).
     var record: BuildRecord {
-        BuildRecord(leftOut: records.flatMap { record in
-            record.leftOut.suffix(BuildRecord.leftOutPerPlugin).map { leftOut in
-                BuildRecord.LeftOut(
-                    name: record.name, file: leftOut.build.file, version: leftOut.build.version, identity: leftOut.identity, reason: leftOut.reason)
-            }
-        })
+        BuildRecord(
+            leftOut: records.flatMap { record in
+                record.leftOut.suffix(BuildRecord.leftOutPerPlugin).map { leftOut in
+                    BuildRecord.LeftOut(
+                        name: record.name, file: leftOut.build.file, version: leftOut.build.version, identity: leftOut.identity, reason: leftOut.reason)
+                }
+            },
+            permanent: records.flatMap { record in
+                record.permanent.compactMap { build in build.identity.map { BuildRecord.Build(build, identity: $0) } }
+            },
+            onTrial: records.compactMap { record in
+                if let trial = record.trial, let identity = trial.build.identity { return BuildRecord.Build(trial.build, identity: identity) }
+                return record.awaitingTrial.map { BuildRecord.Build($0.build, identity: $0.identity) }
+            })
     }
 
     /// `plugin-host restart NAME...`: the builds of these plugins left out may come back.
     mutating func forgive(_ names: [String]) {
         for index in records.indices where names.contains(records[index].name) && !records[index].leftOut.isEmpty {
             records[index].leftOut = []
-            leftOutChanges += 1
+            recordChanges += 1
         }
         prune()
     }
@@ -228,6 +283,17 @@ struct BuildLedger: Sendable {
     mutating func beginTrial(of build: PublishedPlugin, replacing replaced: PublishedPlugin, until: MonotonicInstant) {
         let heldBefore = self[build.name]?.held.map { $0.isSameBuild(as: replaced) } ?? false
         update(build.name) { $0.trial = Trial(build: build, replaced: replaced, until: until, replacedHeld: heldBefore) }
+        recordChanges += 1
+    }
+
+    /// The trial of `name` passed, or an operator accepted it: its build is permanent.
+    ///
+    /// - Returns: The trial that ended, if there was one.
+    @discardableResult
+    mutating func passTrial(of name: String) -> Trial? {
+        guard let trial = endTrial(of: name), let index = positions[name] else { return nil }
+        makePermanent(trial.build, at: index)
+        return trial
     }
 
     /// The trial of `name` ends, either way.
@@ -237,6 +303,7 @@ struct BuildLedger: Sendable {
     mutating func endTrial(of name: String) -> Trial? {
         guard let trial = self[name]?.trial else { return nil }
         update(name) { $0.trial = nil }
+        recordChanges += 1
         return trial
     }
 
@@ -303,7 +370,11 @@ struct BuildLedger: Sendable {
         for index in records.indices {
             let build = of[index].build.map { running[$0] }
             records[index].serving = serves ? build : nil
-            if serves, build != nil { records[index].ranLast = true }
+            if serves, let build {
+                records[index].ranLast = true
+                // A build that serves and is not on trial is permanent.
+                if records[index].trial?.build.isSameBuild(as: build) != true { makePermanent(build, at: index) }
+            }
             if conditions != nil {
                 records[index].condition = of[index].condition.map { told[$0] }
                 records[index].fileLeftOut = build == nil ? nil : of[index].leftOut

@@ -1,7 +1,10 @@
 /// What the host proved about builds, kept on disk so that it outlives the process that
-/// proved it: the builds left out, each with why. The supervisor reads it when it starts,
-/// and the machine leaves those builds out of every generation as if it had just proved
-/// them bad; whenever what is left out changes, the machine says what to keep
+/// proved it: the builds left out, each with why; the builds that are permanent, each with a
+/// copy the driver keeps, so that one can run again after its file was replaced; and the
+/// builds on trial. The supervisor reads it when it starts: the machine leaves out what it
+/// leaves out, runs the permanent build in place of a file it leaves out, and tries a build
+/// that was on trial again as an upgrade once the host serves, rather than run it as
+/// permanent. Whenever what it holds changes, the machine says what to keep
 /// (``SupervisionAction/keepRecord(_:)``) and the driver writes it.
 struct BuildRecord: Equatable, Sendable {
     /// A build left out: its plugin, its file and version as they were, its contents (by
@@ -15,10 +18,46 @@ struct BuildRecord: Equatable, Sendable {
         let reason: String
     }
 
+    /// A build that served: its plugin, its file and version as they were, its contents.
+    struct Build: Equatable, Sendable {
+        let name: String
+        /// An absolute path once kept on disk.
+        var file: String
+        let version: String
+        let identity: FileIdentity
+        /// The copy of its bytes the driver keeps in the state directory, by the copy's own
+        /// identity: the driver's business, `nil` in what the machine says to keep.
+        var copy: FileIdentity?
+
+        init(name: String, file: String, version: String, identity: FileIdentity, copy: FileIdentity? = nil) {
+            self.name = name
+            self.file = file
+            self.version = version
+            self.identity = identity
+            self.copy = copy
+        }
+
+        init(_ build: PublishedPlugin, identity: FileIdentity) {
+            self.init(name: build.name, file: build.file, version: build.version, identity: identity)
+        }
+
+        /// The build as a generation's plan and the ledger name it.
+        var published: PublishedPlugin {
+            PublishedPlugin(name: name, file: file, version: version, identity: identity, state: .running)
+        }
+    }
+
     /// The builds left out, the newest last.
     var leftOut: [LeftOut] = []
+    /// The builds that became permanent, of each plugin the newest last: the last of a plugin
+    /// is the one a start runs in place of a file it does not run as permanent.
+    var permanent: [Build] = []
+    /// The builds on trial when it was written.
+    var onTrial: [Build] = []
 
     /// How many builds left out the record keeps of each plugin: the newest. A build stays
     /// left out until its file changes, so an older one is a file long replaced.
     static let leftOutPerPlugin = 8
+    /// How many permanent builds the record keeps of each plugin, each with a copy: the newest.
+    static let permanentPerPlugin = 3
 }

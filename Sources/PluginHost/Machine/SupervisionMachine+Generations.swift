@@ -87,6 +87,8 @@ extension SupervisionMachine {
         ledger.follow(generation)
         notify(.ready(ledger.summary))
         beginWaitingReload()
+        // The builds that were on trial when the host last stopped are tried again, as an upgrade.
+        if ledger.endAwaitingTrials(), upgrades.asked(whileDraining: hasDrainingGeneration) { startUpgrade(of: number) }
     }
 
     mutating func upgradeRequested(by number: Int, plugins: [PublishedPlugin]) {

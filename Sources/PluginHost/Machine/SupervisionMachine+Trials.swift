@@ -36,7 +36,7 @@ extension SupervisionMachine {
         guard let end = nextTrialEnd, end <= now else { return }
         let due = ledger.trials.filter { $0.until <= now }
         guard !due.isEmpty else { return }
-        for trial in due { ledger.endTrial(of: trial.build.name) }
+        for trial in due { ledger.passTrial(of: trial.build.name) }
         say(.trialPassed(due.map(\.build)))
         letGoOfEndedTrials()
     }
@@ -91,7 +91,7 @@ extension SupervisionMachine {
     /// is) end now, their builds permanent.
     mutating func accept(_ names: [String], for client: Int) {
         guard let trials = trialsNamed(names, for: client) else { return }
-        for trial in trials { ledger.endTrial(of: trial.build.name) }
+        for trial in trials { ledger.passTrial(of: trial.build.name) }
         say(.accepted(trials.map(\.build)))
         letGoOfEndedTrials()
         act(.answer(client: client, .restart(.permanent(trials.map(\.build)))))

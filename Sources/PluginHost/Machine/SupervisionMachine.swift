@@ -142,12 +142,18 @@ struct SupervisionMachine: Sendable {
 
     /// A machine whose first generation starts at `now`, and the actions that start it.
     /// - Parameter record: What the host proved before, as kept on disk: its builds left out
-    ///   stay out of every generation, the first included.
+    ///   stay out of every generation, the first included; its builds on trial are tried
+    ///   again once the host serves, its permanent build running in their place meanwhile.
     static func starting(_ configuration: Configuration, record: BuildRecord = BuildRecord(), at now: MonotonicInstant) -> (SupervisionMachine, [SupervisionAction]) {
         var machine = SupervisionMachine(configuration: configuration, now: now)
         machine.ledger.remember(record)
-        machine.recordKept = (machine.ledger.leftOutChanges, machine.ledger.record)
+        machine.recordKept = (machine.ledger.recordChanges, machine.ledger.record)
         if !record.leftOut.isEmpty { machine.say(.leftOutByRecord(record.leftOut)) }
+        let awaited = record.onTrial.compactMap { build -> Announcement.AwaitedTrial? in
+            guard machine.ledger[build.name]?.awaitingTrial != nil else { return nil }
+            return Announcement.AwaitedTrial(build: build, permanent: machine.ledger[build.name]?.held)
+        }
+        if !awaited.isEmpty { machine.say(.awaitingTrialByRecord(awaited)) }
         machine.state = .starting(machine.startGeneration(.start))
         let actions = machine.takeActions()
         return (machine, actions)
@@ -228,10 +234,10 @@ struct SupervisionMachine: Sendable {
 
     /// Asks the driver to keep the record on disk again when what is left out changed.
     mutating func keepRecordIfChanged() {
-        guard ledger.leftOutChanges != recordKept.changes else { return }
+        guard ledger.recordChanges != recordKept.changes else { return }
         let record = ledger.record
         if record != recordKept.record { act(.keepRecord(record)) }
-        recordKept = (ledger.leftOutChanges, record)
+        recordKept = (ledger.recordChanges, record)
     }
 
     /// The earliest instant at which a deadline falls due: the driver sends a

@@ -78,6 +78,14 @@ extension Announcement {
             return "left out, as the record of what this host proved says: " + each.joined(separator: "; ")
                 + "; until the file changes, or plugin-host restart \(names)"
 
+        case .awaitingTrialByRecord(let trials):
+            let each = trials.map { trial in
+                "\(trial.build.name) \(trial.build.version) (\(trial.build.file)), "
+                    + (trial.permanent.map { "running \($0.version) from the record in its place" } ?? "no permanent build of it is kept, so it is left out until then")
+            }
+            return "was on trial when the host last stopped, so not run as permanent: " + each.joined(separator: "; ")
+                + "; tried again as an upgrade, on trial, once the host serves"
+
         case .workerSuspended(let process, let signal, let running, let limit):
             return "warning: the worker process \(process) was stopped by \(signal.name)"
                 + (running.isEmpty ? ", while no plugin code was known to run" : " while " + running.joined(separator: " and "))

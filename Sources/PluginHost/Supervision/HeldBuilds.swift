@@ -5,9 +5,12 @@
 ///
 /// A build whose file was written in place cannot come back (the held descriptor reads the
 /// new bytes): its contents no longer match, and it is not offered. Replacing or removing
-/// the file's name does not matter: the descriptor holds the file itself.
+/// the file's name does not matter: the descriptor holds the file itself. A build can also
+/// be held from the copy the record keeps of it (``BuildCopies``), whose own identity is not
+/// the build's: each held file is checked against the identity it had when it was held.
 struct HeldBuilds {
-    private var held: [(build: PublishedPlugin, file: ReadOnlyFile)] = []
+    private typealias Entry = (build: PublishedPlugin, file: ReadOnlyFile, identity: FileIdentity)
+    private var held: [Entry] = []
     /// The build ids read so far, by build.
     private var buildIDs: [FileIdentity: String] = [:]
 
@@ -20,7 +23,7 @@ struct HeldBuilds {
         for (identity, path) in builds {
             if buildIDs[identity] == nil {
                 if let entry = held.first(where: { $0.build.identity?.hasSameContents(as: identity) == true }),
-                    (try? entry.file.status())?.identity.hasSameContents(as: identity) == true {
+                    (try? entry.file.status())?.identity.hasSameContents(as: entry.identity) == true {
                     buildIDs[identity] = ManifestReader.buildID(of: entry.file) ?? ""
                 } else if let path, let file = try? ReadOnlyFile(path: path), (try? file.status())?.identity.hasSameContents(as: identity) == true {
                     buildIDs[identity] = ManifestReader.buildID(of: file) ?? ""
@@ -39,21 +42,36 @@ struct HeldBuilds {
     /// - Returns: The builds held now.
     mutating func hold(_ builds: [PublishedPlugin], loadedBy workers: [ProcessID] = []) -> [PublishedPlugin] {
         DescriptorLimit.raise(toAtLeast: UInt64(builds.count + held.count) + 256)
-        var next: [(build: PublishedPlugin, file: ReadOnlyFile)] = []
+        var next: [Entry] = []
         var loaded: WorkerFiles?
         for build in builds {
             guard let identity = build.identity else { continue }
             if let kept = held.first(where: { $0.build.isSameBuild(as: build) }) {
                 next.append(kept)
             } else if let file = try? ReadOnlyFile(path: build.file), (try? file.status())?.identity.hasSameContents(as: identity) == true {
-                next.append((build, file))
+                next.append((build, file, identity))
             } else {
                 if loaded == nil { loaded = WorkerFiles(of: workers) }
-                if let file = loaded?.open(identity) { next.append((build, file)) }
+                if let file = loaded?.open(identity) { next.append((build, file, identity)) }
             }
         }
         held = next
         return next.map(\.build)
+    }
+
+    /// Holds `build` from `file`, a copy of it whose own identity is `identity`: the record's
+    /// copy of a permanent build, held from the start.
+    mutating func hold(_ build: PublishedPlugin, fromCopy file: ReadOnlyFile, identity: FileIdentity) {
+        held.removeAll { $0.build.isSameBuild(as: build) }
+        held.append((build, file, identity))
+    }
+
+    /// The held file of `build`, with its identity, while it still reads that build's bytes.
+    func file(of build: PublishedPlugin) -> (file: ReadOnlyFile, identity: FileIdentity)? {
+        guard let entry = held.first(where: { $0.build.isSameBuild(as: build) }),
+            (try? entry.file.status())?.identity.hasSameContents(as: entry.identity) == true
+        else { return nil }
+        return (entry.file, entry.identity)
     }
 
     /// Whether `substitute`'s build is held, and its held file reads other bytes now: the file
@@ -76,7 +94,7 @@ struct HeldBuilds {
         guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
             let now = try? entry.file.status().identity
         else { return nil }
-        return (entry.file, now.hasSameContents(as: substitute.identity))
+        return (entry.file, now.hasSameContents(as: entry.identity))
     }
 }
 

@@ -8,11 +8,15 @@
 /// written as `%25`, `%09`, `%0A`):
 ///
 /// ```
-/// plugin-host record 1
+/// plugin-host record 2
 /// directories	/srv/app/plugins
-/// left-out	Ticker	plugins/libTicker.so	0.3.1	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	crashed during the run phase: SIGSEGV
+/// left-out	Ticker	/srv/app/plugins/libTicker.so	0.3.1	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	crashed during the run phase: SIGSEGV
+/// permanent	Ticker	/srv/app/plugins/libTicker.so	0.3.0	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	COPY: DEVICE INODE SIZE MTIME_NS CTIME_NS, or five -
+/// on-trial	Echo	/srv/app/plugins/libEcho.so	1.2.0	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS
 /// end	FNV-1a 64 of every byte before this line, in hex
 /// ```
+///
+/// A record of format 1 (builds left out only) is read as one that keeps nothing else.
 struct RecordFile {
     let path: String
     /// The directory relative paths are read from: a build's file is kept as an absolute
@@ -20,7 +24,8 @@ struct RecordFile {
     var workingDirectory = "/"
 
     /// The record's first line: a later format is refused, not misread.
-    static let format = "plugin-host record 1"
+    static let format = "plugin-host record 2"
+    private static let formatsRead = [format, "plugin-host record 1"]
 
     /// What reading found.
     enum Reading: Equatable {
@@ -66,6 +71,8 @@ struct RecordFile {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try makeDirectories(String(path[..<slash])) }
         var kept = record
         for index in kept.leftOut.indices { kept.leftOut[index].file = Self.absolute(kept.leftOut[index].file, in: workingDirectory) }
+        for index in kept.permanent.indices { kept.permanent[index].file = Self.absolute(kept.permanent[index].file, in: workingDirectory) }
+        for index in kept.onTrial.indices { kept.onTrial[index].file = Self.absolute(kept.onTrial[index].file, in: workingDirectory) }
         let absoluteDirectories = directories.map { Self.absolute($0, in: workingDirectory) }
         try replacePrivateFile(path, bytes: Self.encode(kept, directories: absoluteDirectories), durably: true)
     }
@@ -80,10 +87,14 @@ struct RecordFile {
     static func encode(_ record: BuildRecord, directories: [String]) -> [UInt8] {
         var lines = [format, line("directories", directories.joined(separator: ":"))]
         for build in record.leftOut {
-            let identity = build.identity
-            lines.append(line(
-                "left-out", build.name, build.file, build.version, String(identity.device), String(identity.inode), String(identity.size),
-                String(identity.modificationNanoseconds), String(identity.changeNanoseconds), build.reason))
+            lines.append(line(["left-out", build.name, build.file, build.version] + fields(build.identity) + [build.reason]))
+        }
+        for build in record.permanent {
+            lines.append(line(["permanent", build.name, build.file, build.version] + fields(build.identity)
+                + (build.copy.map(fields) ?? Array(repeating: "-", count: 5))))
+        }
+        for build in record.onTrial {
+            lines.append(line(["on-trial", build.name, build.file, build.version] + fields(build.identity)))
         }
         var bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
         bytes += Array("end\t\(checksum(bytes))\n".utf8)
@@ -101,7 +112,7 @@ struct RecordFile {
         // By bytes: splitting a String by characters finds grapheme boundaries, which a record
         // of a thousand plugins would pay for at every start.
         let lines = body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
-        guard lines.first.map({ String(decoding: $0, as: UTF8.self) }) == format else {
+        guard let first = lines.first.map({ String(decoding: $0, as: UTF8.self) }), formatsRead.contains(first) else {
             return .damaged("it does not begin with '\(format)' (a later version of plugin-host may have written it)")
         }
         var record = BuildRecord()
@@ -111,21 +122,48 @@ struct RecordFile {
             switch kind {
             case "directories":
                 continue
-            case "left-out":
+            case "left-out", "permanent", "on-trial":
                 // The numbers are read from their bytes, the words unescaped: a record of a
                 // thousand plugins is read at every start.
-                guard fields.count == 10, let device = Self.number(fields[4]), let inode = Self.number(fields[5]),
-                    let size = Self.number(fields[6]).flatMap(Int64.init(exactly:)), let modified = Self.signedNumber(fields[7]),
-                    let changed = Self.signedNumber(fields[8])
-                else { return .damaged("line \(number + 1) is not a build left out as this version writes one") }
-                let identity = FileIdentity(device: device, inode: inode, size: size, modificationNanoseconds: modified, changeNanoseconds: changed)
+                let count = ["left-out": 10, "permanent": 14, "on-trial": 9][kind]
+                guard fields.count == count, let identity = Self.identity(fields[4..<9]) else {
+                    return .damaged("line \(number + 1) is not a build as this version writes one")
+                }
                 let word = { (index: Int) in unescape(String(decoding: fields[index], as: UTF8.self)) }
-                record.leftOut.append(BuildRecord.LeftOut(name: word(1), file: word(2), version: word(3), identity: identity, reason: word(9)))
+                let build = BuildRecord.Build(name: word(1), file: word(2), version: word(3), identity: identity)
+                switch kind {
+                case "left-out":
+                    record.leftOut.append(BuildRecord.LeftOut(name: build.name, file: build.file, version: build.version, identity: identity, reason: word(9)))
+                case "permanent":
+                    var permanent = build
+                    permanent.copy = Self.identity(fields[9..<14])
+                    guard permanent.copy != nil || fields[9..<14].allSatisfy({ $0.elementsEqual("-".utf8) }) else {
+                        return .damaged("line \(number + 1) is not a build as this version writes one")
+                    }
+                    record.permanent.append(permanent)
+                default:
+                    record.onTrial.append(build)
+                }
             default:
                 return .damaged("line \(number + 1) is not understood")
             }
         }
         return .record(record)
+    }
+
+    /// An identity's five numbers as fields.
+    private static func fields(_ identity: FileIdentity) -> [String] {
+        [String(identity.device), String(identity.inode), String(identity.size), String(identity.modificationNanoseconds), String(identity.changeNanoseconds)]
+    }
+
+    /// The identity in five fields; `nil` when they are not its numbers.
+    private static func identity(_ fields: ArraySlice<ArraySlice<UInt8>>) -> FileIdentity? {
+        let at = fields.startIndex
+        guard fields.count == 5, let device = number(fields[at]), let inode = number(fields[at + 1]),
+            let size = number(fields[at + 2]).flatMap(Int64.init(exactly:)), let modified = signedNumber(fields[at + 3]),
+            let changed = signedNumber(fields[at + 4])
+        else { return nil }
+        return FileIdentity(device: device, inode: inode, size: size, modificationNanoseconds: modified, changeNanoseconds: changed)
     }
 
     /// A decimal number written by `String(_:)`, from its bytes; `nil` for anything else.
@@ -150,6 +188,10 @@ struct RecordFile {
     }
 
     private static func line(_ fields: String...) -> String {
+        line(fields)
+    }
+
+    private static func line(_ fields: [String]) -> String {
         fields.map(escape).joined(separator: "\t")
     }
 

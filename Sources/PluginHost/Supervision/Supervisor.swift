@@ -71,6 +71,12 @@ struct Supervisor {
     /// Whether writing the record failed once already: said once, then the host runs on
     /// without it.
     private var recordUnwritable = false
+    /// The copies of permanent builds kept beside the record, and the builds the record last
+    /// written names with their copies.
+    private let copies: BuildCopies?
+    private var copied: [BuildRecord.Build] = []
+    /// The record as last written (or read): the same again is not written.
+    private var written = BuildRecord()
 
     /// Starts the first worker generation and supervises until the host ends, then exits
     /// with the run's status.
@@ -104,14 +110,37 @@ struct Supervisor {
         var settings = configuration.machine
         settings.watching = !configuration.watching.isEmpty
         settings.watchdog = configuration.systemd.watchdog
+        copies = configuration.record.map(BuildCopies.init(beside:))
         var record = BuildRecord()
         switch configuration.record?.read() {
         case .record(let kept)?:
-            // A build stays left out until its file changes: one whose file holds another build
-            // now (or is gone) is no longer in the directory, and the record forgets it.
+            // A build stays left out, or awaits its trial, until its file changes: one whose
+            // file holds another build now (or is gone) is no longer in the directory, and the
+            // record forgets it.
             record = kept
             record.leftOut.removeAll { build in
                 (try? FileStatus(path: build.file))?.identity.hasSameContents(as: build.identity) != true
+            }
+            record.onTrial.removeAll { build in
+                (try? FileStatus(path: build.file))?.identity.hasSameContents(as: build.identity) != true
+            }
+            // A permanent build can run only from its copy, held from now on.
+            var lost: [String] = []
+            var usable: [BuildRecord.Build] = []
+            for build in record.permanent {
+                guard let copy = build.copy, let file = copies?.open(build) else {
+                    if build.copy != nil { lost.append("\(build.name) \(build.version)") }
+                    continue
+                }
+                builds.hold(build.published, fromCopy: file, identity: copy)
+                usable.append(build)
+            }
+            record.permanent = usable
+            copied = usable
+            written = record
+            if !lost.isEmpty {
+                output.append(Array("plugin-host: warning: the copies the record keeps of \(lost.joined(separator: ", ")) are gone or changed (\(copies?.directory ?? "")); they cannot run in place of another build\n".utf8),
+                              to: .standardError, acknowledging: nil)
             }
         case .damaged(let why)?:
             output.append(Array("plugin-host: warning: the record at \(configuration.record?.path ?? "") is damaged (\(why)); ignoring it: what it held is forgotten\n".utf8),
@@ -321,10 +350,21 @@ struct Supervisor {
     }
 
     /// Writes the record; a failure is said once, and the host runs on as if it had none.
+    /// Each permanent build gets its copy first, so that the record never names a copy that is
+    /// not on disk; the copies it no longer names are removed once it is.
     private mutating func keep(_ record: BuildRecord) {
         guard let file = configuration.record, !recordUnwritable else { return }
+        var record = record
         do {
+            // A permanent build with no copy (none is held in a run that is no service) cannot
+            // run from the record: it is not kept.
+            try copies?.keep(&record, made: copied, from: builds)
+            record.permanent.removeAll { $0.copy == nil }
+            guard record != written else { return }
             try file.write(record, directories: configuration.directories)
+            copied = record.permanent
+            written = record
+            copies?.prune(keeping: record)
         } catch {
             recordUnwritable = true
             output.append(Array("plugin-host: warning: cannot keep the record at \(file.path): \(error); what the host proves from now on is forgotten when it stops (--state DIR chooses where it is kept)\n".utf8),

@@ -83,21 +83,22 @@ final class ReadOnlyFile {
     }
 }
 
-/// Creates the directory `path` (mode 755); an existing directory is fine.
+/// Creates the directory `path` (mode 755, or 700 when `private`); an existing directory is fine.
 ///
 /// - Throws: ``SystemError``.
-func makeDirectory(_ path: String) throws(SystemError) {
-    guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SystemError("create directory", path: path) }
+func makeDirectory(_ path: String, private: Bool = false) throws(SystemError) {
+    guard mkdir(path, `private` ? 0o700 : 0o755) == 0 || errno == EEXIST else { throw SystemError("create directory", path: path) }
 }
 
-/// Creates the directory at `path` and any missing parents (mode 755), as `mkdir -p` does.
+/// Creates the directory at `path` and any missing parents (mode 755, or 700 when
+/// `private`), as `mkdir -p` does.
 ///
 /// - Throws: ``SystemError`` when one cannot be created.
-func makeDirectories(_ path: String) throws(SystemError) {
+func makeDirectories(_ path: String, private: Bool = false) throws(SystemError) {
     var prefix = path.hasPrefix("/") ? "/" : ""
     for component in path.split(separator: "/") {
         prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
-        try makeDirectory(prefix)
+        try makeDirectory(prefix, private: `private`)
     }
 }
 
@@ -148,12 +149,46 @@ func replacePrivateFile(_ path: String, bytes: [UInt8], durably: Bool = false) t
         unlink(temporary)
         throw error
     }
-    if durably, let directory = directories.last {
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SystemError("open", path: directory) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw SystemError("fsync", path: directory) }
-    }
+    if durably, let directory = directories.last { try syncDirectory(directory) }
+}
+
+/// Flushes `directory`'s entries to disk: the names created, renamed or removed in it.
+///
+/// - Throws: ``SystemError``.
+func syncDirectory(_ directory: String) throws(SystemError) {
+    let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw SystemError("open", path: directory) }
+    defer { close(descriptor) }
+    guard fsync(descriptor) == 0 else { throw SystemError("fsync", path: directory) }
+}
+
+/// Writes `bytes` to a new file at `path` (mode 600, replacing none: it must not exist),
+/// without waiting for the disk: ``flushFileSystem(of:)`` does, once for many.
+///
+/// - Throws: ``SystemError``.
+func writePrivateFile(_ path: String, bytes: [UInt8]) throws(SystemError) {
+    try write(bytes, to: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: 0o600)
+}
+
+/// Flushes everything written to the file system that holds `path` (`syncfs`): one call in
+/// place of an `fsync` for each of many files.
+///
+/// - Throws: ``SystemError``.
+func flushFileSystem(of path: String) throws(SystemError) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw SystemError("open", path: path) }
+    defer { close(descriptor) }
+    guard let syncfs = systemSyncFS, syncfs(descriptor) == 0 else { throw SystemError("syncfs", path: path) }
+}
+
+/// Glibc's `syncfs`, which its headers declare only for GNU sources: found by name.
+private let systemSyncFS: (@convention(c) (Int32) -> Int32)? = dlsym(nil, "syncfs").map {
+    unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
+}
+
+/// Removes the name `path`; a name that is not there is no failure.
+func removeFile(_ path: String) {
+    _ = unlink(path)
 }
 
 /// Writes `contents` to the file at `path`, replacing it (mode 644).

@@ -40,7 +40,7 @@ extension SimulatedWorld {
         else { return }
         workers[number]?.tookOver = true
         guard !rollbackGenerations.contains(number), let limit = setup.machine.trial else { return }
-        truth.beginTrials(of: worker.told, replacing: replaced.told, until: now + limit)
+        truth.beginTrials(of: worker.told, replacing: replaced.told, at: now, until: now + limit)
     }
 
     private mutating func judgeEnd(of number: Int) {
@@ -419,6 +419,12 @@ extension SimulatedWorld {
             for build in builds where !brought.contains(build.nameAndVersion) {
                 violate("the host says it brings back \(build.nameAndVersion), but generation \(restoring?.number ?? 0) loads \(brought)")
             }
+        case .awaitingTrialByRecord(let trials):
+            // What a start says was on trial is what the record it was given has on trial.
+            let said = trials.map(\.build)
+            if said.contains(where: { !recordAtStart.onTrial.contains($0) }) {
+                violate("the host says \(said.map { "\($0.name) \($0.version)" }) were on trial; the record it started with has \(recordAtStart.onTrial.map { "\($0.name) \($0.version)" }) on trial: \(announcement.line)")
+            }
         case .leftOutByRecord(let builds):
             // What a start says the record leaves out is the record it was given.
             if builds != recordAtStart.leftOut {
@@ -538,6 +544,9 @@ extension SimulatedWorld {
             must += [plugin, why]
         case .leftOutByRecord(let builds):
             must += builds.flatMap { ["\($0.name) \($0.version)", $0.file, $0.reason] } + ["plugin-host restart"]
+        case .awaitingTrialByRecord(let trials):
+            must += trials.flatMap { ["\($0.build.name) \($0.build.version)", $0.build.file] + ($0.permanent.map { ["running \($0.version)"] } ?? []) }
+                + ["tried again as an upgrade"]
         case .workerSuspended(let process, let signal, let running, let limit):
             must += ["\(process)", signal.name] + running + (limit.map { [TextFormat.seconds($0)] } ?? [])
         case .workerResumed(let process, let after):
@@ -783,7 +792,11 @@ extension SimulatedWorld {
         guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason) else { return }
         let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
         var record = recordOnDisk
+        // As the driver reads it: what is left out or on trial stays so while its file holds it.
         record.leftOut.removeAll { entry in
+            Self.plugin(named: entry.name).map { !onDisk.contains(WorldTruth.Build(plugin: $0, identity: entry.identity)) } ?? true
+        }
+        record.onTrial.removeAll { entry in
             Self.plugin(named: entry.name).map { !onDisk.contains(WorldTruth.Build(plugin: $0, identity: entry.identity)) } ?? true
         }
         let (_, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
@@ -795,11 +808,24 @@ extension SimulatedWorld {
             Self.plugin(named: excluded.name).map { WorldTruth.Build(plugin: $0, identity: excluded.identity) }
         })
         let truly = Set(truth.evidence.keys).intersection(onDisk)
-        for build in excluded.subtracting(truly).sorted(by: { $0.stamp < $1.stamp }) {
+        // A build on trial when the host ended is not run as permanent: the next start leaves
+        // it out until it serves, and runs the plugin's permanent build in its place.
+        let trials = truth.trials(at: ending.at).filter { onDisk.contains($0.build) && !truth.isLeftOut($0.build) }
+        let awaiting = Set(trials.map(\.build))
+        for build in excluded.subtracting(truly).subtracting(awaiting).sorted(by: { $0.stamp < $1.stamp }) {
             violate("a host started after this one (\(ending.reason)) would leave out \(build), a build with no evidence of fault")
         }
         for build in truly.subtracting(excluded).sorted(by: { $0.stamp < $1.stamp }) {
             violate("a host started after this one (\(ending.reason)) would run \(build), which \(truth.evidence[build]!.reason)")
+        }
+        for build in awaiting.subtracting(excluded).sorted(by: { $0.stamp < $1.stamp }) {
+            violate("a host started after this one (\(ending.reason)) would run \(build), on trial when it ended, as permanent")
+        }
+        for trial in trials where !truth.isLeftOut(trial.permanent) {
+            let substitute = plan.builds.substitutes.first { $0.name == trial.permanent.name }
+            if substitute.map({ WorldTruth.Build(plugin: trial.permanent.plugin, identity: $0.identity) }) != trial.permanent {
+                violate("a host started after this one (\(ending.reason)) would not run \(trial.permanent), the permanent build, in place of \(trial.build), on trial when it ended")
+            }
         }
     }
 

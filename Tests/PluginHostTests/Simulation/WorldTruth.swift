@@ -77,6 +77,9 @@ struct WorldTruth {
         let build: Build
         let replaced: Build
         let until: MonotonicInstant
+        /// The plugin's permanent build when the trial began: the build it replaced, unless
+        /// that one was on trial itself, then the permanent build of that trial.
+        let permanent: Build
     }
 
     // MARK: The rules of blame
@@ -145,10 +148,11 @@ struct WorldTruth {
 
     /// An upgrade's generation took over from one that ran `before`: each build it runs that
     /// replaced another of its plugin is on trial until `until`.
-    mutating func beginTrials(of running: [Build], replacing before: [Build], until: MonotonicInstant) {
+    mutating func beginTrials(of running: [Build], replacing before: [Build], at now: MonotonicInstant, until: MonotonicInstant) {
         for build in running {
             guard let replaced = before.first(where: { $0.plugin == build.plugin }), replaced != build else { continue }
-            trials[build.plugin] = Trial(build: build, replaced: replaced, until: until)
+            let earlier = trials[build.plugin].flatMap { $0.build == replaced && $0.until > now ? $0 : nil }
+            trials[build.plugin] = Trial(build: build, replaced: replaced, until: until, permanent: earlier?.permanent ?? replaced)
         }
     }
 
