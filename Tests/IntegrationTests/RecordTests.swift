@@ -126,6 +126,13 @@ struct RecordTests {
         // The build that ran before came from the record's copy: the file holds 0.2.0.
         #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(service.log.lines)")
         #expect(second.stop(with: SIGTERM).status == 0)
+
+        // What the record holds, read with no host running.
+        let history = try Command.run(Repository.host.path, ["history", "Ticker", "--dir", service.directory.plugins.path, "--state", state.path, "--json"])
+        #expect(history.status == 0, "\(history.standardError)")
+        let builds = try #require((try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any])?["builds"] as? [[String: Any]])
+        #expect(builds.map { "\($0["version"] ?? "") \($0["verdict"] ?? "") \($0["copy"] ?? "")" } == ["0.2.0 on trial 0", "0.1.0 permanent 1"], "\(history.standardOutput)")
+        #expect(builds.allSatisfy { ($0["since"] as? String)?.hasSuffix("Z") == true }, "\(history.standardOutput)")
     }
 
     @Test("a build that crashed on trial stays out at the next start, and the permanent build runs from the record's copy in its place")
@@ -143,6 +150,12 @@ struct RecordTests {
         #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 3), "\(service.log.lines)")
         #expect(service.log.lines.filter { $0 == "Ticker 0.2.0 bootstrap" }.count == 1, "never loaded again: \(service.log.lines)")
         #expect(second.stop(with: SIGTERM).status == 0)
+
+        let history = try Command.run(Repository.host.path, ["history", "--dir", service.directory.plugins.path, "--state", state.path])
+        #expect(history.status == 0, "\(history.standardError)")
+        let ticker = history.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  Ticker ") }
+        #expect(ticker.map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == ["Ticker 0.1.0 permanent", "Ticker 0.2.0 left"], "\(history.standardOutput)")
+        #expect(ticker.last?.contains("left out: crashed during the run phase: SIGSEGV ") == true, "\(history.standardOutput)")
     }
 
     private func waitUntilGone(_ process: Int32) -> Bool {

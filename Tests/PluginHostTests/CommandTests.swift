@@ -57,6 +57,10 @@ struct CommandTests {
             == .checkAPI(CheckAPIOptions(manifest: "manifest.json", interface: "build/Peel.swiftinterface")))
         #expect(try parse(["check-api", "manifest.json", "--output", "Check.swift", "A.swift", "B.swift"])
             == .checkAPI(CheckAPIOptions(manifest: "manifest.json", sources: ["A.swift", "B.swift"], output: "Check.swift")))
+        #expect(try parse(["history", "--dir", "p"]) == .history(HistoryOptions(search: SearchOptions(directories: ["p"]))))
+        #expect(try parse(["history", "Ticker", "--dir", "p", "--state", "/var/lib/ph", "--json"])
+            == .history(HistoryOptions(search: SearchOptions(directories: ["p"]), state: "/var/lib/ph", plugin: "Ticker", json: true)))
+        #expect(throws: UsageError(message: "history takes at most one plugin name")) { try parse(["history", "Ticker", "Echo", "--dir", "p"]) }
     }
 
     @Test("--help and --version win over everything else")

@@ -11,7 +11,7 @@ struct RecordFileTests {
         BuildRecord.LeftOut(
             name: "Ticker", file: "plugins/libTicker.so", version: "0.3.1",
             identity: FileIdentity(device: 2049, inode: 1_234_567, size: 81_920, modificationNanoseconds: 1_764_000_000_123_456_789, changeNanoseconds: 1_764_000_000_223_456_789),
-            reason: "crashed during the run phase: SIGSEGV on trial"),
+            reason: "crashed during the run phase: SIGSEGV on trial", since: 1_764_000_000),
         BuildRecord.LeftOut(
             name: "Odd\tName", file: "plugins/lib%Odd.so", version: "1.0.0",
             identity: FileIdentity(device: 1, inode: 2, size: 3, modificationNanoseconds: -4, changeNanoseconds: 5),
@@ -20,7 +20,8 @@ struct RecordFileTests {
         BuildRecord.Build(
             name: "Ticker", file: "plugins/libTicker.so", version: "0.3.0",
             identity: FileIdentity(device: 2049, inode: 1_234_500, size: 81_000, modificationNanoseconds: 1_763_000_000_000_000_001, changeNanoseconds: 1_763_000_000_000_000_002),
-            copy: FileIdentity(device: 2050, inode: 77, size: 81_000, modificationNanoseconds: 1_763_000_000_000_000_001, changeNanoseconds: 1_764_000_000_000_000_003)),
+            copy: FileIdentity(device: 2050, inode: 77, size: 81_000, modificationNanoseconds: 1_763_000_000_000_000_001, changeNanoseconds: 1_764_000_000_000_000_003),
+            since: 1_763_000_000),
         BuildRecord.Build(
             name: "Echo", file: "plugins/libEcho.so", version: "1.0.0",
             identity: FileIdentity(device: 2049, inode: 9, size: 10, modificationNanoseconds: 11, changeNanoseconds: 12)),
@@ -107,5 +108,15 @@ struct RecordFileTests {
         #expect(path([]) == nil)
         #expect(path(["HOME"]) == path(["HOME"], directories: ["/srv/app/plugins"]), "a relative directory is the same directory")
         #expect(path(["HOME"]) != path(["HOME"], directories: ["/srv/other"]))
+    }
+
+    @Test("history lists each plugin's build on trial, then its permanent builds newest first, then those left out newest first")
+    func history() {
+        let entries = HistoryCommand.entries(of: record)
+        #expect(entries.map { "\($0.plugin) \($0.version) \($0.verdict)" } == [
+            "Ticker 0.3.0 permanent", "Ticker 0.3.1 left out", "Echo 1.1.0 on trial", "Echo 1.0.0 permanent", "Odd\tName 1.0.0 left out",
+        ])
+        #expect(entries.first?.copy == true && entries.first?.since == 1_763_000_000)
+        #expect(entries[1].reason == "crashed during the run phase: SIGSEGV on trial")
     }
 }

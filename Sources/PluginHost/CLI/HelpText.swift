@@ -26,6 +26,7 @@ enum HelpText {
                plugin-host reload | stop [--dir DIR | --control PATH] [--json]
                plugin-host restart | accept | rollback [--dir DIR | --control PATH] [--json] [PLUGIN]...
                plugin-host list | graph | inspect NAME --running [--dir DIR | --control PATH]
+               plugin-host history [--dir DIR]... [--state DIR] [--json] [PLUGIN]
 
         """
 
@@ -110,6 +111,12 @@ enum HelpText {
           stop           what SIGTERM does, waiting for the end; prints the exit status
           list, inspect NAME, graph with --running
                          the builds the host runs, not the files on disk
+
+        Reading the record of what hosts of these directories proved (in --state DIR, else
+        where a host keeps it; a host need not run):
+          history [PLUGIN]
+                         each build on trial, permanent (newest first; copies kept) and
+                         left out with why, and since when; --json
 
         Options:
           --dir DIR      a plugin directory; repeat it for several. PLUGIN_HOST_PATH (colon-

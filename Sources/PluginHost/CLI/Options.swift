@@ -21,6 +21,8 @@ enum Command: Equatable {
     case control(ControlRequest, ControlOptions)
     /// What a running host serves, as `list`, `inspect` or `graph` show files: `--running`.
     case running(RunningView, ControlOptions)
+    /// What the record of a set of plugin directories holds: `plugin-host history`.
+    case history(HistoryOptions)
     case help
     /// The help of `plugin-host new`.
     case newHelp
@@ -36,7 +38,10 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
 extension Command {
     /// The subcommands; anything else is a run.
-    static let subcommands: Set<String> = ["run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "install", "status", "reload", "restart", "accept", "rollback", "stop"]
+    static let subcommands: Set<String> = [
+        "run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "install", "status", "reload", "restart", "accept", "rollback",
+        "stop", "history",
+    ]
 
     /// The options of each subcommand.
     private static let options: [String: Set<String>] = [
@@ -57,6 +62,7 @@ extension Command {
         "accept": ["--dir", "--control", "--json"],
         "rollback": ["--dir", "--control", "--json"],
         "stop": ["--dir", "--control", "--json"],
+        "history": ["--dir", "--state", "--json"],
     ]
 
     /// Parses the arguments that follow the program name.
@@ -224,13 +230,20 @@ extension Command {
         }
         if control != nil, subcommand != "run" { throw UsageError(message: "--control applies to a run, to --running and to status, reload, restart, accept, rollback, stop") }
         if subcommand == "inspect", directories.count > 0 { throw UsageError(message: "--dir does not apply to 'plugin-host inspect FILE'; it takes the file's path") }
-        if ["run", "list", "check", "graph"].contains(subcommand) {
+        if ["run", "list", "check", "graph", "history"].contains(subcommand) {
+            if subcommand == "history", positional.count > 1 { throw UsageError(message: "history takes at most one plugin name") }
+            if subcommand == "history", positional.count == 1 {
+                guard !search.isEmpty else { throw UsageError(message: "no plugin directory: give one with --dir or PLUGIN_HOST_PATH") }
+                self = .history(HistoryOptions(search: searchOptions, state: run.state, plugin: positional[0], json: json))
+                return
+            }
             guard positional.isEmpty else { throw UsageError(message: "unexpected argument '\(positional[0].debugEscaped)'") }
             guard !search.isEmpty else {
                 throw UsageError(message: "no plugin directory: give one with --dir or PLUGIN_HOST_PATH")
             }
         }
         switch subcommand {
+        case "history": self = .history(HistoryOptions(search: searchOptions, state: run.state, plugin: nil, json: json))
         case "list": self = .list(searchOptions, json: json)
         case "check": self = .check(searchOptions)
         case "graph": self = .graph(searchOptions)

@@ -96,6 +96,13 @@ struct PluginHostCommand {
             return ControlCommand(request: request, options: options, path: controlPath(of: options)).run()
         case .running(let view, let options):
             return RunningCommand(view: view, options: options, path: controlPath(of: options)).run()
+        case .history(let options):
+            let workingDirectory = Process.workingDirectory ?? "/"
+            let record = RecordFile.path(
+                for: PluginSearchPath(options.search).directories, state: options.state, workingDirectory: workingDirectory,
+                environment: Process.environment
+            ).map { RecordFile(path: $0, workingDirectory: workingDirectory) }
+            return HistoryCommand(options: options, record: record).run()
         }
     }
 

@@ -16,6 +16,9 @@ struct BuildRecord: Equatable, Sendable {
         let version: String
         let identity: FileIdentity
         let reason: String
+        /// When the record first kept it, in seconds since 1970: the driver's business, `nil`
+        /// in what the machine says to keep.
+        var since: Int64? = nil
     }
 
     /// A build that served: its plugin, its file and version as they were, its contents.
@@ -28,13 +31,17 @@ struct BuildRecord: Equatable, Sendable {
         /// The copy of its bytes the driver keeps in the state directory, by the copy's own
         /// identity: the driver's business, `nil` in what the machine says to keep.
         var copy: FileIdentity?
+        /// When the record first kept it as it is (permanent, or on trial), in seconds since
+        /// 1970: the driver's business, `nil` in what the machine says to keep.
+        var since: Int64?
 
-        init(name: String, file: String, version: String, identity: FileIdentity, copy: FileIdentity? = nil) {
+        init(name: String, file: String, version: String, identity: FileIdentity, copy: FileIdentity? = nil, since: Int64? = nil) {
             self.name = name
             self.file = file
             self.version = version
             self.identity = identity
             self.copy = copy
+            self.since = since
         }
 
         init(_ build: PublishedPlugin, identity: FileIdentity) {

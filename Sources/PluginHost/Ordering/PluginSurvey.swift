@@ -35,6 +35,8 @@ struct PluginSurvey {
                 case .success(var held) = PluginDirectory.readHeldBuild(at: substitute.path, shownAs: substitute.file),
                 held.name == candidate.name {
                 held.shadowed = candidate.shadowed
+                // The record's copy of a build is that build.
+                held.status = held.status?.standing(for: substitute.identity)
                 selected.candidates.append(held)
                 leftOut.append(LeftOutPlugin(
                     name: candidate.name, file: candidate.file,

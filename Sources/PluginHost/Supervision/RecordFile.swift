@@ -10,13 +10,14 @@
 /// ```
 /// plugin-host record 2
 /// directories	/srv/app/plugins
-/// left-out	Ticker	/srv/app/plugins/libTicker.so	0.3.1	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	crashed during the run phase: SIGSEGV
-/// permanent	Ticker	/srv/app/plugins/libTicker.so	0.3.0	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	COPY: DEVICE INODE SIZE MTIME_NS CTIME_NS, or five -
-/// on-trial	Echo	/srv/app/plugins/libEcho.so	1.2.0	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS
+/// left-out	Ticker	/srv/app/plugins/libTicker.so	0.3.1	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	SINCE	crashed during the run phase: SIGSEGV
+/// permanent	Ticker	/srv/app/plugins/libTicker.so	0.3.0	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	COPY: DEVICE INODE SIZE MTIME_NS CTIME_NS, or five -	SINCE
+/// on-trial	Echo	/srv/app/plugins/libEcho.so	1.2.0	DEVICE	INODE	SIZE	MTIME_NS	CTIME_NS	SINCE
 /// end	FNV-1a 64 of every byte before this line, in hex
 /// ```
 ///
-/// A record of format 1 (builds left out only) is read as one that keeps nothing else.
+/// `SINCE` is when the record first kept the build so, in seconds since 1970, or `-`. A record
+/// of format 1 (builds left out only, without `SINCE`) is read as one that keeps nothing else.
 struct RecordFile {
     let path: String
     /// The directory relative paths are read from: a build's file is kept as an absolute
@@ -86,15 +87,16 @@ struct RecordFile {
 
     static func encode(_ record: BuildRecord, directories: [String]) -> [UInt8] {
         var lines = [format, line("directories", directories.joined(separator: ":"))]
+        func since(_ seconds: Int64?) -> String { seconds.map(String.init) ?? "-" }
         for build in record.leftOut {
-            lines.append(line(["left-out", build.name, build.file, build.version] + fields(build.identity) + [build.reason]))
+            lines.append(line(["left-out", build.name, build.file, build.version] + fields(build.identity) + [since(build.since), build.reason]))
         }
         for build in record.permanent {
             lines.append(line(["permanent", build.name, build.file, build.version] + fields(build.identity)
-                + (build.copy.map(fields) ?? Array(repeating: "-", count: 5))))
+                + (build.copy.map(fields) ?? Array(repeating: "-", count: 5)) + [since(build.since)]))
         }
         for build in record.onTrial {
-            lines.append(line(["on-trial", build.name, build.file, build.version] + fields(build.identity)))
+            lines.append(line(["on-trial", build.name, build.file, build.version] + fields(build.identity) + [since(build.since)]))
         }
         var bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
         bytes += Array("end\t\(checksum(bytes))\n".utf8)
@@ -115,6 +117,7 @@ struct RecordFile {
         guard let first = lines.first.map({ String(decoding: $0, as: UTF8.self) }), formatsRead.contains(first) else {
             return .damaged("it does not begin with '\(format)' (a later version of plugin-host may have written it)")
         }
+        let formatOne = first != format
         var record = BuildRecord()
         for (number, text) in lines.enumerated().dropFirst() {
             let fields = text.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
@@ -125,21 +128,23 @@ struct RecordFile {
             case "left-out", "permanent", "on-trial":
                 // The numbers are read from their bytes, the words unescaped: a record of a
                 // thousand plugins is read at every start.
-                let count = ["left-out": 10, "permanent": 14, "on-trial": 9][kind]
-                guard fields.count == count, let identity = Self.identity(fields[4..<9]) else {
-                    return .damaged("line \(number + 1) is not a build as this version writes one")
-                }
+                let count = formatOne ? ["left-out": 10][kind] : ["left-out": 11, "permanent": 15, "on-trial": 10][kind]
+                let damaged = Reading.damaged("line \(number + 1) is not a build as this version writes one")
+                guard fields.count == count, let identity = Self.identity(fields[4..<9]) else { return damaged }
                 let word = { (index: Int) in unescape(String(decoding: fields[index], as: UTF8.self)) }
-                let build = BuildRecord.Build(name: word(1), file: word(2), version: word(3), identity: identity)
+                // The last field but one of a build left out, the last of the others; none in format 1.
+                let sinceField = formatOne ? nil : fields[kind == "left-out" ? 9 : fields.count - 1]
+                let since = sinceField.flatMap { $0.elementsEqual("-".utf8) ? nil : Self.signedNumber($0) }
+                if let sinceField, since == nil, !sinceField.elementsEqual("-".utf8) { return damaged }
+                let build = BuildRecord.Build(name: word(1), file: word(2), version: word(3), identity: identity, since: since)
                 switch kind {
                 case "left-out":
-                    record.leftOut.append(BuildRecord.LeftOut(name: build.name, file: build.file, version: build.version, identity: identity, reason: word(9)))
+                    record.leftOut.append(BuildRecord.LeftOut(
+                        name: build.name, file: build.file, version: build.version, identity: identity, reason: word(fields.count - 1), since: since))
                 case "permanent":
                     var permanent = build
                     permanent.copy = Self.identity(fields[9..<14])
-                    guard permanent.copy != nil || fields[9..<14].allSatisfy({ $0.elementsEqual("-".utf8) }) else {
-                        return .damaged("line \(number + 1) is not a build as this version writes one")
-                    }
+                    guard permanent.copy != nil || fields[9..<14].allSatisfy({ $0.elementsEqual("-".utf8) }) else { return damaged }
                     record.permanent.append(permanent)
                 default:
                     record.onTrial.append(build)
@@ -226,5 +231,24 @@ struct RecordFile {
     /// The last line's checksum of the lines before it.
     static func checksum(_ bytes: [UInt8]) -> String {
         FNV1a.hex(bytes)
+    }
+}
+
+extension BuildRecord {
+    /// Gives each build the instant `earlier` kept it so (the same plugin, contents and
+    /// verdict), else `now`.
+    mutating func stamp(since earlier: BuildRecord, now: Int64) {
+        for index in leftOut.indices {
+            let build = leftOut[index]
+            leftOut[index].since = earlier.leftOut.first { $0.name == build.name && $0.identity.hasSameContents(as: build.identity) }?.since ?? now
+        }
+        func stamped(_ builds: inout [Build], _ before: [Build]) {
+            for index in builds.indices {
+                let build = builds[index]
+                builds[index].since = before.first { $0.name == build.name && $0.identity.hasSameContents(as: build.identity) }?.since ?? now
+            }
+        }
+        stamped(&permanent, earlier.permanent)
+        stamped(&onTrial, earlier.onTrial)
     }
 }

@@ -360,6 +360,7 @@ struct Supervisor {
             // run from the record: it is not kept.
             try copies?.keep(&record, made: copied, from: builds)
             record.permanent.removeAll { $0.copy == nil }
+            record.stamp(since: written, now: Int64(WallClock.secondsSinceEpoch))
             guard record != written else { return }
             try file.write(record, directories: configuration.directories)
             copied = record.permanent

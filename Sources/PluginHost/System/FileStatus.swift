@@ -13,16 +13,16 @@ struct FileStatus: Equatable {
     }
 
     let kind: Kind
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
+    private(set) var device: UInt64
+    private(set) var inode: UInt64
+    private(set) var size: Int64
     let permissions: UInt32
     let owner: UInt32
-    let modificationTime: Double
+    private(set) var modificationTime: Double
     /// When the contents or the status last changed (`st_ctim`), in nanoseconds: no one
     /// but the kernel sets it, so with the inode and size it tells whether a file changed.
-    let changeNanoseconds: Int64
-    let modificationNanoseconds: Int64
+    private(set) var changeNanoseconds: Int64
+    private(set) var modificationNanoseconds: Int64
 
     /// The status of the file at `path`, following symbolic links.
     ///
@@ -64,6 +64,19 @@ struct FileStatus: Equatable {
         modificationTime = Double(raw.st_mtim.tv_sec) + Double(raw.st_mtim.tv_nsec) / 1e9
         modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
         changeNanoseconds = Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec)
+    }
+
+    /// This status as the build `identity` has it: a copy of a build, held in its place, is that
+    /// build to every comparison (its kind, permissions and owner stay the copy's).
+    func standing(for identity: FileIdentity) -> FileStatus {
+        var status = self
+        status.device = identity.device
+        status.inode = identity.inode
+        status.size = identity.size
+        status.modificationNanoseconds = identity.modificationNanoseconds
+        status.modificationTime = Double(identity.modificationNanoseconds) / 1e9
+        status.changeNanoseconds = identity.changeNanoseconds
+        return status
     }
 
     /// Whether `other` is the same file (same device and inode).
