@@ -51,7 +51,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate mutants mutants-check diagram abi-check clean
+.PHONY: all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate mutants mutants-check kills diagram abi-check clean
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
@@ -259,6 +259,7 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 	python3 Benchmarks/lifecycle.py
 	python3 Benchmarks/generations.py
 	python3 Benchmarks/upgrades.py
+	python3 Benchmarks/record.py
 	python3 Benchmarks/control.py
 	python3 Benchmarks/manifest_section.py
 	python3 Benchmarks/startup.py
@@ -281,6 +282,14 @@ $(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHo
 
 simulate: $(SIMULATOR)
 	@$(SIMULATOR) $(if $(JOBS),--jobs $(JOBS)) $(SEQUENCES) $(SEED)
+
+# SIGKILL of the supervisor at KILLS random moments (default 100) across upgrades, trials,
+# rollbacks and the record's writes, through the real binary (Tests/IntegrationTests/
+# SupervisorKillTests.swift); KILL_SEED= repeats a run. `make test` kills it 4 times.
+kills: all
+	@mkdir -p $(BUILD)/tmp/state
+	@env TMPDIR=$(abspath $(BUILD)/tmp) XDG_STATE_HOME=$(abspath $(BUILD)/tmp/state) PLUGIN_HOST_KILLS=$(or $(KILLS),100) \
+	    $(if $(KILL_SEED),PLUGIN_HOST_KILL_SEED=$(KILL_SEED)) $(SWIFT) test --filter SupervisorKillTests
 
 # The planted bugs of Tests/Mutants/planted-bugs.txt, each in a copy of the sources, against
 # the simulator's default run; the last line reads "K/M planted bugs caught". MUTANT= one (or

@@ -74,4 +74,20 @@ struct BuildRecordTests {
         #expect(ledger.record.permanent.map(\.version) == ["0.3", "0.4", "0.5"])
         #expect(ledger["Ticker"]?.held?.version == "0.5", "the newest is held, to run in place of a file left out")
     }
+
+    @Test("a start forgets a build left out whose file changed, unless the record keeps a copy of it; a build on trial whose file changed is not tried again")
+    func forgettingChangedFiles() {
+        let crashed = BuildRecord.LeftOut(name: "Ticker", file: "/p/libTicker.so", version: "0.2.0", identity: identity(2), reason: "crashed")
+        let replaced = BuildRecord.LeftOut(name: "Ticker", file: "/p/libTicker.so", version: "0.1.0", identity: identity(1), reason: "crashed")
+        let record = BuildRecord(
+            leftOut: [replaced, crashed],
+            permanent: [BuildRecord.Build(name: "Ticker", file: "/p/libTicker.so", version: "0.2.0", identity: identity(2), copy: identity(20))],
+            onTrial: [BuildRecord.Build(name: "Echo", file: "/p/libEcho.so", version: "1.1.0", identity: identity(3))])
+        // The directory now holds other builds of both plugins.
+        let read = record.forgettingChangedFiles { _, _, _ in false }
+        #expect(read.leftOut.map(\.version) == ["0.2.0"], "kept for its copy")
+        #expect(read.leftOut.map(\.inDirectory) == [false], "and not named at start")
+        #expect(read.onTrial.isEmpty)
+        #expect(record.forgettingChangedFiles { _, _, _ in true }.leftOut.map(\.inDirectory) == [true, true])
+    }
 }

@@ -19,6 +19,9 @@ struct BuildRecord: Equatable, Sendable {
         /// When the record first kept it, in seconds since 1970: the driver's business, `nil`
         /// in what the machine says to keep.
         var since: Int64? = nil
+        /// Whether its file still holds it, as a start reads the record: one that does not is
+        /// kept left out for its copy alone, and the start does not name it.
+        var inDirectory = true
     }
 
     /// A build that served: its plugin, its file and version as they were, its contents.
@@ -67,4 +70,26 @@ struct BuildRecord: Equatable, Sendable {
     static let leftOutPerPlugin = 8
     /// How many permanent builds the record keeps of each plugin, each with a copy: the newest.
     static let permanentPerPlugin = 3
+}
+
+extension BuildRecord {
+    /// The record as a start takes it: a build left out stays out while it can still be loaded,
+    /// from its file (`fileHolds`) or as a permanent build the record keeps; a build whose file
+    /// holds another build now, and that the record keeps no copy of, is forgotten. A build on
+    /// trial is tried again only while its file holds it.
+    ///
+    /// - Parameter fileHolds: Whether the file of the build of a plugin with that name holds
+    ///   these contents now.
+    func forgettingChangedFiles(_ fileHolds: (_ name: String, _ file: String, _ identity: FileIdentity) -> Bool) -> BuildRecord {
+        var record = self
+        record.leftOut.removeAll { build in
+            !fileHolds(build.name, build.file, build.identity)
+                && !permanent.contains { $0.name == build.name && $0.identity.hasSameContents(as: build.identity) }
+        }
+        for index in record.leftOut.indices {
+            record.leftOut[index].inDirectory = fileHolds(record.leftOut[index].name, record.leftOut[index].file, record.leftOut[index].identity)
+        }
+        record.onTrial.removeAll { build in !fileHolds(build.name, build.file, build.identity) }
+        return record
+    }
 }

@@ -148,7 +148,8 @@ struct SupervisionMachine: Sendable {
         var machine = SupervisionMachine(configuration: configuration, now: now)
         machine.ledger.remember(record)
         machine.recordKept = (machine.ledger.recordChanges, machine.ledger.record)
-        if !record.leftOut.isEmpty { machine.say(.leftOutByRecord(record.leftOut)) }
+        let leftOutHere = record.leftOut.filter(\.inDirectory)
+        if !leftOutHere.isEmpty { machine.say(.leftOutByRecord(leftOutHere)) }
         let awaited = record.onTrial.compactMap { build -> Announcement.AwaitedTrial? in
             guard machine.ledger[build.name]?.awaitingTrial != nil else { return nil }
             return Announcement.AwaitedTrial(build: build, permanent: machine.ledger[build.name]?.held)

@@ -114,15 +114,8 @@ struct Supervisor {
         var record = BuildRecord()
         switch configuration.record?.read() {
         case .record(let kept)?:
-            // A build stays left out, or awaits its trial, until its file changes: one whose
-            // file holds another build now (or is gone) is no longer in the directory, and the
-            // record forgets it.
-            record = kept
-            record.leftOut.removeAll { build in
-                (try? FileStatus(path: build.file))?.identity.hasSameContents(as: build.identity) != true
-            }
-            record.onTrial.removeAll { build in
-                (try? FileStatus(path: build.file))?.identity.hasSameContents(as: build.identity) != true
+            record = kept.forgettingChangedFiles { _, file, identity in
+                (try? FileStatus(path: file))?.identity.hasSameContents(as: identity) == true
             }
             // A permanent build can run only from its copy, held from now on.
             var lost: [String] = []

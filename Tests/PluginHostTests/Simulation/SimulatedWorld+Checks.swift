@@ -427,7 +427,7 @@ extension SimulatedWorld {
             }
         case .leftOutByRecord(let builds):
             // What a start says the record leaves out is the record it was given.
-            if builds != recordAtStart.leftOut {
+            if builds != recordAtStart.leftOut.filter(\.inDirectory) {
                 violate("the host says the record leaves out \(builds.map { "\($0.name) \($0.version)" }); the record it started with holds \(recordAtStart.leftOut.map { "\($0.name) \($0.version)" }): \(announcement.line)")
             }
         case .cannotBringBack(let plugin, _):
@@ -791,13 +791,9 @@ extension SimulatedWorld {
     mutating func checkNextStart() {
         guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason) else { return }
         let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
-        var record = recordOnDisk
-        // As the driver reads it: what is left out or on trial stays so while its file holds it.
-        record.leftOut.removeAll { entry in
-            Self.plugin(named: entry.name).map { !onDisk.contains(WorldTruth.Build(plugin: $0, identity: entry.identity)) } ?? true
-        }
-        record.onTrial.removeAll { entry in
-            Self.plugin(named: entry.name).map { !onDisk.contains(WorldTruth.Build(plugin: $0, identity: entry.identity)) } ?? true
+        // As the driver reads it, with what is on disk now.
+        let record = recordOnDisk.forgettingChangedFiles { name, _, identity in
+            Self.plugin(named: name).map { onDisk.contains(WorldTruth.Build(plugin: $0, identity: identity)) } ?? false
         }
         let (_, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
         guard let plan = actions.compactMap({ if case .start(let plan) = $0 { plan } else { nil } }).first else {
@@ -812,7 +808,8 @@ extension SimulatedWorld {
         // it out until it serves, and runs the plugin's permanent build in its place.
         let trials = truth.trials(at: ending.at).filter { onDisk.contains($0.build) && !truth.isLeftOut($0.build) }
         let awaiting = Set(trials.map(\.build))
-        for build in excluded.subtracting(truly).subtracting(awaiting).sorted(by: { $0.stamp < $1.stamp }) {
+        // A build with evidence of fault may stay left out when its file changed: its copy is kept.
+        for build in excluded.subtracting(truth.evidence.keys).subtracting(awaiting).sorted(by: { $0.stamp < $1.stamp }) {
             violate("a host started after this one (\(ending.reason)) would leave out \(build), a build with no evidence of fault")
         }
         for build in truly.subtracting(excluded).sorted(by: { $0.stamp < $1.stamp }) {
@@ -820,6 +817,14 @@ extension SimulatedWorld {
         }
         for build in awaiting.subtracting(excluded).sorted(by: { $0.stamp < $1.stamp }) {
             violate("a host started after this one (\(ending.reason)) would run \(build), on trial when it ended, as permanent")
+        }
+        // What a start loads in place of a file is a build the truth does not leave out.
+        for substitute in plan.builds.substitutes {
+            guard let plugin = Self.plugin(named: substitute.name) else { continue }
+            let build = WorldTruth.Build(plugin: plugin, identity: substitute.identity)
+            if truth.isLeftOut(build) {
+                violate("a host started after this one (\(ending.reason)) would run \(build) from the record, which \(truth.evidence[build]!.reason)")
+            }
         }
         for trial in trials where !truth.isLeftOut(trial.permanent) {
             let substitute = plan.builds.substitutes.first { $0.name == trial.permanent.name }
