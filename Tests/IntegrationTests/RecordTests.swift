@@ -144,9 +144,18 @@ struct RecordTests {
         #expect(IntegrationTests.wait { record(in: state).contains("left-out\tTicker\t") }, "\(record(in: state))")
         #expect(first.stop(with: SIGTERM).status == 0)
 
-        let (second, listener) = try service.start(["--state", state.path] + watching)
+        let console = OperatorConsole()
+        let (second, listener) = try service.start(console.arguments + ["--state", state.path] + watching)
         #expect(second.waitForError("plugin-host: left out, as the record of what this host proved says: Ticker 0.2.0"), "\(second.standardError)")
         #expect(listener.wait(forPrefix: "READY=1", containing: "running the build before: Ticker 0.1.0") != nil, "\(second.standardError)")
+        // Status and metrics say where the build that runs came from.
+        let status = try #require(console.waitForStatus { $0.state == "serving" })
+        #expect(status.plugin("Ticker")?["from"] as? String == "record", "\(status.plugin("Ticker") ?? [:])")
+        #expect(status.plugin("Echo")?["from"] as? String == "file")
+        let text = try console.run("status").standardOutput
+        #expect(text.contains("  Ticker: runs 0.1.0 from the record's copy, not from its file\n"), "\(text)")
+        let metrics = try console.run("status", ["--metrics"]).standardOutput
+        #expect(metrics.contains("plugin_host_plugin_build_info{plugin=\"Ticker\",version=\"0.1.0\",from=\"record\"} 1\n"), "\(metrics)")
         #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 3), "\(service.log.lines)")
         #expect(service.log.lines.filter { $0 == "Ticker 0.2.0 bootstrap" }.count == 1, "never loaded again: \(service.log.lines)")
         #expect(second.stop(with: SIGTERM).status == 0)

@@ -32,6 +32,7 @@ struct TrialTests {
         let status = try #require(console.waitForStatus { $0.state == "serving" && $0.plugin("Ticker")?["version"] as? String == "0.1.0" })
         #expect(status.state(of: "Ticker") == "serving")
         #expect(status.plugin("Ticker")?["trial"] is NSNull, "the trial ended: \(status.plugin("Ticker") ?? [:])")
+        #expect(status.plugin("Ticker")?["from"] as? String == "held", "\(status.plugin("Ticker") ?? [:])")
         #expect((status.json["lastUpgrade"] as? [String: Any])?["result"] as? String == "rolled back")
         #expect(service.echo().worker != nil, "the service answers")
     }

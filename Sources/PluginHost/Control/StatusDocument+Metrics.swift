@@ -36,6 +36,13 @@ extension StatusDocument {
             "When the trial of a plugin's build on trial ends (--trial); only plugins on trial have one.",
             plugins.compactMap { plugin in plugin.trial.map { ([("plugin", plugin.name)], $0.until.secondsSinceEpoch) } })
         family(
+            "plugin_host_plugin_build_info", "gauge",
+            "The build a plugin runs (1): its version, and where it came from: file, held (from before) or record (the record's copy).",
+            plugins.compactMap { plugin in
+                guard let from = plugin.from, let version = plugin.version else { return nil }
+                return ([("plugin", plugin.name), ("version", version), ("from", from.rawValue)], 1)
+            })
+        family(
             "plugin_host_plugin_failures_total", "counter", "Ends of a generation blamed on a plugin.",
             plugins.map { ([("plugin", $0.name)], Double($0.failures)) })
         family(

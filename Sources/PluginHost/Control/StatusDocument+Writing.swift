@@ -63,6 +63,7 @@ extension StatusDocument {
                     },
                     fileChanged: facts.fileChanged(plugin.build, file: plugin.file),
                     held: plugin.held,
+                    from: plugin.origin,
                     trial: plugin.trial.map { trial in
                         Trial(version: trial.version, replaces: trial.replaces, until: facts.wallTime(trial.until), secondsLeft: until(trial.until),
                               canRollBack: trial.canRollBack)

@@ -59,6 +59,9 @@ struct StatusDocument: Codable, Equatable, Sendable {
         var fileChanged: Bool?
         /// The version of the build held open for a rollback.
         var held: String?
+        /// Where the build that runs came from: `file`, `held` (held open from before) or
+        /// `record` (the record's copy); `nil` when none runs.
+        var from: BuildOrigin?
         var trial: Trial?
         /// The names of the plugins it requires.
         var requires: [String]

@@ -55,6 +55,10 @@ struct StatusText {
                         + (trial.canRollBack ? "a failure brings back \(trial.replaces)"
                             : "\(trial.replaces) is no longer held, so nothing can come back") + "\n"
                 }
+                if let from = plugin.from, from != .file {
+                    text += "  \(name): runs \(plugin.version ?? "its build") from "
+                        + (from == .record ? "the record's copy" : "the build held from before") + ", not from its file\n"
+                }
                 if plugin.fileChanged == true {
                     text += "  \(name): the file on disk is another build than the one that runs\n"
                 }

@@ -33,6 +33,8 @@ struct BuildLedger: Sendable {
         var trial: Trial?
         /// The builds that became permanent (served, and not on trial), the newest last.
         var permanent: [PublishedPlugin] = []
+        /// The permanent build held from the record's copy since the start, if any.
+        var fromRecord: PublishedPlugin?
         /// A build that was on trial when the host last stopped, as its record says: no
         /// generation loads it until the host serves, and it is then tried again as an upgrade.
         var awaitingTrial: LeftOutBuild?
@@ -189,7 +191,10 @@ struct BuildLedger: Sendable {
             }
         }
         for index in records.indices {
-            if let newest = records[index].permanent.last(where: { !isLeftOut($0) }) { records[index].held = newest }
+            if let newest = records[index].permanent.last(where: { !isLeftOut($0) }) {
+                records[index].held = newest
+                records[index].fromRecord = newest
+            }
         }
         for entry in record.onTrial where !isLeftOut(entry.published) {
             update(entry.name) { record in
@@ -444,6 +449,7 @@ struct BuildLedger: Sendable {
                 status.file = serving.file
                 status.build = serving.identity
                 status.requires = serving.requires
+                status.origin = record.fileLeftOut == nil ? .file : record.fromRecord?.isSameBuild(as: serving) == true ? .record : .held
                 if let fileLeftOut = record.fileLeftOut {
                     // The file's build is left out; the build held from before runs in its place.
                     status.reason = [status.reason, fileLeftOut].compactMap { $0 }.joined(separator: "; ")

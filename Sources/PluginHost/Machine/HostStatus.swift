@@ -48,11 +48,24 @@ struct PluginStatus: Equatable, Sendable {
     var requires: [String] = []
     /// The version of the build held open for a rollback, when one is.
     var held: String?
+    /// Where the build that runs came from, when one runs.
+    var origin: BuildOrigin?
     /// Its build on trial, when an upgrade brought it in and the trial has not ended.
     var trial: TrialStatus?
     /// How often it was blamed for a generation's end, and the last time.
     var failures = 0
     var lastFailure: FailureRecord?
+}
+
+/// Where a running build came from.
+enum BuildOrigin: String, Codable, Equatable, Sendable {
+    /// Its plugin's file.
+    case file
+    /// The build held open from before, in place of its file's build, which is left out.
+    case held
+    /// The record's copy of a permanent build, in place of its file's build, which is left out
+    /// or awaits its trial.
+    case record
 }
 
 /// A build on trial: a failure blamed on it before `until` brings back the build it replaced.
