@@ -286,7 +286,11 @@ struct BuildLedger: Sendable {
 
     /// `build` goes on trial until `until`, replacing `replaced`, which stays held meanwhile.
     mutating func beginTrial(of build: PublishedPlugin, replacing replaced: PublishedPlugin, until: MonotonicInstant) {
-        let heldBefore = self[build.name]?.held.map { $0.isSameBuild(as: replaced) } ?? false
+        // Held as the plugin's build, or as the build an earlier trial replaced (which a
+        // generation may run again, after that trial's build failed).
+        let record = self[build.name]
+        let heldBefore = record?.held.map { $0.isSameBuild(as: replaced) } == true
+            || record?.trial.map { $0.replacedHeld && $0.replaced.isSameBuild(as: replaced) } == true
         update(build.name) { $0.trial = Trial(build: build, replaced: replaced, until: until, replacedHeld: heldBefore) }
         recordChanges += 1
     }
