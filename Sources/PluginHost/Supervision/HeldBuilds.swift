@@ -34,8 +34,8 @@ struct HeldBuilds {
         return found
     }
 
-    /// Holds `builds` and lets go of the others. A build held already stays held; another
-    /// is opened from its file when the file is still that build, else from the descriptor
+    /// Holds `builds` and lets go of the others. A build held already stays held while its
+    /// held file still reads its bytes; another is opened from its file when the file is still that build, else from the descriptor
     /// a live worker keeps of what it loaded (``LoadedFiles``), so that a file replaced or
     /// removed before this hold still comes back while a worker that loaded it lives.
     ///
@@ -46,7 +46,9 @@ struct HeldBuilds {
         var loaded: WorkerFiles?
         for build in builds {
             guard let identity = build.identity else { continue }
-            if let kept = held.first(where: { $0.build.isSameBuild(as: build) }) {
+            // A build held already stays held while its file still reads its bytes.
+            if let kept = held.first(where: { $0.build.isSameBuild(as: build) }),
+                (try? kept.file.status())?.identity.hasSameContents(as: kept.identity) == true {
                 next.append(kept)
             } else if let file = try? ReadOnlyFile(path: build.file), (try? file.status())?.identity.hasSameContents(as: identity) == true {
                 next.append((build, file, identity))

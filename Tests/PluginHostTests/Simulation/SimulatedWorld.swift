@@ -649,14 +649,16 @@ struct SimulatedWorld {
         }
     }
 
-    /// The driver's `HeldBuilds.hold`: a build held already stays held; another is opened from
+    /// The driver's `HeldBuilds.hold`: a build held already stays held while its file reads its
+    /// bytes; another is opened from
     /// its file when the file is still that build, else from a live worker that loaded it
     /// (the descriptor it keeps), while those bytes are unchanged.
     private mutating func hold(_ builds: [PublishedPlugin]) -> [PublishedPlugin] {
         var next: [(build: PublishedPlugin, inode: UInt64)] = []
         for build in builds {
             guard let identity = build.identity else { continue }
-            if let kept = held.first(where: { $0.build.name == build.name && $0.build.identity?.hasSameContents(as: identity) == true }) {
+            if let kept = held.first(where: { $0.build.name == build.name && $0.build.identity?.hasSameContents(as: identity) == true }),
+                inodes[kept.inode]?.identity.hasSameContents(as: identity) == true {
                 next.append(kept)
             } else if let plugin = Self.plugin(named: build.name), let inode = paths[plugin],
                 inodes[inode]?.identity.hasSameContents(as: identity) == true {
