@@ -93,17 +93,11 @@ struct RecordTests {
         #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(host.standardError)")
         try service.replace("Ticker", with: "TickerNext")
         #expect(host.waitForError("plugin-host: on trial for 600 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(host.standardError)")
-        #expect(IntegrationTests.wait { record(in: state).contains("on-trial\tTicker\t") }, "\(record(in: state))")
+        #expect(IntegrationTests.wait { RecordOnDisk.text(in: state).contains("on-trial\tTicker\t") }, "\(RecordOnDisk.text(in: state))")
         return (host, listener)
     }
 
     private let watching = ["--watch", "--trial", "600", "--shutdown-timeout", "1"]
-
-    /// The record in `state`, as text; empty while there is none.
-    private func record(in state: URL) -> String {
-        let file = (try? FileManager.default.contentsOfDirectory(at: state, includingPropertiesForKeys: nil))?.first { $0.lastPathComponent.hasPrefix("record-") }
-        return file.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
-    }
 
     @Test("a build on trial when the host stopped, or its supervisor was killed, is not run as permanent: the permanent build runs from the record's copy, and the build on trial is tried again as an upgrade",
           arguments: [SIGTERM, SIGKILL])
@@ -141,7 +135,7 @@ struct RecordTests {
         let state = try Scratch.directory(named: "state")
         let (first, notifications) = try upgradeOnTrial(service, state: state)
         #expect(notifications.wait(forPrefix: "READY=1", containing: "running the build before: Ticker 0.1.0") != nil, "\(first.standardError)")
-        #expect(IntegrationTests.wait { record(in: state).contains("left-out\tTicker\t") }, "\(record(in: state))")
+        #expect(IntegrationTests.wait { RecordOnDisk.text(in: state).contains("left-out\tTicker\t") }, "\(RecordOnDisk.text(in: state))")
         #expect(first.stop(with: SIGTERM).status == 0)
 
         let console = OperatorConsole()

@@ -37,7 +37,7 @@ struct SupervisorKillTests {
     func killedAtRandomMoments() throws {
         let kills = Int(ProcessInfo.processInfo.environment["PLUGIN_HOST_KILLS"] ?? "") ?? 4
         let seed = UInt64(ProcessInfo.processInfo.environment["PLUGIN_HOST_KILL_SEED"] ?? "") ?? UInt64(UInt32(truncatingIfNeeded: time(nil)))
-        var random = SplitMix(seed: seed)
+        var random = SeededRandom(seed: seed)
         // Ticker's next build crashes 300 ms after it serves: an upgrade to it fails its trial.
         let service = try ServiceFixture(tickerSettings: #""nextBuildFails": "crash""#)
         let state = try Scratch.directory(named: "state")
@@ -56,7 +56,7 @@ struct SupervisorKillTests {
         let context = "seed \(seed) (PLUGIN_HOST_KILL_SEED)"
 
         for round in 1...kills {
-            let recordAtStart = recordText(in: state)
+            let recordAtStart = RecordOnDisk.text(in: state)
             let record = TickerRecord(recordAtStart)
             let (host, listener) = try service.start(console.arguments + ["--state", state.path, "--watch", "--trial", "2", "--shutdown-timeout", "1"])
             let said = "round \(round), \(context), the file holds \(inFile), the record: \(record)"
@@ -76,7 +76,7 @@ struct SupervisorKillTests {
             if case .some(let seen) = first { #expect(seen == expected, "\(said): \(host.standardError)\nRECORD\n\(recordAtStart)") }
             #expect(!host.standardError.contains("is damaged"), "\(said): \(host.standardError)")
             if let newest = record.permanent.last {
-                #expect(IntegrationTests.wait { TickerRecord(recordText(in: state)).permanent.contains(newest) }, "\(said): lost \(newest): \(recordText(in: state))")
+                #expect(IntegrationTests.wait { TickerRecord(RecordOnDisk.text(in: state)).permanent.contains(newest) }, "\(said): lost \(newest): \(RecordOnDisk.text(in: state))")
             }
 
             // Something happens, and the supervisor is killed at a random moment of it.
@@ -87,7 +87,7 @@ struct SupervisorKillTests {
             default: break
             }
             usleep(useconds_t(random.next() % 1_500) * 1_000)
-            let children = ProcessControlForTests.children(of: host.processIdentifier)
+            let children = HostProcesses.children(of: host.processIdentifier)
             _ = host.stop(with: SIGKILL)
             try? FileManager.default.removeItem(at: service.trigger)
             for child in children { #expect(IntegrationTests.wait { kill(child, 0) != 0 && errno == ESRCH }, "\(said): worker \(child) outlived its supervisor") }
@@ -106,32 +106,5 @@ struct SupervisorKillTests {
         }
         if standardError.contains("plugin-host: upgraded:") || standardError.contains("restarting") || standardError.contains("rolling back") { return nil }
         return .some(running)
-    }
-
-    private func recordText(in state: URL) -> String {
-        let file = (try? FileManager.default.contentsOfDirectory(at: state, includingPropertiesForKeys: nil))?.first { $0.lastPathComponent.hasPrefix("record-") }
-        return file.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
-    }
-}
-
-/// A small seeded generator: the same seed, the same kills.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The processes a test's host started.
-enum ProcessControlForTests {
-    /// The children of `process`, from /proc.
-    static func children(of process: Int32) -> [Int32] {
-        let text = (try? String(contentsOfFile: "/proc/\(process)/task/\(process)/children", encoding: .utf8)) ?? ""
-        return text.split(separator: " ").compactMap { Int32($0) }
     }
 }

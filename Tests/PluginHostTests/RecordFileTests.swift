@@ -119,4 +119,15 @@ struct RecordFileTests {
         #expect(entries.first?.copy == true && entries.first?.since == 1_763_000_000)
         #expect(entries[1].reason == "crashed during the run phase: SIGSEGV on trial")
     }
+
+    @Test("each build keeps the instant the record first kept it so; a build new to the record gets now")
+    func stamped() {
+        var next = record
+        next.onTrial.append(BuildRecord.Build(
+            name: "Ticker", file: "plugins/libTicker.so", version: "0.4.0", identity: FileIdentity(device: 1, inode: 99, size: 1, modificationNanoseconds: 1, changeNanoseconds: 1)))
+        next.stamp(since: record, now: 2_000_000_000)
+        #expect(next.leftOut.map(\.since) == [1_764_000_000, 2_000_000_000])
+        #expect(next.permanent.map(\.since) == [1_763_000_000, 2_000_000_000])
+        #expect(next.onTrial.map(\.since) == [2_000_000_000, 2_000_000_000])
+    }
 }

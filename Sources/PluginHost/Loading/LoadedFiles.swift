@@ -12,12 +12,7 @@ enum LoadedFiles {
     private static let kept = Mutex<[Kept]>([])
     private static let most = Int(min(DescriptorLimit.current.soft / 4, 4096))
 
-    /// Opens `path` before it is loaded; `nil` when it cannot be opened.
-    static func open(_ path: String) -> ReadOnlyFile? {
-        try? ReadOnlyFile(path: path)
-    }
-
-    /// Keeps `file`, opened by ``open(_:)`` before `path` was loaded, when it is the build
+    /// Keeps `file`, opened before `path` was loaded, when it is the build
     /// `identity` and `path` still names it now that it is loaded: then it is what was loaded.
     static func keep(_ file: ReadOnlyFile?, loadedFrom path: String, as identity: FileIdentity?) {
         guard let file, let identity, let opened = try? file.status(), opened.identity.hasSameContents(as: identity),

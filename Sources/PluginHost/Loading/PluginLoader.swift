@@ -19,7 +19,7 @@ enum PluginLoader {
     ///   `not-a-component` or `component-mismatch`.
     static func componentType(of candidate: PluginCandidate, mapped: (Range<UInt64>) -> Void = { _ in }) throws(Problem) -> any Bootstrapping.Type {
         let library: DynamicLibrary
-        let file = LoadedFiles.open(candidate.path)
+        let file = try? ReadOnlyFile(path: candidate.path)
         do {
             library = try DynamicLibrary(loading: candidate.path)
             ExitTrap.endIfForkedCopy()

@@ -30,18 +30,18 @@ struct BuildCopies {
         return file
     }
 
-    /// Gives each permanent build of `record` its copy: the one made before, while intact,
-    /// else a new one made from what `held` holds of it. A build with neither keeps no copy.
-    /// The copies are on disk when it returns.
+    /// Gives each permanent build of `record` its copy: the one made before (`before`, checked
+    /// when the host started or made since), else a new one made from what `held` holds of
+    /// it. A build with neither keeps no copy. The copies are on disk when it returns.
     ///
     /// - Throws: ``SystemError`` when the directory cannot be made or flushed.
     func keep(_ record: inout BuildRecord, made before: [BuildRecord.Build], from held: HeldBuilds) throws(SystemError) {
         var made = false
+        let earlier = Dictionary(grouping: before.filter { $0.copy != nil }, by: \.name)
         for index in record.permanent.indices {
             let build = record.permanent[index]
-            if let earlier = before.first(where: { $0.name == build.name && $0.identity.hasSameContents(as: build.identity) && $0.copy != nil }),
-                open(earlier) != nil {
-                record.permanent[index].copy = earlier.copy
+            if let copy = earlier[build.name]?.first(where: { $0.identity.hasSameContents(as: build.identity) })?.copy {
+                record.permanent[index].copy = copy
                 continue
             }
             guard let (file, identity) = held.file(of: build.published) else { continue }

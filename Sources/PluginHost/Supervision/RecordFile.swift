@@ -237,16 +237,18 @@ struct RecordFile {
 extension BuildRecord {
     /// Gives each build the instant `earlier` kept it so (the same plugin, contents and
     /// verdict), else `now`.
+    ///
+    /// Each plugin's entries are found by its name first: a record of a thousand plugins is
+    /// stamped at every write.
     mutating func stamp(since earlier: BuildRecord, now: Int64) {
-        for index in leftOut.indices {
-            let build = leftOut[index]
-            leftOut[index].since = earlier.leftOut.first { $0.name == build.name && $0.identity.hasSameContents(as: build.identity) }?.since ?? now
+        func since(_ name: String, _ identity: FileIdentity, in before: [String: [(identity: FileIdentity, since: Int64?)]]) -> Int64 {
+            before[name]?.first { $0.identity.hasSameContents(as: identity) }?.since ?? now
         }
+        let leftOutBefore = Dictionary(grouping: earlier.leftOut, by: \.name).mapValues { $0.map { ($0.identity, $0.since) } }
+        for index in leftOut.indices { leftOut[index].since = since(leftOut[index].name, leftOut[index].identity, in: leftOutBefore) }
         func stamped(_ builds: inout [Build], _ before: [Build]) {
-            for index in builds.indices {
-                let build = builds[index]
-                builds[index].since = before.first { $0.name == build.name && $0.identity.hasSameContents(as: build.identity) }?.since ?? now
-            }
+            let byName = Dictionary(grouping: before, by: \.name).mapValues { $0.map { ($0.identity, $0.since) } }
+            for index in builds.indices { builds[index].since = since(builds[index].name, builds[index].identity, in: byName) }
         }
         stamped(&permanent, earlier.permanent)
         stamped(&onTrial, earlier.onTrial)

@@ -71,11 +71,10 @@ struct Supervisor {
     /// Whether writing the record failed once already: said once, then the host runs on
     /// without it.
     private var recordUnwritable = false
-    /// The copies of permanent builds kept beside the record, and the builds the record last
-    /// written names with their copies.
+    /// The copies of permanent builds kept beside the record.
     private let copies: BuildCopies?
-    private var copied: [BuildRecord.Build] = []
-    /// The record as last written (or read): the same again is not written.
+    /// The record as last written (or read), its permanent builds with their copies: the same
+    /// again is not written.
     private var written = BuildRecord()
 
     /// Starts the first worker generation and supervises until the host ends, then exits
@@ -129,7 +128,6 @@ struct Supervisor {
                 usable.append(build)
             }
             record.permanent = usable
-            copied = usable
             written = record
             if !lost.isEmpty {
                 output.append(Array("plugin-host: warning: the copies the record keeps of \(lost.joined(separator: ", ")) are gone or changed (\(copies?.directory ?? "")); they cannot run in place of another build\n".utf8),
@@ -351,12 +349,11 @@ struct Supervisor {
         do {
             // A permanent build with no copy (none is held in a run that is no service) cannot
             // run from the record: it is not kept.
-            try copies?.keep(&record, made: copied, from: builds)
+            try copies?.keep(&record, made: written.permanent, from: builds)
             record.permanent.removeAll { $0.copy == nil }
             record.stamp(since: written, now: Int64(WallClock.secondsSinceEpoch))
             guard record != written else { return }
             try file.write(record, directories: configuration.directories)
-            copied = record.permanent
             written = record
             copies?.prune(keeping: record)
         } catch {
