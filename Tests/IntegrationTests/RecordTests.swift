@@ -88,8 +88,8 @@ struct RecordTests {
 
     /// Starts the watching service with its record in `state`, upgrades Ticker 0.1.0 to 0.2.0,
     /// on trial for 600 s, and returns once the record on disk has the trial.
-    private func upgradeOnTrial(_ service: ServiceFixture, state: URL) throws -> (RunningHost, NotifyListener) {
-        let (host, listener) = try service.start(["--state", state.path] + watching)
+    private func upgradeOnTrial(_ service: ServiceFixture, state: URL, console: OperatorConsole? = nil) throws -> (RunningHost, NotifyListener) {
+        let (host, listener) = try service.start((console?.arguments ?? []) + ["--state", state.path] + watching)
         #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(host.standardError)")
         try service.replace("Ticker", with: "TickerNext")
         #expect(host.waitForError("plugin-host: on trial for 600 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(host.standardError)")
@@ -159,6 +159,40 @@ struct RecordTests {
         let ticker = history.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  Ticker ") }
         #expect(ticker.map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == ["Ticker 0.1.0 permanent", "Ticker 0.2.0 left"], "\(history.standardOutput)")
         #expect(ticker.last?.contains("left out: crashed during the run phase: SIGSEGV ") == true, "\(history.standardOutput)")
+    }
+
+    @Test("after a restart, rollback --to brings back a permanent build kept before, from the record's copy, and the build it replaces stays out at the next start")
+    func rollbackToAfterRestart() throws {
+        let service = try ServiceFixture()
+        let state = try Scratch.directory(named: "state")
+        let console = OperatorConsole()
+        let (first, _) = try upgradeOnTrial(service, state: state, console: console)
+        #expect(try console.run("accept", ["Ticker"]).status == 0)
+        #expect(IntegrationTests.wait { RecordOnDisk.text(in: state).components(separatedBy: "permanent\tTicker\t").count == 3 }, "\(RecordOnDisk.text(in: state))")
+        #expect(first.stop(with: SIGTERM).status == 0)
+
+        let (second, listener) = try service.start(console.arguments + ["--state", state.path] + watching)
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(second.standardError)")
+        let refused = try console.run("rollback", ["Ticker", "--to", "0.0.9"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("cannot roll back Ticker: no build 0.0.9 is kept to go back to (kept: 0.1.0); plugin-host history Ticker lists the builds kept; nothing changed"),
+                "\(refused.standardError)")
+        let rollback = try console.run("rollback", ["Ticker", "--to", "0.1.0"])
+        #expect(rollback.status == 0, "\(rollback.standardError)")
+        #expect(second.waitForError(
+            "plugin-host: rolling back Ticker 0.2.0 -> 0.1.0, as an operator asked (plugin-host rollback); Ticker 0.2.0 left out until its file changes"),
+                "\(second.standardError)")
+        #expect(!second.standardError.contains("error: rolling back"), "what an operator asked for is no error: \(second.standardError)")
+        #expect(second.waitForError("plugin-host: rolled back: brought back Ticker 0.1.0"), "\(second.standardError)")
+        // The file holds 0.2.0: the build that runs came from the record's copy.
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(service.log.lines)")
+        #expect(second.stop(with: SIGTERM).status == 0)
+
+        let (third, next) = try service.start(["--state", state.path] + watching)
+        #expect(third.waitForError("plugin-host: left out, as the record of what this host proved says: Ticker 0.2.0"), "\(third.standardError)")
+        #expect(next.wait(forPrefix: "READY=1", containing: "running the build before: Ticker 0.1.0") != nil, "\(third.standardError)")
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 3), "\(service.log.lines)")
+        #expect(third.stop(with: SIGTERM).status == 0)
     }
 
     private func waitUntilGone(_ process: Int32) -> Bool {

@@ -25,6 +25,7 @@ enum HelpText {
                plugin-host status [--dir DIR | --control PATH] [--json] [--follow | --metrics]
                plugin-host reload | stop [--dir DIR | --control PATH] [--json]
                plugin-host restart | accept | rollback [--dir DIR | --control PATH] [--json] [PLUGIN]...
+               plugin-host rollback PLUGIN --to VERSION [--dir DIR | --control PATH] [--json]
                plugin-host list | graph | inspect NAME --running [--dir DIR | --control PATH]
                plugin-host history [--dir DIR]... [--state DIR] [--json] [PLUGIN]
 
@@ -104,10 +105,12 @@ enum HelpText {
           accept [PLUGIN]...
                          the builds on trial of the plugins named (all, when none is) are
                          permanent now; the builds before are let go
-          rollback [PLUGIN]...
-                         the builds on trial of the plugins named (all, when none is) are
-                         left out now and the builds they replaced come back; exit 0 once
-                         the generation that brings them back serves
+          rollback [PLUGIN]... [--to VERSION]
+                         the builds that run of the plugins named (every build on trial,
+                         when none is) are left out now and the builds before come back:
+                         the build a trial replaced, else the newest permanent build kept
+                         before, or the kept build of VERSION; exit 0 once the generation
+                         that brings them back serves
           stop           what SIGTERM does, waiting for the end; prints the exit status
           list, inspect NAME, graph with --running
                          the builds the host runs, not the files on disk

@@ -60,7 +60,7 @@ extension Command {
         "reload": ["--dir", "--control", "--json"],
         "restart": ["--dir", "--control", "--json"],
         "accept": ["--dir", "--control", "--json"],
-        "rollback": ["--dir", "--control", "--json"],
+        "rollback": ["--dir", "--control", "--json", "--to"],
         "stop": ["--dir", "--control", "--json"],
         "history": ["--dir", "--state", "--json"],
     ]
@@ -105,6 +105,7 @@ extension Command {
         var running = false
         var follow = false
         var metrics = false
+        var rollbackTarget: String?
         let accepted = Self.options[subcommand] ?? []
         while let argument = try parser.next() {
             guard case .option(let name) = argument else {
@@ -193,6 +194,10 @@ extension Command {
             case "--output": output = try parser.value(for: name)
             case "--plugin": plugin = try parser.value(for: name)
             case "--interface": interface = try parser.value(for: name)
+            case "--to":
+                let version = try parser.value(for: name)
+                guard !version.isEmpty else { throw UsageError(message: "--to needs a version, such as 0.2.0 (plugin-host history PLUGIN lists the builds kept)") }
+                rollbackTarget = version
             default:  // --into
                 parent = try parser.value(for: name)
             }
@@ -218,7 +223,9 @@ extension Command {
             case "reload": self = .control(.reload, options)
             case "restart": self = .control(.restart(positional), options)
             case "accept": self = .control(.accept(positional), options)
-            case "rollback": self = .control(.rollBack(positional), options)
+            case "rollback":
+                if rollbackTarget != nil, positional.count != 1 { throw UsageError(message: "rollback --to VERSION takes one plugin name") }
+                self = .control(.rollBack(positional, to: rollbackTarget), options)
             case "stop": self = .control(.stop, options)
             case "list": self = .running(.list, options)
             case "graph": self = .running(.graph, options)

@@ -25,7 +25,12 @@ extension ControlRequest {
                     names.append(name)
                 }
             }
-            self = command == "restart" ? .restart(names) : command == "accept" ? .accept(names) : .rollBack(names)
+            var version: String?
+            if let to = members["to"], command == "rollback" {
+                guard case .string(let value) = to, !value.isEmpty, value.utf8.count <= 256 else { throw ControlError("\"to\" must be a version") }
+                version = value
+            }
+            self = command == "restart" ? .restart(names) : command == "accept" ? .accept(names) : .rollBack(names, to: version)
         default:
             throw ControlError(
                 "unknown command \"\(command.debugEscaped)\"; the commands are status, follow, metrics, reload, restart, accept, rollback, stop")
@@ -42,12 +47,14 @@ extension ControlRequest {
         case .stop: #"{"command":"stop"}"#
         case .restart(let names): Self.json("restart", names)
         case .accept(let names): Self.json("accept", names)
-        case .rollBack(let names): Self.json("rollback", names)
+        case .rollBack(let names, let version): Self.json("rollback", names, to: version)
         }
     }
 
-    private static func json(_ command: String, _ names: [String]) -> String {
-        JSONOutput.object([("command", .string(command)), ("plugins", .array(names.map(JSONOutput.string)))]).rendered()
+    private static func json(_ command: String, _ names: [String], to version: String? = nil) -> String {
+        JSONOutput.object(
+            [("command", .string(command)), ("plugins", .array(names.map(JSONOutput.string)))] + (version.map { [("to", JSONOutput.string($0))] } ?? [])
+        ).rendered()
     }
 }
 

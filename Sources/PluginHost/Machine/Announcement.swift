@@ -47,6 +47,9 @@ enum Announcement: Equatable, Sendable {
     /// Builds on trial are rolled back while the generation before serves: why, in the
     /// health check's or the operator's words.
     case rollingBack(trials: [Rollback], because: String)
+    /// An operator's rollback: the builds that run are left out, and the builds before come
+    /// back while the generation that runs them serves.
+    case rollingBackAsAsked([Rollback])
     /// A rollback's generation serves: what it brought back.
     case rolledBack(broughtBack: [PublishedPlugin])
     /// A rollback's generation failed before it took over.

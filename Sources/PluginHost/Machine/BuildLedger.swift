@@ -279,7 +279,7 @@ struct BuildLedger: Sendable {
             }
             update(build.name) { record in
                 record.held = kept
-                record.notHeld = kept == nil ? "its file was replaced before the supervisor could hold it" : nil
+                record.notHeld = kept == nil ? "its file no longer holds the build that ran (replaced, or written in place) and no copy of it is kept" : nil
             }
         }
     }
@@ -326,26 +326,46 @@ struct BuildLedger: Sendable {
         return trial
     }
 
+    /// An operator rolls back `rollback`: the build that runs is left out, its trial (if any)
+    /// ends, and the build before, which the driver holds, is held as the plugin's for the
+    /// next generation to load in its place.
+    mutating func rollBack(_ rollback: Trial, because reason: String) {
+        let name = rollback.build.name
+        leaveOut(rollback.build, because: reason)
+        endTrial(of: name)
+        update(name) { $0.held = rollback.replaced }
+    }
+
     /// The files of `rewritten` were written in place: a held build that is one of those builds
     /// (the same file with the same contents as it had) reads other bytes now, and can no
-    /// longer be brought back. A build held from the same file after it was written is intact.
-    mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: String) {
+    /// longer be brought back from that file. A build held from the same file after it was
+    /// written is intact.
+    ///
+    /// - Returns: The held builds lost, which the driver may hold again from elsewhere (the
+    ///   record's copy).
+    @discardableResult
+    mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: String) -> [PublishedPlugin] {
+        var lost: [PublishedPlugin] = []
         for index in records.indices {
-            guard let held = records[index].held?.identity else { continue }
+            guard let held = records[index].held, let identity = held.identity else { continue }
             let isRewritten = rewritten.contains { build in
-                build.name == records[index].name && build.identity.map(held.hasSameContents) == true
+                build.name == records[index].name && build.identity.map(identity.hasSameContents) == true
             }
             guard isRewritten else { continue }
             records[index].held = nil
             records[index].notHeld = reason
+            lost.append(held)
         }
         for index in records.indices {
-            guard let replaced = records[index].trial?.replaced.identity else { continue }
+            guard let trial = records[index].trial, trial.replacedHeld, let replaced = trial.replaced.identity else { continue }
             let isRewritten = rewritten.contains { build in
                 build.name == records[index].name && build.identity.map(replaced.hasSameContents) == true
             }
-            if isRewritten { records[index].trial?.replacedHeld = false }
+            guard isRewritten else { continue }
+            records[index].trial?.replacedHeld = false
+            lost.append(trial.replaced)
         }
+        return lost
     }
 
     /// Takes what the generation that speaks for the host runs and tells: its running builds

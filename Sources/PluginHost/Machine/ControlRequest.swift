@@ -16,9 +16,11 @@ enum ControlRequest: Equatable, Sendable {
     /// The trials of the plugins named (every one, when none is) end now: their builds are
     /// permanent.
     case accept([String])
-    /// The builds on trial of the plugins named (every one, when none is) are left out now,
-    /// and the builds they replaced come back; answered as a restart is.
-    case rollBack([String])
+    /// The builds that run of the plugins named are left out now, and the builds before come
+    /// back: the build a trial replaced, else the newest permanent build kept before the one
+    /// that runs, or the kept build of version `to`. With no plugin named, every build on
+    /// trial is rolled back. Answered as a restart is.
+    case rollBack([String], to: String?)
 }
 
 /// What became of an operator's restart, accept or rollback.

@@ -23,6 +23,8 @@ struct OperatorRequests: Sendable {
     private(set) var restarts: [(client: Int, generation: Int)] = []
     /// Clients whose restart waits for the driver's check of the files on disk.
     private(set) var restartChecks: [(client: Int, names: [String])] = []
+    /// Clients whose rollback waits for the driver to hold the builds it brings back.
+    private(set) var rollbackHolds: [(client: Int, rollbacks: [BuildLedger.Trial])] = []
     /// Clients waiting for the host's end.
     private(set) var stops: [Int] = []
     /// Clients that follow the host's changes, and what they were shown last.
@@ -76,6 +78,19 @@ struct OperatorRequests: Sendable {
         return restartChecks.remove(at: index).names
     }
 
+    mutating func awaitHold(ofRollbacks rollbacks: [BuildLedger.Trial], for client: Int) {
+        rollbackHolds.append((client, rollbacks))
+    }
+
+    /// The rollbacks whose builds `asked` holds, taken: the driver answered their hold.
+    mutating func takeRollbackHolds(answeredBy asked: [PublishedPlugin]) -> [(client: Int, rollbacks: [BuildLedger.Trial])] {
+        let answered = rollbackHolds.filter { pending in
+            pending.rollbacks.allSatisfy { rollback in asked.contains { $0.isSameBuild(as: rollback.replaced) } }
+        }
+        rollbackHolds.removeAll { pending in answered.contains { $0.client == pending.client } }
+        return answered
+    }
+
     mutating func awaitRestart(of generation: Int, for client: Int) {
         restarts.append((client, generation))
     }
@@ -105,10 +120,12 @@ struct OperatorRequests: Sendable {
             stops = []
             restarts = []
             restartChecks = []
+            rollbackHolds = []
             reloadUnderWay = nil
             reloadWaiting = nil
         }
-        return (stops, (reloadUnderWay?.clients ?? []) + (reloadWaiting ?? []) + restarts.map(\.client) + restartChecks.map(\.client))
+        return (stops, (reloadUnderWay?.clients ?? []) + (reloadWaiting ?? []) + restarts.map(\.client) + restartChecks.map(\.client)
+            + rollbackHolds.map(\.client))
     }
 
     /// A client went away: nothing more is owed to it.
@@ -118,6 +135,7 @@ struct OperatorRequests: Sendable {
         reloadWaiting?.removeAll { $0 == client }
         restarts.removeAll { $0.client == client }
         restartChecks.removeAll { $0.client == client }
+        rollbackHolds.removeAll { $0.client == client }
         stops.removeAll { $0 == client }
     }
 }

@@ -18,7 +18,7 @@ extension SupervisionMachine {
         // the file is loaded as it is, a new build by its contents.
         let lost = heldBuilds(rewritten)
         if !lost.isEmpty {
-            ledger.lose(heldIn: lost, because: "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is")
+            holdWhatRuns(adding: ledger.lose(heldIn: lost, because: "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is"))
         }
         guard let generation = generations[number], generation.cause == .restore else { return }
         let names = upgrades.restoringStarted()
@@ -197,9 +197,10 @@ extension SupervisionMachine {
         }
         // Whatever it started ends with it.
         act(.endProcesses(generation: number))
-        // A held build whose file was written in place holds the new bytes: it cannot come back.
-        ledger.lose(heldIn: evidence.rewrittenInPlace.compactMap { evidence.plugins[number: $0] },
-                    because: "its file was written in place, so the copy held reads other bytes")
+        // A held build whose file was written in place reads the new bytes from that file: the
+        // driver is asked to hold what it holds again, and opens each build whose held file
+        // changed from elsewhere (the record's copy), or says it cannot.
+        if !evidence.rewrittenInPlace.isEmpty { holdWhatRuns() }
 
         // What it handed over goes to the generation that replaces it: the next to bootstrap.
         act(handOffs.ended(number, isReplaced: succeeds(number)))

@@ -24,8 +24,8 @@ extension SupervisionMachine {
             restart(names, for: client)
         case .accept(let names):
             accept(names, for: client)
-        case .rollBack(let names):
-            rollBack(names, for: client)
+        case .rollBack(let names, let version):
+            rollBack(names, to: version, for: client)
         case .stop:
             operators.awaitStop(for: client)
             switch state {

@@ -43,11 +43,20 @@ extension SupervisionMachine {
 
     /// Holds what runs and what the trials still running replaced, and lets go of the rest.
     private mutating func letGoOfEndedTrials() {
-        guard let number = currentGeneration, let generation = generations[number], case .serving = generation.life else {
-            act(.hold(ledger.held + ledger.replacedOnTrial))
+        holdWhatRuns()
+    }
+
+    /// Asks the driver to hold what the serving generation runs and what the trials replaced;
+    /// while none serves, what is held now and `lost`: held builds whose files were written in
+    /// place, which the driver may hold again from the record's copies (the driver opens
+    /// again each build whose held file no longer reads its bytes).
+    mutating func holdWhatRuns(adding lost: [PublishedPlugin] = []) {
+        if let number = currentGeneration, let generation = generations[number], case .serving = generation.life {
+            act(.hold(buildsToHold(running: generation.running)))
             return
         }
-        act(.hold(buildsToHold(running: generation.running)))
+        let builds = ledger.held + ledger.replacedOnTrial
+        act(.hold(builds + lost.filter { build in !builds.contains { $0.isSameBuild(as: build) } }))
     }
 
     /// The builds on trial among `culprits`, a failure's: each fails its trial, its build
@@ -97,27 +106,102 @@ extension SupervisionMachine {
         act(.answer(client: client, .restart(.permanent(trials.map(\.build)))))
     }
 
-    /// `plugin-host rollback [PLUGIN...]`: the builds on trial of the plugins named (every
-    /// one, when none is) are left out now, and the builds they replaced come back; the client
-    /// is answered once the generation that brings them back serves.
-    mutating func rollBack(_ names: [String], for client: Int) {
+    /// `plugin-host rollback [PLUGIN...] [--to VERSION]`: the builds that run of the plugins
+    /// named are left out now, and the builds before come back: of a plugin on trial, the
+    /// build its trial replaced; else the newest permanent build kept before the one that runs;
+    /// with `--to`, the kept build of that version. With no plugin named, every trial is rolled
+    /// back. A build not held now (kept only as the record's copy) is held first
+    /// (``rollbackHeld(_:for:)``); the client is answered once the generation that brings the
+    /// builds back serves.
+    mutating func rollBack(_ names: [String], to version: String?, for client: Int) {
+        guard let serving = servingForRollback(client) else { return }
+        var rollbacks: [BuildLedger.Trial] = []
+        if names.isEmpty {
+            guard let trials = trialsNamed([], for: client) else { return }
+            rollbacks = trials
+        } else {
+            var problems: [String] = []
+            for name in names {
+                switch rollback(of: name, to: version) {
+                case .success(let rollback): rollbacks.append(rollback)
+                case .failure(let problem): problems.append(problem.description)
+                }
+            }
+            guard problems.isEmpty else {
+                act(.answer(client: client, .refused("cannot roll back " + problems.joined(separator: "; ") + "; nothing changed")))
+                return
+            }
+        }
+        let unheld = rollbacks.filter { !isHeld($0.replaced) }
+        guard unheld.isEmpty else {
+            operators.awaitHold(ofRollbacks: rollbacks, for: client)
+            act(.hold(buildsToHold(running: generations[serving]?.running ?? []) + unheld.map(\.replaced)))
+            return
+        }
+        rollBack(rollbacks, of: serving, for: client)
+    }
+
+    /// The driver answered the hold an operator's rollback waited for: it goes on when each
+    /// build it brings back is held, and is refused, changing nothing, when one is not.
+    mutating func rollbackHeld(_ rollbacks: [BuildLedger.Trial], for client: Int) {
+        guard let serving = servingForRollback(client) else { return }
+        let unheld = rollbacks.filter { !isHeld($0.replaced) }
+        guard unheld.isEmpty else {
+            act(.answer(client: client, .refused(
+                "cannot roll back " + unheld.map { "\($0.build.name): \($0.replaced.nameAndVersion) can no longer be opened as it ran, and the record keeps no copy of it" }
+                    .joined(separator: "; ") + "; nothing changed")))
+            act(.hold(buildsToHold(running: generations[serving]?.running ?? [])))
+            return
+        }
+        rollBack(rollbacks, of: serving, for: client)
+    }
+
+    /// Rolls back `rollbacks`, whose builds before are held: the builds that run are left out,
+    /// and a generation with the builds before takes over as an upgrade does.
+    private mutating func rollBack(_ rollbacks: [BuildLedger.Trial], of serving: Int, for client: Int) {
+        for rollback in rollbacks {
+            ledger.rollBack(rollback, because: "rolled back by an operator (plugin-host rollback)")
+        }
+        let told = rollbacks.map(Announcement.Rollback.init)
+        say(.rollingBackAsAsked(told))
+        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: told, because: "plugin-host rollback", broughtBack: nil))
+        startUpgrade(of: serving)
+        if case .upgrading(_, let candidate) = state {
+            upgrades.rollBack(rollbacks, by: candidate)
+            operators.awaitRestart(of: candidate, for: client)
+        }
+    }
+
+    /// The generation that serves, while an operator's rollback can begin; `nil`, having
+    /// answered `client`, while it cannot.
+    private mutating func servingForRollback(_ client: Int) -> Int? {
         guard case .serving(let serving) = state, !hasDrainingGeneration else {
             act(.answer(client: client, .refused(
                 isStopping ? "the host is stopping" : "a new generation is starting already; ask again once the host serves")))
-            return
+            return nil
         }
-        guard let chosen = trialsNamed(names, for: client) else { return }
-        let unheld = chosen.filter { !$0.replacedHeld }
-        guard unheld.isEmpty else {
-            act(.answer(client: client, .refused(
-                "cannot roll back " + unheld.map { "\($0.build.name): the build before (\($0.replaced.version)) is no longer held" }
-                    .joined(separator: "; ") + "; nothing changed")))
-            return
+        return serving
+    }
+
+    /// What rolling back `name` brings back: the build its trial replaced, when that is what
+    /// is asked for; else the newest permanent build kept before the one that runs (of
+    /// `version`, when given) that is not left out. Told as the trial it ends: the build that
+    /// runs, and the build that replaces it.
+    private func rollback(of name: String, to version: String?) -> Result<BuildLedger.Trial, RollbackRefusal> {
+        guard let record = ledger[name], let running = record.serving else { return .failure(.notServing(name)) }
+        if let trial = ledger.trial(of: running), version == nil || trial.replaced.version == version { return .success(trial) }
+        let kept = record.permanent.reversed().filter { !$0.isSameBuild(as: running) && !ledger.isLeftOut($0) }
+        guard let target = kept.first(where: { version == nil || $0.version == version }) else {
+            return .failure(.noKeptBuild(name, version: version, running: running.version, kept: kept.map(\.version)))
         }
-        for trial in chosen { ledger.leaveOut(trial.build, because: "rolled back by an operator (plugin-host rollback)") }
-        let trials = failTrials(of: chosen.map(\.build))
-        rollBack(trials, of: serving, because: "plugin-host rollback")
-        if case .upgrading(_, let candidate) = state { operators.awaitRestart(of: candidate, for: client) }
+        return .success(BuildLedger.Trial(build: running, replaced: target, until: now, replacedHeld: isHeld(target)))
+    }
+
+    /// Whether the driver holds `build`: as its plugin's build, or as the build a trial replaced.
+    private func isHeld(_ build: PublishedPlugin) -> Bool {
+        guard let record = ledger[build.name] else { return false }
+        if record.held?.isSameBuild(as: build) == true { return true }
+        return record.trial.map { $0.replacedHeld && $0.replaced.isSameBuild(as: build) } ?? false
     }
 
     /// The trials of `names` (every one, when `names` is empty); `nil`, having answered

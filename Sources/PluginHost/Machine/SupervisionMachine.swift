@@ -196,6 +196,7 @@ struct SupervisionMachine: Sendable {
             couldNotStart(number, reason)
         case .holding(let held, let asked):
             ledger.holding(held, of: asked)
+            for pending in operators.takeRollbackHolds(answeredBy: asked) { rollbackHeld(pending.rollbacks, for: pending.client) }
         case .ready(let number, let plugins):
             ready(number, plugins: plugins)
         case .candidate(let number, let report):

@@ -63,6 +63,9 @@ extension Announcement {
             return "accepted (plugin-host accept): \(Self.names(builds)) permanent; the build\(builds.count == 1 ? "" : "s") before let go"
         case .rollingBack(let trials, let why):
             return "error: rolling back \(Self.list(trials)): \(why) on trial; left out until \(Self.theirFiles(trials.count))"
+        case .rollingBackAsAsked(let rollbacks):
+            return "rolling back \(Self.list(rollbacks)), as an operator asked (plugin-host rollback); "
+                + rollbacks.map(\.onTrial.nameAndVersion).joined(separator: ", ") + " left out until \(Self.theirFiles(rollbacks.count))"
         case .rolledBack(let broughtBack):
             return "rolled back: " + Self.rollbackDetail(broughtBack)
         case .rollbackFailed(let trials):

@@ -35,12 +35,18 @@ struct HeldBuilds {
     }
 
     /// Holds `builds` and lets go of the others. A build held already stays held while its
-    /// held file still reads its bytes; another is opened from its file when the file is still that build, else from the descriptor
-    /// a live worker keeps of what it loaded (``LoadedFiles``), so that a file replaced or
-    /// removed before this hold still comes back while a worker that loaded it lives.
+    /// held file still reads its bytes; another is opened from its file when the file is still
+    /// that build, else from the descriptor a live worker keeps of what it loaded
+    /// (``LoadedFiles``), so that a file replaced or removed before this hold still comes back
+    /// while a worker that loaded it lives, else from the copy the record keeps of it
+    /// (`copies`: the copy's file and its own identity, for an operator's rollback to a build
+    /// kept from before).
     ///
     /// - Returns: The builds held now.
-    mutating func hold(_ builds: [PublishedPlugin], loadedBy workers: [ProcessID] = []) -> [PublishedPlugin] {
+    mutating func hold(
+        _ builds: [PublishedPlugin], loadedBy workers: [ProcessID] = [],
+        orFromCopies copies: (PublishedPlugin) -> (file: ReadOnlyFile, identity: FileIdentity)? = { _ in nil }
+    ) -> [PublishedPlugin] {
         DescriptorLimit.raise(toAtLeast: UInt64(builds.count + held.count) + 256)
         var next: [Entry] = []
         var loaded: WorkerFiles?
@@ -54,7 +60,11 @@ struct HeldBuilds {
                 next.append((build, file, identity))
             } else {
                 if loaded == nil { loaded = WorkerFiles(of: workers) }
-                if let file = loaded?.open(identity) { next.append((build, file, identity)) }
+                if let file = loaded?.open(identity) {
+                    next.append((build, file, identity))
+                } else if let copy = copies(build) {
+                    next.append((build, copy.file, copy.identity))
+                }
             }
         }
         held = next

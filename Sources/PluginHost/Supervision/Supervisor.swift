@@ -311,7 +311,14 @@ struct Supervisor {
             case .pingWatchdog:
                 configuration.systemd.pingWatchdog()
             case .hold(let asked):
-                events.append(.holding(builds.hold(asked, loadedBy: workers.values.map(\.process)), asked: asked))
+                let kept = self.written.permanent
+                let held = builds.hold(asked, loadedBy: workers.values.map(\.process)) { [copies] build in
+                    guard let entry = kept.first(where: { $0.published.isSameBuild(as: build) }), let identity = entry.copy,
+                        let file = copies?.open(entry)
+                    else { return nil }
+                    return (file, identity)
+                }
+                events.append(.holding(held, asked: asked))
             case .handOver(let from, let to):
                 let package = from.flatMap { handOffs.removeValue(forKey: $0) } ?? .empty
                 if let channel = workers[to]?.handOff, !channel.send(package.bytes, descriptors: package.descriptors) {

@@ -64,6 +64,8 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case acceptOne
         /// `plugin-host rollback PLUGIN`, of a plugin on trial or not: only its build is rolled back.
         case rollbackOne
+        /// `plugin-host rollback PLUGIN --to VERSION`: most often a version kept permanent.
+        case rollbackTo
     }
 
     /// Who a signal is sent to.

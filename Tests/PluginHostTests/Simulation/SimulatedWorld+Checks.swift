@@ -18,6 +18,8 @@ extension SimulatedWorld {
             if reloadUnderWay == number { reloadUnderWay = nil }
         case .started(let number, _, _):
             checkRollback(of: number)
+        case .control(let client, .rollBack(let names, let version)):
+            rollbackExpected = (client, expectedRollback(of: names, to: version))
         case .couldNotStart(let number, _):
             // An upgrade that could not start is not tried again until the files change.
             guard stopRequests.isEmpty, let serving = servingWorker, serving != number, let running = workers[serving]?.told else { return }
@@ -27,6 +29,9 @@ extension SimulatedWorld {
             judgeEnd(of: number)
         case .ready(let number, _):
             beginTrials(of: number)
+            servedBy(number)
+        case .news(let number, .plugins):
+            servedBy(number)
         default:
             break
         }
@@ -41,6 +46,12 @@ extension SimulatedWorld {
         workers[number]?.tookOver = true
         guard !rollbackGenerations.contains(number), let limit = setup.machine.trial else { return }
         truth.beginTrials(of: worker.told, replacing: replaced.told, at: now, until: now + limit)
+    }
+
+    /// The builds generation `number` runs while it serves are permanent, but those on trial.
+    private mutating func servedBy(_ number: Int) {
+        guard number == servingWorker, let worker = workers[number], stopRequests.isEmpty, exit == nil else { return }
+        truth.served(worker.told, at: now)
     }
 
     private mutating func judgeEnd(of number: Int) {
@@ -186,15 +197,11 @@ extension SimulatedWorld {
             let accepted = actions.contains { if case .answer(client, .restart(let outcome)) = $0 { outcome.ok } else { false } }
             if accepted, trials == nil { violate("an accept of \(names.isEmpty ? "every build" : "\(names)") was answered as done, but \(names.isEmpty ? "no build is" : "not each is") on trial") }
             if !accepted, let trials { violate("an accept of \(names.isEmpty ? "every build" : "\(names)") was refused, but \(trials.map(\.build)) are on trial") }
-            if accepted, let trials { truth.endTrials(of: trials.map(\.build)) }
-        case .control(_, .rollBack(let names)):
-            let trials = Self.trials(truth.trials(at: now), named: names)
-            guard starts else { break }
-            guard let trials else {
-                violate("an operator's rollback of \(names.isEmpty ? "every build" : "\(names)") started a generation, but \(names.isEmpty ? "no build is" : "not each is") on trial")
-                break
+            if accepted, let trials { truth.accept(trials.map(\.build), at: now) }
+        case .control(_, .rollBack(let names, let version)):
+            if starts, !actions.contains(where: { if case .say(.rollingBackAsAsked) = $0 { true } else { false } }) {
+                violate("an operator's rollback of \(names.isEmpty ? "every build" : "\(names)")\(version.map { " to \($0)" } ?? "") started a generation and does not say what it rolls back")
             }
-            rollingBack(trials, because: "rolled back by an operator", actions: actions)
         case .news(let number, .plugins(let conditions)):
             let unhealthy = conditions.filter { $0.state == .unhealthy }.compactMap { condition in
                 Self.plugin(named: condition.name).flatMap { plugin in condition.build.map { WorldTruth.Build(plugin: plugin, identity: $0) } }
@@ -224,7 +231,63 @@ extension SimulatedWorld {
         default:
             break
         }
+        for case .say(.rollingBackAsAsked(let rollbacks)) in actions { checkOperatorsRollback(rollbacks, actions: actions) }
         _ = stateBefore
+    }
+
+    /// What the truth says an operator's rollback of `names` brings back, by docs/operations.md:
+    /// with no plugin named, the build each trial replaced; else of each plugin named that
+    /// serves, ``WorldTruth/rollbackTarget(of:running:to:at:)``. `nil` when one of them has
+    /// nothing to go back to: the rollback is refused.
+    private func expectedRollback(of names: [String], to version: String?) -> [Int: (running: WorldTruth.Build, target: WorldTruth.Build)]? {
+        if names.isEmpty {
+            let trials = truth.trials(at: now)
+            guard !trials.isEmpty else { return nil }
+            return Dictionary(uniqueKeysWithValues: trials.map { ($0.build.plugin, (running: $0.build, target: $0.replaced)) })
+        }
+        guard let serving = servingWorker, let worker = workers[serving] else { return nil }
+        var targets: [Int: (running: WorldTruth.Build, target: WorldTruth.Build)] = [:]
+        for name in names {
+            guard let plugin = Self.plugin(named: name), let running = worker.told.first(where: { $0.plugin == plugin }),
+                let target = truth.rollbackTarget(of: plugin, running: running, to: version, at: now)
+            else { return nil }
+            targets[plugin] = (running, target)
+        }
+        return targets
+    }
+
+    /// The host rolls back `rollbacks` as an operator asked: each is the build that runs and
+    /// the build the truth says comes back, for the request the machine heard last; the builds
+    /// that ran are left out, and the generation started brings back the builds before.
+    private mutating func checkOperatorsRollback(_ rollbacks: [Announcement.Rollback], actions: [SupervisionAction]) {
+        guard let expected = rollbackExpected else {
+            violate("the host rolls back \(Announcement.list(rollbacks)), which no operator asked for")
+            return
+        }
+        guard let targets = expected.targets else {
+            violate("the host rolls back \(Announcement.list(rollbacks)) as client \(expected.client) asked, but by the truth there is nothing to roll back to: it must refuse")
+            return
+        }
+        var trials: [WorldTruth.Trial] = []
+        for rollback in rollbacks {
+            guard let plugin = Self.plugin(named: rollback.onTrial.name), let from = rollback.onTrial.identity, let to = rollback.replaced.identity,
+                let truly = targets[plugin]
+            else {
+                violate("the host rolls back \(rollback.onTrial.nameAndVersion), which client \(expected.client)'s rollback does not name")
+                continue
+            }
+            let running = WorldTruth.Build(plugin: plugin, identity: from), target = WorldTruth.Build(plugin: plugin, identity: to)
+            if running != truly.running || target != truly.target {
+                violate("the host rolls back \(running) to \(target); by the truth, \(truly.running) runs and \(truly.target) comes back")
+            }
+            trials.append(WorldTruth.Trial(build: truly.running, replaced: truly.target, until: now, permanent: truly.target))
+        }
+        if Set(rollbacks.compactMap { Self.plugin(named: $0.onTrial.name) }) != Set(targets.keys) {
+            violate("the host rolls back \(Announcement.list(rollbacks)); client \(expected.client) asked for \(targets.keys.sorted().map { Self.plugins[$0].name })")
+        }
+        rollbackExpected = nil
+        for plugin in targets.keys { truth.endTrial(ofPlugin: plugin, at: now) }
+        rollingBack(trials, because: "rolled back by an operator", actions: actions)
     }
 
     /// A rollback of `trials` began in `actions`: their builds are left out, and the
@@ -281,7 +344,10 @@ extension SimulatedWorld {
             guard let serving = servingWorker, let worker = workers[serving] else { break }
             let asked = Set(builds.compactMap { build in Self.plugin(named: build.name).flatMap { plugin in build.identity.map { WorldTruth.Build(plugin: plugin, identity: $0) } } })
             let replaced = truth.trials(at: now).map(\.replaced)
-            if asked != Set(worker.told).union(replaced) {
+            // Besides, what an operator's rollback brings back, while it waits for the hold.
+            let rollingBackTo = Set(rollbackExpected?.targets?.values.map(\.target) ?? [])
+            let needed = Set(worker.told).union(replaced)
+            if !needed.isSubset(of: asked) || !asked.subtracting(needed).isSubset(of: rollingBackTo) {
                 violate("the host asked to hold \(asked.sorted(by: { $0.plugin < $1.plugin })), but generation \(serving), which serves, runs \(worker.told)"
                     + (replaced.isEmpty ? "" : " and the trials replaced \(replaced)"))
             }
@@ -378,7 +444,7 @@ extension SimulatedWorld {
     private mutating func checkAnnouncement(_ announcement: Announcement) {
         checkWords(of: announcement)
         switch announcement {
-        case .rollingBackAfterFailure(let trials, _, _, _), .rollingBack(let trials, _):
+        case .rollingBackAfterFailure(let trials, _, _, _), .rollingBack(let trials, _), .rollingBackAsAsked(let trials):
             let said = Set(trials.map(\.onTrial.name))
             let truly = Set(trialsFailed.map(\.build.name))
             if said != truly { violate("the host rolls back \(said.sorted()), the truth \(truly.sorted()) (builds on trial that failed): \(announcement.line)") }
@@ -535,6 +601,9 @@ extension SimulatedWorld {
         case .rollingBack(let trials, let why):
             rollbacks(trials)
             must.append(why)
+        case .rollingBackAsAsked(let trials):
+            rollbacks(trials)
+            must += ["as an operator asked"] + trials.map(\.onTrial.nameAndVersion) + ["left out until"]
         case .rolledBack(let builds):
             versions(builds)
             if builds.isEmpty { must.append("nothing brought back") }
@@ -758,7 +827,7 @@ extension SimulatedWorld {
         let fits = switch (client.request, answer) {
         case (_, .refused): client.request != .status && client.request != .follow
         case (.status, .status), (.follow, .change), (.reload, .reload), (.reload, .reloadEnded), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
-             (.stop, .stopped), (.accept, .restart), (.rollback, .restart), (.acceptOne, .restart), (.rollbackOne, .restart): true
+             (.stop, .stopped), (.accept, .restart), (.rollback, .restart), (.acceptOne, .restart), (.rollbackOne, .restart), (.rollbackTo, .restart): true
         default: false
         }
         if !fits { violate("client \(id) asked \(client.request) and was answered \(answer)") }

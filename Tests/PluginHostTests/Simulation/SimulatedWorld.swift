@@ -188,6 +188,11 @@ struct SimulatedWorld {
     var workers: [Int: Worker] = [:]
     /// The builds the world, as the driver, holds open, and the file each is.
     var held: [(build: PublishedPlugin, inode: UInt64)] = []
+    /// The copies the record keeps of permanent builds, as the driver keeps them: the file of each.
+    var copies: [WorldTruth.Build: UInt64] = [:]
+    /// The operator's rollback the machine heard last, and what the truth says it brings back
+    /// of each plugin (its build that runs, and the build before); `nil` targets: it must be refused.
+    var rollbackExpected: (client: Int, targets: [Int: (running: WorldTruth.Build, target: WorldTruth.Build)]?)?
     var refuseFork = false
     /// The operators' clients still connected, by number: what each asked, and whether it
     /// has its whole answer.
@@ -463,13 +468,20 @@ struct SimulatedWorld {
             asked = .stop
             if stopRequests.isEmpty { stopRequests.append((.terminate, now)) }
         case .accept: asked = .accept([])
-        case .rollback: asked = .rollBack([])
+        case .rollback: asked = .rollBack([], to: nil)
         case .acceptOne, .rollbackOne:
             // Most often a plugin on trial; otherwise any, which the host refuses.
             let onTrial = truth.trials(at: now).map(\.build.name)
             let name = !onTrial.isEmpty && random.next() % 3 != 0
                 ? onTrial[Int(random.next() % UInt64(onTrial.count))] : Self.plugins[Int(random.next() % UInt64(Self.plugins.count))].name
-            asked = request == .acceptOne ? .accept([name]) : .rollBack([name])
+            asked = request == .acceptOne ? .accept([name]) : .rollBack([name], to: nil)
+        case .rollbackTo:
+            // Most often a version the truth keeps permanent; otherwise one it never had.
+            let plugin = Int(random.next() % UInt64(Self.plugins.count))
+            let kept = truth.permanent(of: plugin, at: now)
+            let version = !kept.isEmpty && random.next() % 4 != 0
+                ? kept[Int(random.next() % UInt64(kept.count))].version : Self.version(stamp: nextStamp + 1)
+            asked = .rollBack([Self.plugins[plugin].name], to: version)
         }
         deliver(.control(client: client, asked))
     }
@@ -636,6 +648,7 @@ struct SimulatedWorld {
             case .keepRecord(let record):
                 recordOnDisk = record
                 recordCheckedAt = nil
+                keepCopies(of: record)
             case .answer(let client, let answer):
                 receive(answer, by: client)
             case .exit(let status, let reason):
@@ -665,10 +678,33 @@ struct SimulatedWorld {
                 next.append((build, inode))
             } else if let plugin = Self.plugin(named: build.name), let inode = loadedByLiveWorker(plugin, identity) {
                 next.append((build, inode))
+            } else if let plugin = Self.plugin(named: build.name), let copy = copies[WorldTruth.Build(plugin: plugin, identity: identity)] {
+                next.append((build, copy))
             }
         }
         held = next
         return next.map(\.build)
+    }
+
+    /// The driver's `BuildCopies.keep`: each permanent build the record names keeps its copy,
+    /// or gets one made from what the world holds of it as it ran; the others are removed. A
+    /// copy is a file of its own that nothing writes, with the build's contents.
+    private mutating func keepCopies(of record: BuildRecord) {
+        var kept: [WorldTruth.Build: UInt64] = [:]
+        for entry in record.permanent {
+            guard let plugin = Self.plugin(named: entry.name) else { continue }
+            let build = WorldTruth.Build(plugin: plugin, identity: entry.identity)
+            if let copy = copies[build] {
+                kept[build] = copy
+            } else if let source = held.first(where: { $0.build.name == entry.name && $0.build.identity?.hasSameContents(as: entry.identity) == true }),
+                let file = inodes[source.inode], file.identity.hasSameContents(as: entry.identity) {
+                nextInode += 1
+                inodes[nextInode] = Inode(identity: entry.identity, build: file.build)
+                kept[build] = nextInode
+            }
+        }
+        // A worker may still run a copy the record no longer names: its file stays.
+        copies = kept
     }
 
     /// The file of `plugin`'s build `identity` that a live worker loaded, while it still reads those bytes.

@@ -72,6 +72,14 @@ struct WorldTruth {
     /// generation took over, for `--trial`. A trial has ended once its instant has come.
     private(set) var trials: [Int: Trial] = [:]
 
+    /// The permanent builds of each plugin, the newest last: a build is permanent once it
+    /// served and was not on trial (docs/operations.md), and the newest `permanentKept` of
+    /// each plugin are kept for a rollback. A trial that passed by its instant is counted by
+    /// ``permanent(of:at:)``.
+    private var permanentBuilds: [Int: [Build]] = [:]
+    /// How many permanent builds of a plugin are kept, as docs/operations.md says.
+    static let permanentKept = 3
+
     /// A build an upgrade brought in, and the build it replaced, until an instant.
     struct Trial: Equatable {
         let build: Build
@@ -151,6 +159,7 @@ struct WorldTruth {
     mutating func beginTrials(of running: [Build], replacing before: [Build], at now: MonotonicInstant, until: MonotonicInstant) {
         for build in running {
             guard let replaced = before.first(where: { $0.plugin == build.plugin }), replaced != build else { continue }
+            settleTrials(at: now)
             let earlier = trials[build.plugin].flatMap { $0.build == replaced && $0.until > now ? $0 : nil }
             trials[build.plugin] = Trial(build: build, replaced: replaced, until: until, permanent: earlier?.permanent ?? replaced)
         }
@@ -165,6 +174,67 @@ struct WorldTruth {
     /// The trials in force at `now`.
     func trials(at now: MonotonicInstant) -> [Trial] {
         trials.values.filter { $0.until > now }.sorted { $0.build.plugin < $1.build.plugin }
+    }
+
+    /// A generation that serves runs `builds`: each not on trial is permanent.
+    mutating func served(_ builds: [Build], at now: MonotonicInstant) {
+        settleTrials(at: now)
+        for build in builds where trial(of: build, at: now) == nil { makePermanent(build) }
+    }
+
+    /// An operator accepted the trials of `builds`: they are permanent.
+    mutating func accept(_ builds: [Build], at now: MonotonicInstant) {
+        settleTrials(at: now)
+        endTrials(of: builds)
+        for build in builds { makePermanent(build) }
+    }
+
+    /// The permanent builds of `plugin` kept at `now`, the newest last.
+    func permanent(of plugin: Int, at now: MonotonicInstant) -> [Build] {
+        var kept = permanentBuilds[plugin] ?? []
+        // A trial that ran to its end since the last change passed: its build is the newest.
+        if let passed = trials[plugin], passed.until <= now { Self.add(passed.build, to: &kept) }
+        return kept
+    }
+
+    /// The trials that ran to their end by `now` passed: their builds are permanent, in the
+    /// order of their ends, before anything that happens at `now`.
+    private mutating func settleTrials(at now: MonotonicInstant) {
+        for trial in trials.values.sorted(by: { $0.until < $1.until }) where trial.until <= now {
+            trials[trial.build.plugin] = nil
+            makePermanent(trial.build)
+        }
+    }
+
+    /// What an operator's rollback of `plugin`, whose build `running` serves, brings back, by
+    /// docs/operations.md: the build its trial replaced, when that is what is asked for; else
+    /// the newest permanent build kept before the one that runs, of `version` when given, that
+    /// has no evidence of fault. `nil`: there is none, and the rollback is refused.
+    func rollbackTarget(of plugin: Int, running: Build, to version: String?, at now: MonotonicInstant) -> Build? {
+        if let trial = trial(of: running, at: now), version == nil || trial.replaced.version == version { return trial.replaced }
+        return permanent(of: plugin, at: now).reversed().first { build in
+            build != running && !isLeftOut(build) && (version == nil || build.version == version)
+        }
+    }
+
+    private mutating func makePermanent(_ build: Build) {
+        var kept = permanentBuilds[build.plugin] ?? []
+        Self.add(build, to: &kept)
+        permanentBuilds[build.plugin] = kept
+    }
+
+    /// `build` is the newest of `kept`, of which the newest `permanentKept` are kept.
+    private static func add(_ build: Build, to kept: inout [Build]) {
+        guard kept.last != build else { return }
+        kept.removeAll { $0 == build }
+        kept.append(build)
+        if kept.count > permanentKept { kept.removeFirst() }
+    }
+
+    /// An operator rolled back `plugin`: its trial ends, whichever build it was of.
+    mutating func endTrial(ofPlugin plugin: Int, at now: MonotonicInstant) {
+        settleTrials(at: now)
+        trials[plugin] = nil
     }
 
     /// The trials of `builds` end: they failed, or an operator ended them.

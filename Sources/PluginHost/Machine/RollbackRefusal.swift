@@ -1,0 +1,24 @@
+/// Why an operator's rollback of a plugin cannot be made: nothing is changed, and the client
+/// is told this.
+enum RollbackRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The plugin does not run in the generation that serves.
+    case notServing(String)
+    /// No permanent build of the plugin (of `version`, when asked for) is kept besides the
+    /// one that runs, or the one asked for is left out.
+    case noKeptBuild(String, version: String?, running: String, kept: [String])
+
+    var description: String {
+        switch self {
+        case .notServing(let name):
+            return "\(name): it is not serving; plugin-host status lists what runs"
+        case .noKeptBuild(let name, let version, let running, let kept):
+            let what = switch version {
+            case running?: "\(running) is the build that runs"
+            case let version?: "no build \(version) is kept to go back to"
+            case nil: "no build before \(running) is kept"
+            }
+            return "\(name): " + what + (kept.isEmpty ? "" : " (kept: \(kept.joined(separator: ", ")))")
+                + "; plugin-host history \(name) lists the builds kept"
+        }
+    }
+}
