@@ -388,6 +388,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/plugin-host $(DESTDIR)$(PREFIX)/share/plugin-host/PluginHostTools
 	rm -f $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.service $(DESTDIR)$(PREFIX)/lib/systemd/system/plugin-host.socket
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/,$(notdir $(DEMO_PLUGINS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/.api/,Persistence@*.swiftinterface Domain@*.swiftinterface Application@*.swiftinterface)
+	-rmdir $(DESTDIR)$(PREFIX)/lib/plugin-host/plugins/.api 2>/dev/null
 
 clean:
 	rm -rf $(BUILD) $(PLUGINS) .build

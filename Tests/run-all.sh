@@ -59,7 +59,7 @@ fi
 rm -f "$plugin_log"
 
 swift_log=$(mktemp)
-step "swift test" env TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" "$swift" test --skip-build
+step "swift test" env TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" "$swift" test --skip-build
 swift_status=$last_status
 sed -n '/^=== swift test: /,/^=== swift test: exit/p' "$log" > "$swift_log"
 # Swift Testing's own summary: "Test run with N tests in M suites passed|failed ...".

@@ -106,7 +106,7 @@ struct SwiftPMPluginTests {
         #expect(created.standardOutput.contains("swift build -c release && \(host) install .build/release/libShown.so"), "\(created.standardOutput)")
         let install = try Command.run(host, ["install", project.appending(path: ".build/release/libPantry.so").path])
         #expect(install.status == 0, "\(install.standardOutput)\(install.standardError)")
-        #expect(install.standardOutput.contains("check-api: Pantry 0.1.0: no build of Pantry is installed in \(prefix.path) to compare with"),
+        #expect(install.standardOutput.contains("check-api: Pantry 0.1.0: no build of Pantry is installed in \(prefix.path)/lib/plugin-host/plugins to compare with"),
                 "\(install.standardOutput)")
 
         // A requirement's return type changed, the version kept: both builds fail, naming it.
@@ -116,7 +116,7 @@ struct SwiftPMPluginTests {
         #expect(swiftBuild.status != 0)
         #expect((swiftBuild.standardOutput + swiftBuild.standardError).contains(named), "\(swiftBuild.standardOutput)\(swiftBuild.standardError)")
         #expect((swiftBuild.standardOutput + swiftBuild.standardError).contains(
-            "plugin-host: error: Pantry 0.1.0 breaks the API of Pantry 0.1.0, installed in \(prefix.path)"))
+            "plugin-host: error: Pantry 0.1.0 breaks the API of Pantry 0.1.0, installed in \(prefix.path)/lib/plugin-host/plugins"))
         let make = try Command.run("/usr/bin/env", ["make"], in: project)
         #expect(make.status != 0)
         #expect(make.standardError.contains(named), "\(make.standardError)")

@@ -1,9 +1,11 @@
 /// `plugin-host check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...)
-/// [--output FILE.swift]`: checks that a plugin being built keeps the public API of the build
-/// of it installed last (``APICompatibility``), which the plugins built against it use.
+/// [--dir DIR] [--output FILE.swift]`: checks that a plugin being built keeps the public API of
+/// the build of it installed last in a plugin directory (``APICompatibility``), which the
+/// plugins built against it use.
 ///
-/// The installed build is the one in this host's install tree: its manifest's version, and
-/// its module interface in `lib/swift`. The new interface is the one given, or the one the
+/// The installed build is the one in the plugin directory (`--dir`, else the install tree's):
+/// its manifest's version, and the module interface `install` kept with it
+/// (``InstalledInterfaces``), never another directory's. The new interface is the one given, or the one the
 /// compiler emits from the sources. The toolchain's `swift-api-digester` compares the two as
 /// library evolution judges them; a break fails, naming each declaration. A new major version,
 /// or no installed build, passes. The Makefile of `plugin-host new` runs it after compiling;
@@ -25,15 +27,18 @@ struct CheckAPICommand {
         }
         let name = parsed.name
         guard let prefix = installPrefix else { return fail("cannot tell which install tree this plugin-host belongs to") }
-        let baseline = prefix + "/lib/swift/" + name + ".swiftinterface"
-        guard let installed = NewPluginCommand.installedManifest(of: name, pluginsIn: prefix + "/lib/plugin-host/plugins"),
-            (try? FileStatus(path: baseline)) != nil
-        else {
-            return pass("\(name) \(parsed.version): no build of \(name) is installed in \(prefix) to compare with")
+        let directory = options.directory ?? prefix + "/lib/plugin-host/plugins"
+        let interfaces = InstalledInterfaces(directory: directory)
+        guard let (version, baseline) = interfaces.baseline(of: name) else {
+            if interfaces.isInstalled(name) {
+                return pass("\(name) \(parsed.version): the build of \(name) in \(directory) was not installed with plugin-host install, "
+                    + "so no interface of it is kept (\(interfaces.folder)) to compare with")
+            }
+            return pass("\(name) \(parsed.version): no build of \(name) is installed in \(directory) to compare with")
         }
-        guard APICompatibility.mustKeep(installed: installed.version, building: parsed.version) else {
-            return pass("\(name) \(parsed.version) is a new major version after the installed \(installed.version): "
-                + "its API may change, and plugins that require ^\(installed.version) refuse it until they are rebuilt")
+        guard APICompatibility.mustKeep(installed: version, building: parsed.version) else {
+            return pass("\(name) \(parsed.version) is a new major version after the installed \(version): "
+                + "its API may change, and plugins that require ^\(version) refuse it until they are rebuilt")
         }
         do {
             let report = try compare(name: name, baseline: baseline, modulesIn: prefix + "/lib/swift")
@@ -41,15 +46,15 @@ struct CheckAPICommand {
             guard breaks.isEmpty else {
                 removeOutput()
                 return fail(
-                    "\(name) \(parsed.version) breaks the API of \(name) \(installed.version), installed in \(prefix), "
+                    "\(name) \(parsed.version) breaks the API of \(name) \(version), installed in \(directory), "
                         + "which plugins built against it use (\(baseline)):\n"
                         + breaks.map { "  \($0)\n" }.joined()
                         + "Keep what was published (add beside it, deprecate instead of removing), or make this build a new major "
-                        + "version in manifest.json (\"version\": \"\(nextMajor(after: installed.version))\"), which the plugins "
-                        + "that require ^\(installed.version) refuse until they are rebuilt against it")
+                        + "version in manifest.json (\"version\": \"\(nextMajor(after: version))\"), which the plugins "
+                        + "that require ^\(version) refuse until they are rebuilt against it")
             }
             let added = APICompatibility.additions(inReport: report)
-            return pass("\(name) \(parsed.version) keeps the API of the installed \(installed.version) (\(added) \(added == 1 ? "declaration" : "declarations") added)")
+            return pass("\(name) \(parsed.version) keeps the API of the installed \(version) (\(added) \(added == 1 ? "declaration" : "declarations") added)")
         } catch {
             removeOutput()
             return fail(error.description)
@@ -166,6 +171,8 @@ struct CheckAPIOptions: Equatable {
     var sources: [String] = []
     /// A Swift file to write when the check passes (SwiftPM requires a build command's output).
     var output: String?
+    /// The plugin directory whose installed build is the baseline; by default the install tree's.
+    var directory: String?
 }
 
 extension String {

@@ -8,7 +8,9 @@ import PluginABI
 /// `check` would: it is a plugin, of this host's ABI; no other file of the directory is the
 /// same plugin; every plugin's requirements and version ranges still hold with it in place of
 /// the build installed; and its module interface keeps the API of the build installed last
-/// (`check-api`). Then its library and its interface are each written to a temporary file
+/// in that directory (`check-api --dir`). Then its library and its interface (into the install
+/// tree's `lib/swift`, for the plugins built against it, and kept with the directory as the
+/// next install's baseline, ``InstalledInterfaces``) are each written to a temporary file
 /// beside their target and renamed over it: a new inode, so a running worker's mapped code is
 /// never rewritten, and a watching host sees one change, never a half-written file.
 struct InstallCommand {
@@ -59,7 +61,7 @@ struct InstallCommand {
             return refuse("with \(name) \(incoming.manifest.version) installed, \(directory) would not bootstrap:\n"
                 + after.map { "  \($0.message)\n" }.joined() + "nothing was installed")
         }
-        guard checkAPI(of: incoming, interface: interface, prefix: prefix) else { return .failure }
+        guard checkAPI(of: incoming, interface: interface, prefix: prefix, directory: directory) else { return .failure }
 
         // Both are staged before either goes in; the interface goes in first, so that the
         // library a watching host sees next has its interface already.
@@ -70,8 +72,10 @@ struct InstallCommand {
             return refuse("cannot read \(options.file): \(error.reason)")
         }
         var staged: [StagedFile] = []
+        let interfaces = InstalledInterfaces(directory: directory)
         do {
             staged.append(try StagedFile.stage(text, as: modules + "/\(name).swiftinterface", mode: 0o644))
+            staged.append(try interfaces.stage(text, of: name, version: incoming.manifest.version))
             staged.append(try StagedFile.stage(library, as: target, mode: 0o755))
         } catch {
             for file in staged { file.discard() }
@@ -84,6 +88,7 @@ struct InstallCommand {
             for file in staged { file.discard() }
             return refuse("\(error)")
         }
+        interfaces.removeOthers(of: name, keeping: incoming.manifest.version)
         console.write("installed \(name) \(incoming.manifest.version)" + (replaced.map { " (was \($0))" } ?? "")
             + ": \(target), \(modules)/\(name).swiftinterface\n", to: .output)
         return .success
@@ -98,7 +103,7 @@ struct InstallCommand {
     }
 
     /// `check-api` on the interface against the build installed last; says why it fails.
-    private func checkAPI(of plugin: PluginCandidate, interface: String, prefix: String) -> Bool {
+    private func checkAPI(of plugin: PluginCandidate, interface: String, prefix: String, directory: String) -> Bool {
         let scratch: String
         do {
             scratch = try makeTemporaryDirectory(for: "install")
@@ -108,7 +113,7 @@ struct InstallCommand {
             return false
         }
         defer { removeTree(scratch) }
-        let check = CheckAPIOptions(manifest: scratch + "/manifest.json", interface: interface)
+        let check = CheckAPIOptions(manifest: scratch + "/manifest.json", interface: interface, directory: directory)
         guard CheckAPICommand(options: check, installPrefix: prefix).run() == .success else {
             console.write("plugin-host: install refused; nothing was installed\n", to: .error)
             return false

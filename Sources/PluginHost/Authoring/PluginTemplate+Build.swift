@@ -94,7 +94,8 @@ extension PluginTemplate {
         all: $(OUT)/lib$(NAME).so
 
         # After compiling, check-api compares the public API with the build of $(NAME) installed
-        # last, which plugins built against it use: within the same major version, a break fails.
+        # last in $(PLUGINS_DIR), which plugins built against it use: within the same major
+        # version, a break fails.
         $(OUT)/lib$(NAME).so: $(SOURCES) manifest.json $(wildcard $(MODULES_DIR)/$(NAME).swiftinterface)
         \t@mkdir -p $(OUT)
         \t$(SWIFTC) -swift-version 6 -O -parse-as-library -emit-library -enable-library-evolution \\
@@ -102,7 +103,7 @@ extension PluginTemplate {
         \t    $(ABI_FLAGS) $(addprefix -l,$(LINKS)) \\
         \t    -Xlinker -soname=lib$(NAME).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \\
         \t    -o $@.unpackaged $(SOURCES)
-        \t$(PLUGIN_HOST) check-api manifest.json --interface $(OUT)/$(NAME).swiftinterface
+        \t$(PLUGIN_HOST) check-api manifest.json --interface $(OUT)/$(NAME).swiftinterface --dir $(PLUGINS_DIR)
         \t$(OBJCOPY) --add-section .plugin_host_manifest=manifest.json \\
         \t    --set-section-flags .plugin_host_manifest=noload,readonly $@.unpackaged $@
         \trm -f $@.unpackaged

@@ -20,7 +20,7 @@ enum HelpText {
                plugin-host graph [--dir DIR]...
                plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
                plugin-host embed-manifest MANIFEST --output FILE.swift [--plugin NAME]
-               plugin-host check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...) [--output FILE.swift]
+               plugin-host check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...) [--dir DIR] [--output FILE.swift]
                plugin-host install FILE.so [--interface FILE.swiftinterface] [--dir DIR]
                plugin-host status [--dir DIR | --control PATH] [--json] [--follow | --metrics]
                plugin-host reload | stop [--dir DIR | --control PATH] [--json]
@@ -84,8 +84,9 @@ enum HelpText {
                          check a plugin's manifest.json as the host reads it and write the
                          Swift constant that embeds it (SwiftPM's build runs it; exit 1 with
                          what is wrong)
-          check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...)
-                         compare a plugin's public API with its build installed here last;
+          check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...) [--dir DIR]
+                         compare a plugin's public API with its build installed last in the
+                         plugin directory (--dir, else this tree's);
                          within the same major version, exit 1 naming each declaration
                          removed or changed (both builds of a new project run it)
           install FILE.so [--interface FILE.swiftinterface] [--dir DIR]

@@ -54,7 +54,7 @@ extension Command {
         "inspect": ["--json", "--running", "--control", "--dir"],
         "new": ["--requires", "--optional", "--service", "--into"],
         "embed-manifest": ["--output", "--plugin"],
-        "check-api": ["--output", "--interface"],
+        "check-api": ["--output", "--interface", "--dir"],
         "install": ["--interface", "--dir"],
         "status": ["--dir", "--control", "--json", "--follow", "--metrics"],
         "reload": ["--dir", "--control", "--json"],
@@ -282,7 +282,9 @@ extension Command {
             guard let manifest = positional.first, (interface == nil) != (positional.count == 1) else {
                 throw UsageError(message: "check-api takes a manifest.json, then --interface FILE.swiftinterface or the plugin's Swift sources")
             }
-            self = .checkAPI(CheckAPIOptions(manifest: manifest, interface: interface, sources: Array(positional.dropFirst()), output: output))
+            guard directories.count <= 1 else { throw UsageError(message: "check-api takes one --dir: the plugin directory whose installed build it compares with") }
+            self = .checkAPI(CheckAPIOptions(
+                manifest: manifest, interface: interface, sources: Array(positional.dropFirst()), output: output, directory: directories.first))
         case "install":
             guard positional.count == 1 else {
                 throw UsageError(message: "install takes one plugin library (libNAME.so), then --interface FILE.swiftinterface and --dir DIR if needed")

@@ -401,8 +401,10 @@ struct BuildLedger: Sendable {
             records[index].serving = serves ? build : nil
             if serves, let build {
                 records[index].ranLast = true
-                // A build that serves and is not on trial is permanent.
-                if records[index].trial?.build.isSameBuild(as: build) != true { makePermanent(build, at: index) }
+                // A build that serves and is not on trial is permanent; one left out (its trial
+                // failed or was rolled back, and it serves until the generation that replaces it
+                // takes over) is not.
+                if records[index].trial?.build.isSameBuild(as: build) != true, !isLeftOut(build) { makePermanent(build, at: index) }
             }
             if conditions != nil {
                 records[index].condition = of[index].condition.map { told[$0] }

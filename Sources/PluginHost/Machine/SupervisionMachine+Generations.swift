@@ -55,8 +55,9 @@ extension SupervisionMachine {
             guard candidate == number else { break }
             tookOver(number, replacing: replaced)
         case .serving(let current):
-            // Ready again after a reload.
+            // Ready again after a reload, which may have added plugins that run a service.
             if current == number {
+                servicePlugins.formUnion(generation.running.filter(\.providesService).map(\.name))
                 ledger.follow(generation)
                 notify(.ready(ledger.summary))
             }

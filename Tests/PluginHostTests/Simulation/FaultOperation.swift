@@ -123,6 +123,12 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
     case ask(Request)
     /// The client that connected first, of those still connected, hangs up.
     case clientLeaves
+    /// SIGKILL of the supervisor: its workers end with it (their parent-death signal), and the
+    /// service manager starts the host again, which reads the record it kept.
+    case killSupervisor
+    /// The record on disk is damaged (a disk that lost a write): the next start that reads it
+    /// says so and ignores it.
+    case tearRecord
 
     var description: String {
         switch self {
@@ -144,6 +150,8 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case .refuseNextFork: ".refuseNextFork"
         case .ask(let request): ".ask(.\(request))"
         case .clientLeaves: ".clientLeaves"
+        case .killSupervisor: ".killSupervisor"
+        case .tearRecord: ".tearRecord"
         }
     }
 }

@@ -30,6 +30,7 @@ extension SimulatedWorld {
         case .ready(let number, _):
             beginTrials(of: number)
             servedBy(number)
+            if number == servingWorker { truth.hostServes() }
         case .news(let number, .plugins):
             servedBy(number)
         default:
@@ -52,6 +53,7 @@ extension SimulatedWorld {
     private mutating func servedBy(_ number: Int) {
         guard number == servingWorker, let worker = workers[number], stopRequests.isEmpty, exit == nil else { return }
         truth.served(worker.told, at: now)
+        servedServices.formUnion(worker.told.map(\.plugin))
     }
 
     private mutating func judgeEnd(of number: Int) {
@@ -405,7 +407,8 @@ extension SimulatedWorld {
             Self.plugin(named: excluded.name).map { WorldTruth.Build(plugin: $0, identity: excluded.identity) }
         })
         let evidence = Set(truth.evidence.keys)
-        for build in excluded.subtracting(evidence).sorted(by: { $0.stamp < $1.stamp }) {
+        // Besides, until the host serves after a start, the builds on trial when it ended.
+        for build in excluded.subtracting(evidence).subtracting(truth.awaitingTrial.keys).sorted(by: { $0.stamp < $1.stamp }) {
             violate("generation \(plan.number) leaves out \(build), a build with no evidence of fault")
         }
         for build in evidence.subtracting(excluded).sorted(by: { $0.stamp < $1.stamp }) {
@@ -858,12 +861,17 @@ extension SimulatedWorld {
     /// kept (each build whose file still holds it, as the driver reads it): its first generation
     /// leaves out exactly the builds on disk that the truth leaves out.
     mutating func checkNextStart() {
-        guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason) else { return }
+        guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason), !recordTorn else { return }
+        checkStartAfterEnd(because: "\(ending.reason)", at: ending.at)
+    }
+
+    /// A host started after this one ended (`reason`, at `endedAt`) from the record on disk:
+    /// its first generation leaves out exactly the builds on disk that the truth leaves out,
+    /// does not run a build on trial as permanent, and runs the permanent build in its place.
+    mutating func checkStartAfterEnd(because reason: String, at endedAt: MonotonicInstant) {
+        let ending = (reason: reason, at: endedAt)
         let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
-        // As the driver reads it, with what is on disk now.
-        let record = recordOnDisk.forgettingChangedFiles { name, _, identity in
-            Self.plugin(named: name).map { onDisk.contains(WorldTruth.Build(plugin: $0, identity: identity)) } ?? false
-        }
+        let record = recordAsRead()
         let (_, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
         guard let plan = actions.compactMap({ if case .start(let plan) = $0 { plan } else { nil } }).first else {
             violate("a host started with the record this one kept starts no generation")
@@ -875,7 +883,10 @@ extension SimulatedWorld {
         let truly = Set(truth.evidence.keys).intersection(onDisk)
         // A build on trial when the host ended is not run as permanent: the next start leaves
         // it out until it serves, and runs the plugin's permanent build in its place.
-        let trials = truth.trials(at: ending.at).filter { onDisk.contains($0.build) && !truth.isLeftOut($0.build) }
+        // On trial when it ended, or still awaiting the trial a start before this one deferred.
+        let trials = (truth.trials(at: ending.at).map { (build: $0.build, permanent: $0.permanent) }
+            + truth.awaitingTrial.map { (build: $0.key, permanent: $0.value) })
+            .filter { onDisk.contains($0.build) && !truth.isLeftOut($0.build) }
         let awaiting = Set(trials.map(\.build))
         // A build with evidence of fault may stay left out when its file changed: its copy is kept.
         for build in excluded.subtracting(truth.evidence.keys).subtracting(awaiting).sorted(by: { $0.stamp < $1.stamp }) {
@@ -895,7 +906,8 @@ extension SimulatedWorld {
                 violate("a host started after this one (\(ending.reason)) would run \(build) from the record, which \(truth.evidence[build]!.reason)")
             }
         }
-        for trial in trials where !truth.isLeftOut(trial.permanent) {
+        // Run from its copy: without one, nothing of that plugin runs in its place.
+        for trial in trials where !truth.isLeftOut(trial.permanent) && copies[trial.permanent] != nil {
             let substitute = plan.builds.substitutes.first { $0.name == trial.permanent.name }
             if substitute.map({ WorldTruth.Build(plugin: trial.permanent.plugin, identity: $0.identity) }) != trial.permanent {
                 violate("a host started after this one (\(ending.reason)) would not run \(trial.permanent), the permanent build, in place of \(trial.build), on trial when it ended")
@@ -980,7 +992,8 @@ extension SimulatedWorld {
             guard let judged = lastJudged, let worker = workers[judged.worker] else { break }
             let leaving = Set(judged.blamed.map(\.name)).union(dependents(of: Set(judged.blamed.map(\.name)), in: worker))
             let staying = worker.published.filter { $0.state != .removed && !leaving.contains(Self.plugins[$0.plugin].name) }.map(\.plugin)
-            let services = staying.filter { Self.plugins[$0].providesService }
+            // A plugin runs a service, as far as this host knows, once it ran in a generation that served.
+            let services = staying.filter { Self.plugins[$0].providesService && servedServices.contains($0) }
             if !staying.isEmpty && (setup.machine.watching || !services.isEmpty) {
                 violate("the host ended with nothing left to serve, but \(staying.map { Self.plugins[$0].name }) would stay")
             }

@@ -254,6 +254,10 @@ struct SimulatedWorld {
     var recordOnDisk = BuildRecord()
     /// The record the host started with.
     var recordAtStart = BuildRecord()
+    /// The plugins this host saw run in a generation that served.
+    var servedServices: Set<Int> = []
+    /// Whether the record on disk is damaged, since the last write.
+    var recordTorn = false
     var recordCheckedAt: Int?
     /// The copies of signals a stopped worker passes on once resumed, with the send each is of.
     var heldSignals: [Int: [(signal: Signal, send: Int)]] = [:]
@@ -391,7 +395,75 @@ struct SimulatedWorld {
             clients[client] = nil
             shownToFollower[client] = nil
             deliver(.clientLeft(client: client))
+        case .killSupervisor:
+            restartSupervisor()
+        case .tearRecord:
+            recordTorn = true
         }
+    }
+
+    /// SIGKILL of the supervisor, and the service manager's start of a new one: the host that
+    /// starts is checked as any start after an end, then the run goes on with it.
+    private mutating func restartSupervisor() {
+        guard exit == nil else { return }
+        if tracing { trace.append("  the supervisor is killed; a new one starts" + (recordTorn ? ", its record damaged" : "")) }
+        if !recordTorn { checkStartAfterEnd(because: "SIGKILL of the supervisor", at: now) }
+        guard violations.isEmpty else { return }
+        let record = recordTorn ? BuildRecord() : recordAsRead()
+        let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
+        let copied = Set(copies.keys)
+        truth.supervisorRestarted(at: now, torn: recordTorn, fileHolds: onDisk.contains, hasCopy: copied.contains)
+        self = SimulatedWorld(restartedFrom: self, record: record)
+    }
+
+    /// The record as a driver starting now reads it: without the permanent builds it has no
+    /// copy of (the driver never writes those), then without the builds whose files changed
+    /// (`BuildRecord.forgettingChangedFiles`).
+    func recordAsRead() -> BuildRecord {
+        let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
+        var written = recordOnDisk
+        written.permanent = written.permanent.filter { entry in
+            Self.plugin(named: entry.name).map { copies[WorldTruth.Build(plugin: $0, identity: entry.identity)] != nil } ?? false
+        }
+        return written.forgettingChangedFiles { name, _, identity in
+            Self.plugin(named: name).map { onDisk.contains(WorldTruth.Build(plugin: $0, identity: identity)) } ?? false
+        }
+    }
+
+    /// The world after its supervisor was killed and started again with `record`: the same
+    /// files, copies and truth at the same moment; its workers, what it held open, its clients
+    /// and what they asked ended with the process.
+    init(restartedFrom before: SimulatedWorld, record: BuildRecord) {
+        setup = before.setup
+        tracing = before.tracing
+        random = before.random
+        now = before.now
+        inodes = before.inodes
+        paths = before.paths
+        nextInode = before.nextInode
+        nextStamp = before.nextStamp
+        nextDaemon = before.nextDaemon
+        copies = before.copies
+        truth = before.truth
+        environmentChanged = before.environmentChanged
+        violations = before.violations
+        eventCount = before.eventCount
+        trace = before.trace
+        transitions = before.transitions
+        items = before.items.map { _ in .closed }
+        recordTorn = before.recordTorn
+        recordOnDisk = record
+        recordAtStart = record
+        // The driver holds each permanent build's copy from its start.
+        for entry in record.permanent {
+            guard let plugin = Self.plugin(named: entry.name), let copy = copies[WorldTruth.Build(plugin: plugin, identity: entry.identity)] else { continue }
+            held.append((entry.published, copy))
+        }
+        let (machine, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
+        self.machine = machine
+        delivering = true
+        perform(actions)
+        drainQueue()
     }
 
     /// An operator sends `signal` to `recipient`.
@@ -647,6 +719,7 @@ struct SimulatedWorld {
                     ? ["plugin Ticker (plugins/libTicker.so) requires Domain ^1.0.0, but Domain 2.0.0 is installed"] : []))
             case .keepRecord(let record):
                 recordOnDisk = record
+                recordTorn = false
                 recordCheckedAt = nil
                 keepCopies(of: record)
             case .answer(let client, let answer):

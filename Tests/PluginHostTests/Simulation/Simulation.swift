@@ -83,6 +83,7 @@ enum Simulation {
         case 88: return .refuseNextFork
         case 89..<93: return .ask(FaultOperation.Request.allCases.randomElement(using: &random)!)
         case 93: return .clientLeaves
+        case 94: return Int.random(in: 0..<4, using: &random) == 0 ? .tearRecord : .killSupervisor
         default: return .advance(milliseconds: Int.random(in: 1...40_000, using: &random))
         }
     }

@@ -80,6 +80,11 @@ struct WorldTruth {
     /// How many permanent builds of a plugin are kept, as docs/operations.md says.
     static let permanentKept = 3
 
+    /// The builds on trial when the supervisor was killed, whose files still hold them: the
+    /// start after leaves them out until the host serves, then tries them again as an upgrade.
+    /// Each with the permanent build that runs in its place meanwhile.
+    private(set) var awaitingTrial: [Build: Build] = [:]
+
     /// A build an upgrade brought in, and the build it replaced, until an instant.
     struct Trial: Equatable {
         let build: Build
@@ -176,10 +181,10 @@ struct WorldTruth {
         trials.values.filter { $0.until > now }.sorted { $0.build.plugin < $1.build.plugin }
     }
 
-    /// A generation that serves runs `builds`: each not on trial is permanent.
+    /// A generation that serves runs `builds`: each not on trial, and not left out, is permanent.
     mutating func served(_ builds: [Build], at now: MonotonicInstant) {
         settleTrials(at: now)
-        for build in builds where trial(of: build, at: now) == nil { makePermanent(build) }
+        for build in builds where trial(of: build, at: now) == nil && !isLeftOut(build) { makePermanent(build) }
     }
 
     /// An operator accepted the trials of `builds`: they are permanent.
@@ -229,6 +234,32 @@ struct WorldTruth {
         kept.removeAll { $0 == build }
         kept.append(build)
         if kept.count > permanentKept { kept.removeFirst() }
+    }
+
+    /// The supervisor was killed at `now` and started again: what the record keeps outlives it,
+    /// as docs/operations.md says, and nothing else does. A build left out stays out while its
+    /// file holds it or a copy of it is kept; the permanent builds with a copy are kept; a build
+    /// on trial whose file holds it awaits its trial again. What was only in the process (blames
+    /// forgiven, upgrades abandoned) is forgotten. A damaged record (`torn`) keeps nothing.
+    mutating func supervisorRestarted(at now: MonotonicInstant, torn: Bool, fileHolds: (Build) -> Bool, hasCopy: (Build) -> Bool) {
+        guard !torn else {
+            self = WorldTruth()
+            return
+        }
+        settleTrials(at: now)
+        for trial in trials.values where trial.until > now { awaitingTrial[trial.build] = trial.permanent }
+        awaitingTrial = awaitingTrial.filter { build, _ in fileHolds(build) && !isLeftOut(build) }
+        trials = [:]
+        for plugin in permanentBuilds.keys { permanentBuilds[plugin] = permanentBuilds[plugin]?.filter(hasCopy) }
+        let kept = evidence.filter { build, _ in fileHolds(build) || permanentBuilds[build.plugin]?.contains(build) == true }
+        if kept.count != evidence.count { evidence = kept }
+        everBlamed = Set(evidence.keys)
+        abandoned = []
+    }
+
+    /// The host serves: the builds awaiting their trial may be loaded again.
+    mutating func hostServes() {
+        if !awaitingTrial.isEmpty { awaitingTrial = [:] }
     }
 
     /// An operator rolled back `plugin`: its trial ends, whichever build it was of.
