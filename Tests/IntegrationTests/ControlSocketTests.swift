@@ -363,6 +363,8 @@ struct ControlSocketTests {
     @Test("metrics: the Prometheus text format, over the control socket and as GET /metrics; bad HTTP gets 400 and a closed connection")
     func metrics() throws {
         let service = try ServiceFixture()
+        // Marker uses Metrics when it is installed; nobody installed it.
+        try FileManager.default.copyItem(at: try Fixtures.plugin("Marker"), to: service.file("Marker"))
         let console = OperatorConsole()
         let port = unusedPort()
         let (host, listener) = try service.start(console.arguments + ["--metrics-listen", "127.0.0.1:\(port)"])
@@ -375,6 +377,12 @@ struct ControlSocketTests {
         #expect(text.contains("plugin_host_generation 1\n"))
         #expect(text.contains("plugin_host_plugin_up{plugin=\"Ticker\"} 1\n"))
         #expect(text.contains("plugin_host_plugin_left_out{plugin=\"Ticker\"} 0\n"))
+        // An optional plugin nobody installed is no target that is down: no series of its own
+        // but the one that says it is absent, and grey in the graph, never red.
+        #expect(!text.contains("{plugin=\"Metrics\"} 0"), "\(text)")
+        #expect(text.contains("plugin_host_plugin_optional_absent{plugin=\"Metrics\"} 1\n"), "\(text)")
+        let graph = try console.run("graph", ["--running"]).standardOutput
+        #expect(graph.contains(#""Metrics" [label="Metrics\n\noptional and absent", color=grey"#), "\(graph)")
 
         let scrape = try #require(RawClient(port: port))
         scrape.send("GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")

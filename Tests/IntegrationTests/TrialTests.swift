@@ -41,7 +41,7 @@ struct TrialTests {
     func crashOnTrial() throws {
         let (service, host, listener, console) = try upgraded(fails: "crash", ["--trial", "30"])
         #expect(host.waitForError("plugin-host: on trial for 30 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(host.standardError)")
-        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: crashed during the run phase: SIGSEGV on trial"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: error: Ticker 0.2.0, on trial, crashed during the run phase: SIGSEGV; rolling back Ticker 0.2.0 -> 0.1.0; it is left out until its file changes"), "\(host.standardError)")
         #expect(host.waitForError("plugin-host: bringing back the builds that ran before: Ticker 0.1.0"), "\(host.standardError)")
         try expectBroughtBack(service, host, listener, console)
         #expect(!host.standardError.contains("restarting the plugins without Ticker"), "\(host.standardError)")
@@ -68,7 +68,7 @@ struct TrialTests {
     @Test("ten reloads after a trial rolled back: the build before serves on, no restart is counted, the build left out is never loaded again")
     func reloadsAfterRollback() throws {
         let (service, host, listener, console) = try upgraded(fails: "crash", ["--trial", "30"])
-        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: crashed during the run phase: SIGSEGV on trial"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: error: Ticker 0.2.0, on trial, crashed during the run phase: SIGSEGV; rolling back Ticker 0.2.0 -> 0.1.0; it is left out until its file changes"), "\(host.standardError)")
         try expectBroughtBack(service, host, listener, console)
         let before = try #require(console.status().map(HostStatusView.init))
         let restarts = try #require(before.restarts["total"] as? Int)
@@ -93,7 +93,7 @@ struct TrialTests {
     @Test("a new build whose health check says it is unhealthy within its trial is rolled back beside it, without a gap")
     func unhealthyOnTrial() throws {
         let (service, host, listener, console) = try upgraded(fails: "unhealthy", ["--trial", "30", "--health-interval", "0.1"])
-        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: Ticker 0.2.0 is unhealthy (lost its data) on trial"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: error: on trial, Ticker 0.2.0 is unhealthy (lost its data); rolling back Ticker 0.2.0 -> 0.1.0; it is left out until its file changes"), "\(host.standardError)")
         #expect(host.waitForError("plugin-host: rolled back: brought back Ticker 0.1.0"), "\(host.standardError)")
         try expectBroughtBack(service, host, listener, console)
         #expect(host.stop(with: SIGTERM).status == 0)
@@ -102,7 +102,7 @@ struct TrialTests {
     @Test("a new build whose health check hangs within its trial is rolled back")
     func hangOnTrial() throws {
         let (service, host, listener, console) = try upgraded(fails: "hang", ["--trial", "30", "--health-interval", "0.1", "--timeout", "1"])
-        #expect(host.waitForError("plugin-host: error: rolling back Ticker 0.2.0 -> 0.1.0: Ticker 0.2.0 is unhealthy (it did not answer its health check"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: error: on trial, Ticker 0.2.0 is unhealthy (it did not answer its health check"), "\(host.standardError)")
         try expectBroughtBack(service, host, listener, console)
         let result = host.stop(with: SIGTERM)
         #expect([0, 124].contains(result.status), "\(result.standardError)")

@@ -141,16 +141,26 @@ struct WritingAPluginTests {
         #expect(FileManager.default.fileExists(atPath: into.appending(path: "Orchard/manifest.json").path))
     }
 
-    @Test("new warns when a required plugin is not installed, and refuses to overwrite a project")
+    @Test("new refuses a required plugin that is not installed, writing nothing, and refuses to overwrite a project")
     func newWithMissingDependency() throws {
         let tree = try InstallTree.shared()
         let host = tree.prefix.appending(path: "bin/plugin-host").path
         let work = try Scratch.directoryOutsideRepository(named: "author")
-        let created = try Command.run(host, ["new", "Orphan", "--requires", "Ghost", "--into", work.path])
+        let refused = try Command.run(host, ["new", "Ghosty", "--requires", "Domain,Ghost", "--into", work.path])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains(
+            "plugin-host: error: Ghost is not installed in \(tree.prefix.path) (looked for lib/swift/Ghost.swiftinterface); "
+                + "Ghosty would import and link it and could not build"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("nothing was written"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: work.appending(path: "Ghosty").path), "nothing written")
+
+        // A required plugin that exports no protocol: linked, and the component says where to look it up, as the guide says.
+        let created = try Command.run(host, ["new", "Orphan", "--requires", "Application", "--into", work.path])
         #expect(created.status == 0, "\(created.standardError)")
-        #expect(created.standardError.contains(
-            "plugin-host: warning: Ghost is not installed in \(tree.prefix.path) (no lib/swift/Ghost.swiftinterface); "
-                + "Orphan imports and links it, so its build fails until Ghost is installed there"), "\(created.standardError)")
+        #expect(created.standardError.contains("Application exports no protocol of its component that a test can stand in for; "
+            + "Orphan links it, and Sources/Orphan/OrphanBootstrapping.swift says where to look it up"), "\(created.standardError)")
+        let source = try String(contentsOf: work.appending(path: "Orphan/Sources/Orphan/OrphanBootstrapping.swift"), encoding: .utf8)
+        #expect(source.contains("// Application exports no protocol of its component: look it up by its class, or by a"), "\(source)")
         let again = try Command.run(host, ["new", "Orphan", "--into", work.path])
         #expect(again.status != 0)
         #expect(again.standardError.contains("/Orphan/Package.swift exists; plugin-host new does not overwrite a project"), "\(again.standardError)")

@@ -27,6 +27,21 @@ struct TextReportTests {
         #expect(TextFormat.milliseconds(duration) == text)
     }
 
+    @Test("a plugin whose file's build is left out says which build runs in its place, when one does, and is left out only when none does")
+    func leftOutOrTheBuildBefore() {
+        var report = RunReport(directory: "plugins")
+        report.leftOut = [
+            LeftOutPlugin(name: "Counter", file: "plugins/libCounter.so",
+                          reason: "its build 0.3.1 crashed during the run phase: SIGSEGV; the build that ran before, 0.3.0, runs until the file changes",
+                          runningInstead: "0.3.0"),
+            LeftOutPlugin(name: "Probe", file: "plugins/libProbe.so", reason: "crashed during bootstrap: SIGSEGV; left out until its file changes"),
+        ]
+        let text = TextReport.summary(of: report)
+        #expect(text.contains("Running the build before: Counter 0.3.0, in place of plugins/libCounter.so: its build 0.3.1 crashed"), "\(text)")
+        #expect(!text.contains("Left out: Counter"), "\(text)")
+        #expect(text.contains("Left out: Probe (plugins/libProbe.so): crashed during bootstrap: SIGSEGV"), "\(text)")
+    }
+
     @Test("cells are padded to their column's widest cell in characters, two spaces apart, the last column unpadded")
     func table() {
         let text = TextTable.render(header: ["#", "plugin", "file"], rows: [["1", "Café", "a.so"], ["10", "Persistence", "b.so"]])

@@ -15,18 +15,26 @@ struct NewPluginCommand {
         let directory = (options.parent.hasSuffix("/") ? options.parent : options.parent + "/") + name
         let prefix = installPrefix ?? "/usr/local"
         var notes: [String] = []
-        var warnings: [String] = []
         let requires = options.requires.map { required -> PluginTemplate.Dependency in
             var dependency = Self.dependency(required, modulesIn: prefix + "/lib/swift")
             dependency.version = Self.installedManifest(of: required, pluginsIn: prefix + "/lib/plugin-host/plugins")?.version
-            if !dependency.installed {
-                warnings.append("\(required) is not installed in \(prefix) (no lib/swift/\(required).swiftinterface); "
-                    + "\(name) imports and links it, so its build fails until \(required) is installed there")
-            } else if dependency.exported == nil {
+            if dependency.installed, dependency.exported == nil {
                 notes.append("\(required) exports no protocol of its component that a test can stand in for; "
-                    + "\(name) links it, but does not look it up")
+                    + "\(name) links it, and Sources/\(name)/\(name)Bootstrapping.swift says where to look it up (by its class, "
+                    + "or by a protocol from a library both plugins link)")
             }
             return dependency
+        }
+        // A project that imports a module nobody installed cannot build: refused, nothing written.
+        let missing = requires.filter { !$0.installed }.map(\.name)
+        guard missing.isEmpty else {
+            Console.direct.write(
+                "plugin-host: error: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") not installed in \(prefix) "
+                    + "(looked for " + missing.map { "lib/swift/\($0).swiftinterface" }.joined(separator: ", ") + "); \(name) would import and link "
+                    + (missing.count == 1 ? "it" : "them") + " and could not build. Install "
+                    + (missing.count == 1 ? "it" : "them") + " there first (plugin-host install), or run the plugin-host of the install tree "
+                    + "that has \(missing.count == 1 ? "it" : "them"); nothing was written\n", to: .error)
+            return .failure
         }
         var template = PluginTemplate(name: name, requires: requires, optional: options.optional, service: options.service, prefix: prefix)
         template.links = Self.links(of: options.requires, pluginsIn: prefix + "/lib/plugin-host/plugins")
@@ -54,7 +62,7 @@ struct NewPluginCommand {
             Console.direct.write("plugin-host: error: cannot write the plugin project: \(error)\n", to: .error)
             return .failure
         }
-        Console.direct.write(Diagnostics.text(notes: notes, warnings: warnings), to: .error)
+        Console.direct.write(Diagnostics.text(notes: notes, warnings: []), to: .error)
         let plugins = prefix + "/lib/plugin-host/plugins"
         Console.direct.write(
             "Created plugin \(name) in \(directory):\n"

@@ -25,12 +25,19 @@ extension StatusDocument {
         family(
             "plugin_host_reloads_total", "counter", "Reloads (SIGHUP, plugin-host reload), by outcome.",
             [([("result", "applied")], Double(reloads.applied)), ([("result", "refused")], Double(reloads.refused))])
+        // An optional plugin nobody installed was never meant to run: it has no series of its
+        // own (Prometheus' way for a target that does not exist), so no alert on `up == 0`
+        // fires for it; plugin_host_plugin_optional_absent names it.
+        let present = plugins.filter { $0.state != .optionalAndAbsent }
         family(
             "plugin_host_plugin_up", "gauge", "Whether a plugin serves (1), or not (0), in the generation that speaks for the host.",
-            plugins.map { ([("plugin", $0.name)], $0.isUp ? 1 : 0) })
+            present.map { ([("plugin", $0.name)], $0.isUp ? 1 : 0) })
         family(
             "plugin_host_plugin_left_out", "gauge", "Whether a plugin is left out (1) or not (0); plugin-host status says why.",
-            plugins.map { ([("plugin", $0.name)], $0.state == .leftOut ? 1 : 0) })
+            present.map { ([("plugin", $0.name)], $0.state == .leftOut ? 1 : 0) })
+        family(
+            "plugin_host_plugin_optional_absent", "gauge", "A plugin some plugin uses when installed, and nobody installed (1).",
+            plugins.filter { $0.state == .optionalAndAbsent }.map { ([("plugin", $0.name)], 1) })
         family(
             "plugin_host_plugin_trial_end_timestamp_seconds", "gauge",
             "When the trial of a plugin's build on trial ends (--trial); only plugins on trial have one.",
@@ -44,7 +51,7 @@ extension StatusDocument {
             })
         family(
             "plugin_host_plugin_failures_total", "counter", "Ends of a generation blamed on a plugin.",
-            plugins.map { ([("plugin", $0.name)], Double($0.failures)) })
+            present.map { ([("plugin", $0.name)], Double($0.failures)) })
         family(
             "plugin_host_plugin_last_failure_timestamp_seconds", "gauge", "When the last failure blamed on a plugin happened.",
             plugins.compactMap { plugin in plugin.lastFailure.map { ([("plugin", plugin.name)], $0.at.secondsSinceEpoch) } })

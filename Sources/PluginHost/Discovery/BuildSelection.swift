@@ -59,6 +59,8 @@ struct LeftOutPlugin: Sendable, Equatable {
     let file: String
     /// Why: `crashed during the run phase: SIGSEGV`, or `requires Ticker, which is left out`.
     let reason: String
+    /// The version of the build that ran before, when it runs in place of the file's build.
+    var runningInstead: String? = nil
 
     var label: String { "\(name) (\(file))" }
 }

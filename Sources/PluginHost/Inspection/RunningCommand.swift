@@ -79,13 +79,15 @@ struct RunningCommand {
     }
 
     /// The running plugins as Graphviz DOT: as `graph` draws files, with each plugin that does
-    /// not serve in red, labelled with its state.
+    /// not serve in red, labelled with its state; an optional plugin nobody installed is grey
+    /// and dashed, as it was meant to be absent.
     static func dot(_ plugins: [StatusDocument.Plugin]) -> String {
         var lines = ["digraph plugins {", "  rankdir=BT;", #"  node [shape=box, style="rounded", fontname="Helvetica"];"#]
         for plugin in plugins {
             let serving = plugin.state == .serving
             let label = "\(plugin.name)\n\(plugin.version ?? "")" + (serving ? "" : "\n\(plugin.state.rawValue)")
-            lines.append("  \(GraphCommand.quoted(plugin.name)) [label=\(GraphCommand.quoted(label))\(serving ? "" : ", color=red, fontcolor=red")];")
+            let style = serving ? "" : plugin.state == .optionalAndAbsent ? #", color=grey, fontcolor=grey, style="rounded,dashed""# : ", color=red, fontcolor=red"
+            lines.append("  \(GraphCommand.quoted(plugin.name)) [label=\(GraphCommand.quoted(label))\(style)];")
         }
         for plugin in plugins {
             for required in plugin.requires {

@@ -19,7 +19,8 @@ extension Announcement {
             return "restarting the plugins" + without
                 + (dependents.isEmpty ? "" : " and the plugins that require it (\(dependents.joined(separator: ", ")))") + restart.clause
         case .rollingBackAfterFailure(let trials, let failure, let dependents, let restart):
-            return "error: rolling back \(Self.list(trials)): \(failure) on trial; left out until \(Self.theirFiles(trials.count))"
+            return "error: \(Self.names(trials.map(\.onTrial))), on trial, \(failure); rolling back \(Self.list(trials)); "
+                + "\(trials.count == 1 ? "it is" : "they are") left out until \(Self.theirFiles(trials.count))"
                 + (dependents.isEmpty ? "" : "; the plugins that require a plugin left out are left out too (\(dependents.joined(separator: ", ")))")
                 + restart.clause
         case .nothingLeftToServe(let culprits, let withDependents):
@@ -62,7 +63,8 @@ extension Announcement {
         case .accepted(let builds):
             return "accepted (plugin-host accept): \(Self.names(builds)) permanent; the build\(builds.count == 1 ? "" : "s") before let go"
         case .rollingBack(let trials, let why):
-            return "error: rolling back \(Self.list(trials)): \(why) on trial; left out until \(Self.theirFiles(trials.count))"
+            return "error: on trial, \(why); rolling back \(Self.list(trials)); "
+                + "\(trials.count == 1 ? "it is" : "they are") left out until \(Self.theirFiles(trials.count))"
         case .rollingBackAsAsked(let rollbacks):
             return "rolling back \(Self.list(rollbacks)), as an operator asked (plugin-host rollback); "
                 + rollbacks.map(\.onTrial.nameAndVersion).joined(separator: ", ") + " left out until \(Self.theirFiles(rollbacks.count))"

@@ -22,7 +22,7 @@ extension HostNotice.Activity {
             return "Restarting after " + (culprits.isEmpty ? "the worker \(failure)" : "plugin \(culprits.map(\.name).joined(separator: ", ")) \(failure)")
                 + "; left out: " + (leftOut.isEmpty ? "nothing" : leftOut.sorted().joined(separator: ", "))
         case .rollingBack(let rollbacks, let failure):
-            return "Rolling back " + Announcement.list(rollbacks) + " after it \(failure) on trial"
+            return "Rolling back " + Announcement.list(rollbacks) + ": on trial, it \(failure)"
         case .upgrading:
             return "Upgrading: loading the changed plugins beside the running ones"
         case .upgradeFailed(let leftOut):

@@ -41,7 +41,8 @@ struct PluginSurvey {
                 leftOut.append(LeftOutPlugin(
                     name: candidate.name, file: candidate.file,
                     reason: "its build \(candidate.manifest.version) \(exclusion.reason); the build that ran before, "
-                        + "\(held.manifest.version), runs until the file changes"))
+                        + "\(held.manifest.version), runs until the file changes",
+                    runningInstead: held.manifest.version.description))
             } else {
                 leftOut.append(LeftOutPlugin(
                     name: candidate.name, file: candidate.file, reason: "\(exclusion.reason); left out until its file changes"))

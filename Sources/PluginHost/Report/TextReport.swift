@@ -14,7 +14,11 @@ enum TextReport {
             "Bootstrapped \(bootstrapped) of \(count) plugin\(plural) from \(report.directory); see the errors above\n"
         }
         for plugin in report.leftOut {
-            text += "Left out: \(plugin.label): \(plugin.reason)\n"
+            if let version = plugin.runningInstead {
+                text += "Running the build before: \(plugin.name) \(version), in place of \(plugin.file): \(plugin.reason)\n"
+            } else {
+                text += "Left out: \(plugin.label): \(plugin.reason)\n"
+            }
         }
         guard !report.plugins.isEmpty else { return text }
         let header = ["#", "plugin", "version", "requires", "status", "load", "bootstrap", "file"]
