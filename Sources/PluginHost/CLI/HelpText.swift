@@ -28,6 +28,7 @@ enum HelpText {
                plugin-host rollback PLUGIN --to VERSION [--dir DIR | --control PATH] [--json]
                plugin-host list | graph | inspect NAME --running [--dir DIR | --control PATH]
                plugin-host history [--dir DIR]... [--state DIR] [--json] [PLUGIN]
+               plugin-host help [COMMAND] | COMMAND --help
 
         """
 
@@ -56,7 +57,52 @@ enum HelpText {
           --into DIR       where to write the project; DIR is created if missing
           --help, -h       print this help and exit
 
+        Examples:
+          plugin-host new Ripener --requires Domain
+          plugin-host new Pulse --service --optional Metrics --into ~/src
+
+        All commands: plugin-host --help; docs/writing-plugins.md has more.
+
         """
+
+    /// Each option's description in the global help, by its name (`--dir`): the lines from
+    /// the one that names it to the next option's, as they are printed.
+    static func optionDescriptions(defaultDirectory: String?) -> [String: String] {
+        let lines = help(defaultDirectory: defaultDirectory).split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(of: "Options:") else { return [:] }
+        var descriptions: [String: String] = [:]
+        var names: [String] = []
+        var block = ""
+        func finish() {
+            for name in names { descriptions[name] = block }
+        }
+        for line in lines[(start + 1)...] {
+            if line.isEmpty { break }
+            if line.hasPrefix("  --") {
+                finish()
+                block = ""
+                names = Self.optionNames(in: line.dropFirst(2))
+            }
+            block += line + "\n"
+        }
+        finish()
+        return descriptions
+    }
+
+    /// The options a description's first line names: `--requires A,B, --optional C,D,
+    /// --service` names three; what follows two spaces is the description.
+    private static func optionNames(in line: Substring) -> [String] {
+        var head = ""
+        var previous: Character = "x"
+        for character in line {
+            if character == " " && previous == " " { break }
+            head.append(character)
+            previous = character
+        }
+        return head.split(separator: ",").compactMap { part in
+            part.trimmingSpaces.split(separator: " ").first.map(String.init).flatMap { $0.hasPrefix("-") ? $0 : nil }
+        }
+    }
 
     static func help(defaultDirectory: String?) -> String {
         """
@@ -116,6 +162,8 @@ enum HelpText {
           list, inspect NAME, graph with --running
                          the builds the host runs, not the files on disk
 
+        Each command has its own help: plugin-host COMMAND --help, or plugin-host help COMMAND.
+
         Reading the record of what hosts of these directories proved (in --state DIR, else
         where a host keeps it; a host need not run):
           history [PLUGIN]
@@ -131,8 +179,8 @@ enum HelpText {
                          write an SVG timeline of the run (load and bootstrap of each plugin,
                          the critical chain outlined)
           --config FILE  a JSON file of settings per plugin: {"plugins": {"NAME": {...}}}
-          --json         print the report as one JSON document on stdout; anything
-                         plugins print goes to stderr
+          --json         print one JSON document on stdout: a run's report, or what a
+                         command shows or answers; anything plugins print goes to stderr
           --keep-going   when a plugin fails, still run every plugin that does not
                          require it (directly or transitively); exit 1 all the same
           --jobs N       how many components may bootstrap at once, when their
@@ -192,7 +240,23 @@ enum HelpText {
                          load plugins (and a directory) owned by other users too; for
                          development trees only. Files writable by group or others are
                          refused all the same
-          --help, -h     print this help and exit
+          --running      on list, inspect NAME and graph: what a running host serves (asked
+                         through its control socket), not the files on disk
+          --follow       on status: the status, then a line per change until interrupted
+          --metrics      on status: the figures in the Prometheus text format
+          --to VERSION   on rollback PLUGIN: the permanent build of that version to go back
+                         to (history PLUGIN lists the builds kept)
+          --requires A,B, --optional C,D, --service, --into DIR
+                         on new: the plugins it requires and uses when installed, whether it
+                         runs a service, where to write it (plugin-host new --help)
+          --interface FILE.swiftinterface
+                         on install and check-api: the plugin's module interface (default:
+                         the one beside the library)
+          --output FILE.swift
+                         on embed-manifest: the Swift file to write; on check-api: a file
+                         written when the check passes (SwiftPM's build expects one)
+          --plugin NAME  on embed-manifest: the manifest must be NAME's
+          --help, -h     print this help and exit (COMMAND --help: that command's)
           --version      print the version and the plugin ABI version, and exit
 
         Signals: SIGINT or SIGTERM stops the host: components drain, in reverse bootstrap

@@ -24,8 +24,8 @@ enum Command: Equatable {
     /// What the record of a set of plugin directories holds: `plugin-host history`.
     case history(HistoryOptions)
     case help
-    /// The help of `plugin-host new`.
-    case newHelp
+    /// The help of one command: `plugin-host COMMAND --help`, `plugin-host help COMMAND`.
+    case commandHelp(String)
     case version
 }
 
@@ -40,11 +40,11 @@ extension Command {
     /// The subcommands; anything else is a run.
     static let subcommands: Set<String> = [
         "run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "install", "status", "reload", "restart", "accept", "rollback",
-        "stop", "history",
+        "stop", "history", "help",
     ]
 
     /// The options of each subcommand.
-    private static let options: [String: Set<String>] = [
+    static let options: [String: Set<String>] = [
         "run": ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
                 "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay", "--trial", "--state",
                 "--listen", "--control", "--metrics-listen"],
@@ -76,8 +76,20 @@ extension Command {
     ///   - defaultDirectory: The plugin directory searched when `--dir` is not given.
     /// - Throws: ``UsageError``.
     init(parsing arguments: [String], searchPath: String? = nil, defaultDirectory: String?) throws(UsageError) {
+        if arguments.first == "help" {
+            guard let name = arguments.dropFirst().first.map({ $0 == "--help" || $0 == "-h" ? "help" : $0 }) else {
+                self = .help
+                return
+            }
+            guard arguments.count == 2, Self.subcommands.contains(name) else {
+                throw UsageError(message: arguments.count > 2 ? "help takes one command"
+                    : "no command '\(name.debugEscaped)'; the commands are " + Self.subcommands.sorted().joined(separator: ", "))
+            }
+            self = .commandHelp(name)
+            return
+        }
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-            self = arguments.first == "new" ? .newHelp : .help
+            self = arguments.first.flatMap { Self.subcommands.contains($0) ? .commandHelp($0) : nil } ?? .help
             return
         }
         if arguments.contains("--version") {

@@ -15,15 +15,17 @@ struct PluginHostCommand {
             command = try Command(
                 parsing: arguments, searchPath: Process.environment("PLUGIN_HOST_PATH"), defaultDirectory: defaultDirectory)
         } catch {
-            console.write("plugin-host: \(error)\n\(HelpText.usage)See 'plugin-host --help'.\n", to: .error)
+            // One line: what is wrong, and where the command's help is.
+            let name = arguments.first.flatMap { Command.subcommands.contains($0) && $0 != "help" ? $0 + " " : nil } ?? ""
+            console.write("plugin-host: \(error); see 'plugin-host \(name)--help'\n", to: .error)
             return .usage
         }
         switch command {
         case .help:
             console.write(HelpText.help(defaultDirectory: defaultDirectory), to: .output)
             return .success
-        case .newHelp:
-            console.write(HelpText.newHelp, to: .output)
+        case .commandHelp(let name):
+            console.write(name == "new" ? HelpText.newHelp : CommandHelp.of(name)?.text(defaultDirectory: defaultDirectory) ?? "", to: .output)
             return .success
         case .version:
             console.write(HelpText.versionLine, to: .output)
