@@ -55,12 +55,16 @@ DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
+# A step that takes long (a whole-module compile) says how long it has taken so far, each
+# second on a terminal: `$(call long,SWIFTC,TARGET) COMMAND`.
 ifeq ($(V),1)
 Q :=
 announce = @true
+long =
 else
 Q := @
 announce = @printf '  %-8s %s\n' '$(1)' '$(2)'
+long = bash Support/build/with-progress.sh "$$(printf '  %-8s %s' '$(1)' '$(2)')"
 endif
 
 # The build directory is an install tree, so plugins can be developed beside these sources
@@ -99,8 +103,7 @@ $(ABI): $(ABI_SOURCES)
 
 $(HOST): $(HOST_SOURCES) $(ABI)
 	@mkdir -p $(BIN) $(BUILD)/host
-	$(call announce,SWIFTC,$@)
-	$(Q)$(SWIFTC) -emit-executable $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -module-name PluginHost \
+	$(Q)$(call long,SWIFTC,$@) $(SWIFTC) -emit-executable $(SWIFTFLAGS) $(WMO) $(PACKAGE) -parse-as-library -module-name PluginHost \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
 	    -emit-module-path $(BUILD)/host/PluginHost.swiftmodule \
 	    -o $@ $(HOST_SOURCES)
@@ -277,8 +280,7 @@ SIMULATOR_FLAGS := -swift-version 6 -O -wmo $(PACKAGE) -D STANDALONE_SIMULATOR -
                    -I $(abspath $(MODULES)) -L $(abspath $(LIB)) -lPluginABI -Xlinker -rpath -Xlinker $(abspath $(LIB))
 $(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
 	@mkdir -p $(dir $@)
-	$(call announce,SWIFTC,$@)
-	$(Q)$(SWIFTC) $(SIMULATOR_FLAGS) -o $@ $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
+	$(Q)$(call long,SWIFTC,$@) $(SWIFTC) $(SIMULATOR_FLAGS) -o $@ $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 
 simulate: $(SIMULATOR)
 	@$(SIMULATOR) $(if $(JOBS),--jobs $(JOBS)) $(SEQUENCES) $(SEED)

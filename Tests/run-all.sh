@@ -23,6 +23,17 @@ step() {
     if [ -n "${V:-}" ]; then
         "$@" 2>&1 | tee -a "$log"
         status=${PIPESTATUS[0]}
+    elif [ -t 1 ]; then
+        # On a terminal, the step says how long it has run, each second, then clears its line.
+        "$@" >> "$log" 2>&1 &
+        local pid=$!
+        while kill -0 "$pid" 2>/dev/null; do
+            printf '\r%-14s running (%d s)' "$name:" $((SECONDS - start))
+            sleep 1
+        done
+        wait "$pid"
+        status=$?
+        printf '\r\033[K'
     else
         "$@" >> "$log" 2>&1
         status=$?
