@@ -28,6 +28,26 @@ struct BuildRecordTests {
         #expect(!actions.contains { if case .say(.leftOutByRecord) = $0 { true } else { false } })
     }
 
+    @Test("a plugin blamed before whose file was removed is 'removed' while a generation serves, and 'not serving' only while none does")
+    func removedPlugin() {
+        var ledger = BuildLedger()
+        let kept = PublishedPlugin(name: "Echo", file: "p/libEcho.so", version: "1.0.0", identity: identity(1), state: .running)
+        var gone = PublishedPlugin(name: "Ticker", file: "p/libTicker.so", version: "0.1.0", identity: identity(2), state: .running)
+        var generation = Generation(number: 1, cause: .start, startedAt: MonotonicInstant(nanoseconds: 1), life: .serving)
+        generation.plugins = [kept, gone]
+        ledger.follow(generation)
+        ledger.recordFailure(of: "Ticker", FailureRecord(at: MonotonicInstant(nanoseconds: 2), summary: "crashed during the run phase: SIGSEGV"))
+        gone.state = .removed
+        generation.plugins = [kept, gone]
+        ledger.follow(generation)
+        let removed = ledger.statuses.first { $0.name == "Ticker" }
+        #expect(removed?.state == .removed)
+        #expect(removed?.reason == "its file is gone from the plugin directories")
+        #expect(removed?.failures == 1)
+        ledger.follow(nil)
+        #expect(ledger.statuses.first { $0.name == "Echo" }?.state == .notServing, "no generation serves: what ran waits for the next")
+    }
+
     @Test("the record keeps at most the newest few builds left out of each plugin")
     func bounded() {
         var ledger = BuildLedger()

@@ -92,6 +92,9 @@ struct PluginCondition: Equatable, Sendable {
         /// It ran in the generation that served last, and no generation serves now: the next
         /// one starts, takes over, or the host stops. Only the supervisor says this.
         case notServing = "not serving"
+        /// It ran before, and the generation that serves does not run it: its file is gone
+        /// from the plugin directories. Only the supervisor says this.
+        case removed
 
         /// Whether a plugin in this state runs: serving, well or not.
         var runs: Bool { self == .serving || self == .degraded || self == .unhealthy }

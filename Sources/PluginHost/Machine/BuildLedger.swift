@@ -81,6 +81,8 @@ struct BuildLedger: Sendable {
         let plugins: [PublishedPlugin]?
         let conditions: [PluginCondition]?
     }
+    /// Whether the generation that speaks for the host serves, as ``follow(_:)`` took it last.
+    private var speakingServes = false
     /// Counts the changes to what the record on disk keeps (what is left out, permanent, on
     /// trial): it is written again only when it moved.
     private(set) var recordChanges = 0
@@ -372,6 +374,7 @@ struct BuildLedger: Sendable {
     /// serve while it serves; its conditions say how each plugin does. `nil` when none speaks.
     mutating func follow(_ speaking: Generation?) {
         let serves = speaking.map { if case .serving = $0.life { true } else { false } } ?? false
+        speakingServes = serves
         let conditions = speaking?.conditions
         // The same generation telling the same: nothing to take. Arrays compare by their storage
         // first, so the lists just compared are kept, and the next event compares them at once.
@@ -495,6 +498,10 @@ struct BuildLedger: Sendable {
                 status.state = condition.state
                 status.reason = condition.reason
                 status.file = condition.file ?? record.file
+            } else if speakingServes {
+                // A generation serves, and neither runs it nor told of it: its file was removed.
+                status.state = .removed
+                status.reason = "its file is gone from the plugin directories"
             } else {
                 // It ran in the generation that served last, and waits for the next.
                 status.state = .notServing
