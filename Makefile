@@ -316,7 +316,8 @@ fuzz-smoke:
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 
 # Unit tests need nothing but SwiftPM; the integration tests run the binaries built here
-# and build the fixture plugins with `make fixtures` into a temporary directory.
+# and build the fixture plugins with `make fixtures` into build/fixtures, where they are
+# kept from one run to the next.
 # SwiftPM and the Swift driver leave a TemporaryDirectory.* behind in $$TMPDIR at every
 # build and test run; they go to build/tmp, which `make clean` removes, instead of piling up
 # in /tmp.

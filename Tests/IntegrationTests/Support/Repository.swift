@@ -22,12 +22,14 @@ enum Repository {
     }
 }
 
-/// Fixture plugins from `Tests/Fixtures`, built once per test run with `make fixtures`
-/// into a temporary directory.
+/// Fixture plugins from `Tests/Fixtures`, built with `make fixtures` into `build/fixtures`,
+/// where make keeps them from one test run to the next and rebuilds only those whose sources
+/// (or the ABI, or the demo plugins they link) changed. Tests read them and copy them; none
+/// writes one.
 enum Fixtures {
     private static let built: Result<URL, any Error> = Result {
         try Repository.make(["all"])
-        let directory = try Scratch.directory(named: "fixtures")
+        let directory = Repository.root.appending(path: "build/fixtures")
         try Repository.make(["fixtures", "FIXTURES_OUT=\(directory.path)", "-j2"])
         return directory
     }
