@@ -392,6 +392,13 @@ extension SimulatedWorld {
         for build in kept.subtracting(truly).sorted(by: { $0.stamp < $1.stamp }) {
             violate("the record on disk leaves out \(build), a build with no evidence of fault: the next start would leave it out")
         }
+        // Within its documented bound: the newest 8 builds left out and 3 permanent builds of a plugin.
+        for (name, entries) in Dictionary(grouping: recordOnDisk.leftOut.map(\.name), by: { $0 }) where entries.count > 8 {
+            violate("the record on disk leaves out \(entries.count) builds of \(name); docs/operations.md bounds it to the newest 8")
+        }
+        for (name, entries) in Dictionary(grouping: recordOnDisk.permanent.map(\.name), by: { $0 }) where entries.count > WorldTruth.permanentKept {
+            violate("the record on disk keeps \(entries.count) permanent builds of \(name); docs/operations.md bounds it to the newest \(WorldTruth.permanentKept)")
+        }
         for build in truly.subtracting(kept).sorted(by: { $0.stamp < $1.stamp }) {
             let ofPlugin = kept.filter { $0.plugin == build.plugin }.count
             if ofPlugin < BuildRecord.leftOutPerPlugin {
