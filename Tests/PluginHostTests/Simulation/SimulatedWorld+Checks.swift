@@ -378,7 +378,7 @@ extension SimulatedWorld {
     /// was first ready) is a run, not a service: it leaves nothing out (docs/operations.md).
     private mutating func checkRecord() {
         if let reason = exit?.reason, [.notRestartable, .failedBeforeReady].contains(reason) { return }
-        guard recordCheckedAt != truth.evidenceChanges else { return }
+        guard setup.keepsRecord, recordCheckedAt != truth.evidenceChanges else { return }
         recordCheckedAt = truth.evidenceChanges
         var kept: Set<WorldTruth.Build> = []
         for entry in recordOnDisk.leftOut {
@@ -868,7 +868,7 @@ extension SimulatedWorld {
     /// kept (each build whose file still holds it, as the driver reads it): its first generation
     /// leaves out exactly the builds on disk that the truth leaves out.
     mutating func checkNextStart() {
-        guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason), !recordTorn else { return }
+        guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason), !recordTorn, setup.keepsRecord else { return }
         checkStartAfterEnd(because: "\(ending.reason)", at: ending.at)
     }
 

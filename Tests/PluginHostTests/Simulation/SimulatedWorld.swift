@@ -174,6 +174,9 @@ struct SimulatedWorld {
         /// The plugins whose manifest allows bootstrapping beside the build before
         /// (`"upgrade": "beside"`), by index; the others say `"after"`.
         var beside: Set<Int> = []
+        /// Whether the state directory can be written: when not, the driver keeps no record
+        /// and no copies, and a host started after this one knows nothing it proved.
+        var keepsRecord = true
     }
 
     let setup: Setup
@@ -406,13 +409,15 @@ struct SimulatedWorld {
     /// starts is checked as any start after an end, then the run goes on with it.
     private mutating func restartSupervisor() {
         guard exit == nil else { return }
-        if tracing { trace.append("  the supervisor is killed; a new one starts" + (recordTorn ? ", its record damaged" : "")) }
-        if !recordTorn { checkStartAfterEnd(because: "SIGKILL of the supervisor", at: now) }
+        // A record damaged, or none kept (the state directory cannot be written): nothing outlives the host.
+        let forgotten = recordTorn || !setup.keepsRecord
+        if tracing { trace.append("  the supervisor is killed; a new one starts" + (forgotten ? ", with no record" : "")) }
+        if !forgotten { checkStartAfterEnd(because: "SIGKILL of the supervisor", at: now) }
         guard violations.isEmpty else { return }
-        let record = recordTorn ? BuildRecord() : recordAsRead()
+        let record = forgotten ? BuildRecord() : recordAsRead()
         let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
         let copied = Set(copies.keys)
-        truth.supervisorRestarted(at: now, torn: recordTorn, fileHolds: onDisk.contains, hasCopy: copied.contains)
+        truth.supervisorRestarted(at: now, torn: forgotten, fileHolds: onDisk.contains, hasCopy: copied.contains)
         self = SimulatedWorld(restartedFrom: self, record: record)
     }
 
@@ -718,6 +723,7 @@ struct SimulatedWorld {
                 deliver(.restartChecked(client: client, problems: brokenOnDisk.contains(client)
                     ? ["plugin Ticker (plugins/libTicker.so) requires Domain ^1.0.0, but Domain 2.0.0 is installed"] : []))
             case .keepRecord(let record):
+                guard setup.keepsRecord else { break }
                 recordOnDisk = record
                 recordTorn = false
                 recordCheckedAt = nil

@@ -40,6 +40,8 @@ enum Simulation {
         // each its own.
         let orders = Int.random(in: 0..<3, using: &random)
         setup.beside = Set(SimulatedWorld.plugins.indices.filter { _ in orders == 1 || (orders == 2 && Bool.random(using: &random)) })
+        // A quarter of the hosts cannot write their state directory: no record, no copies.
+        setup.keepsRecord = Int.random(in: 0..<4, using: &random) != 0
         return setup
     }
 
