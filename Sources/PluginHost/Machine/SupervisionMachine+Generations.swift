@@ -29,8 +29,15 @@ extension SupervisionMachine {
         // A plugin forgiven since (an operator's restart), or whose file changed again, loads its file as it is.
         for name in names where !found.contains(where: { $0.name == name }) && ledger[name]?.leftOut.isEmpty == false {
             let record = ledger[name]
-            guard record?.held.map(ledger.isLeftOut) ?? true else { continue }
-            let why = record?.held != nil ? "the build that ran before is the one left out" : record?.notHeld ?? "no build of it that ran before is held"
+            let why: String
+            if let held = record?.held {
+                // Held as far as the ledger knows, and the driver could not hand it over: its
+                // held file no longer reads its bytes, and no copy of it is kept.
+                why = ledger.isLeftOut(held) ? "the build that ran before is the one left out"
+                    : "the build that ran before, \(held.version), can no longer be opened as it ran, and no copy of it is kept"
+            } else {
+                why = record?.notHeld ?? "no build of it that ran before is held"
+            }
             say(.cannotBringBack(plugin: name, because: why))
         }
         records.lastUpgrade?.broughtBack(broughtBack)

@@ -171,11 +171,12 @@ extension SimulatedWorld {
             guard let worker = workers[number], worker.cause == .restore, let judged = lastJudged, judged.worker == restoreJudged else { break }
             for failed in judged.blamed {
                 // A build held from before of the failed build's plugin (not the failed build's own copy).
+                // Held still, or let go at a hold since, because its file read other bytes.
                 let rewritten = held.contains { entry in
                     guard entry.build.name == failed.name, let identity = entry.build.identity,
                         WorldTruth.Build(plugin: failed.plugin, identity: identity) != failed else { return false }
                     return inodes[entry.inode]?.identity.hasSameContents(as: identity) == false
-                }
+                } || lostToRewrite.contains { $0.plugin == failed.plugin && $0 != failed }
                 guard rewritten, !worker.broughtBack.contains(where: { $0.name == failed.name }) else { continue }
                 let said = actions.contains { if case .say(.cannotBringBack(failed.name, _)) = $0 { true } else { false } }
                 if !said { violate("generation \(number) cannot bring back \(failed.name), whose held file was written in place, and the host does not say so") }

@@ -191,6 +191,9 @@ struct SimulatedWorld {
     var workers: [Int: Worker] = [:]
     /// The builds the world, as the driver, holds open, and the file each is.
     var held: [(build: PublishedPlugin, inode: UInt64)] = []
+    /// The builds the world held, let go at a hold because their held files read other bytes
+    /// (written in place) and nothing else held them: they cannot come back.
+    var lostToRewrite: Set<WorldTruth.Build> = []
     /// The copies the record keeps of permanent builds, as the driver keeps them: the file of each.
     var copies: [WorldTruth.Build: UInt64] = [:]
     /// The operator's rollback the machine heard last, and what the truth says it brings back
@@ -759,6 +762,14 @@ struct SimulatedWorld {
                 next.append((build, inode))
             } else if let plugin = Self.plugin(named: build.name), let copy = copies[WorldTruth.Build(plugin: plugin, identity: identity)] {
                 next.append((build, copy))
+            }
+            guard let plugin = Self.plugin(named: build.name) else { continue }
+            let truly = WorldTruth.Build(plugin: plugin, identity: identity)
+            let wasHeld = held.contains { $0.build.name == build.name && $0.build.identity?.hasSameContents(as: identity) == true }
+            if next.contains(where: { $0.build.name == build.name && $0.build.identity?.hasSameContents(as: identity) == true }) {
+                lostToRewrite.remove(truly)
+            } else if wasHeld {
+                lostToRewrite.insert(truly)
             }
         }
         held = next
