@@ -266,6 +266,7 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 	python3 Benchmarks/control.py
 	python3 Benchmarks/manifest_section.py
 	python3 Benchmarks/startup.py
+	python3 Benchmarks/supervisor.py
 
 # The supervisor's state machine under seeded random fault sequences (Tests/PluginHostTests/
 # Simulation/), compiled with the host's own sources; the last line reads

@@ -1,16 +1,18 @@
 // In-process figures, built by `make bench` with the host's own sources and the shared
-// libPluginABI.so: how long resolving the plugin graph takes, and lookups in the chain
-// that do not slow down as it grows.
+// libPluginABI.so: how long resolving the plugin graph takes, lookups in the chain that do
+// not slow down as it grows, and what an event costs the supervisor's state machine.
 import PluginABI
 import Synchronization
 
 @main
 struct MicroBenchmarks {
-    /// `micro` runs both; `micro resolve` or `micro lookups` one of them (to profile it).
+    /// `micro` runs all; `micro resolve`, `micro lookups` or `micro machine` one of them (to
+    /// profile it).
     static func main() async throws {
         let only = CommandLine.arguments.dropFirst().first
         if only == nil || only == "resolve" { resolution() }
         if only == nil || only == "lookups" { try await lookups() }
+        if only == nil || only == "machine" { machineEvents() }
     }
 
     /// Median of `runs` timings of `body`, in nanoseconds, after `warmUp` untimed runs.

@@ -383,6 +383,12 @@ struct ControlSocketTests {
         #expect(text.contains("plugin_host_plugin_optional_absent{plugin=\"Metrics\"} 1\n"), "\(text)")
         let graph = try console.run("graph", ["--running"]).standardOutput
         #expect(graph.contains(#""Metrics" [label="Metrics\n\noptional and absent", color=grey"#), "\(graph)")
+        // The supervisor's own cost: its processor time, and the events its state machine took,
+        // which a request adds to.
+        #expect(try #require(Self.sample("plugin_host_supervisor_cpu_seconds_total", in: text)) > 0)
+        let events = try #require(Self.sample("plugin_host_supervisor_events_total", in: text))
+        let later = try console.run("status", ["--metrics"]).standardOutput
+        #expect(try #require(Self.sample("plugin_host_supervisor_events_total", in: later)) > events)
 
         let scrape = try #require(RawClient(port: port))
         scrape.send("GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")
@@ -399,6 +405,7 @@ struct ControlSocketTests {
             // The parser names a counter without its `_total`.
             #expect(parsed.standardOutput.contains("plugin_host_restarts counter"), "\(parsed.standardOutput)")
             #expect(parsed.standardOutput.contains("plugin_host_plugin_up gauge"))
+            #expect(parsed.standardOutput.contains("plugin_host_supervisor_cpu_seconds counter"), "\(parsed.standardOutput)")
         }
 
         for (request, expected) in [
@@ -412,6 +419,11 @@ struct ControlSocketTests {
             #expect(answer.closed && answer.text.hasPrefix(expected), "\(request.prefix(30).debugDescription): \(answer.text.prefix(80))")
         }
         #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
+    /// The value of the series `name` (one without labels) in an exposition.
+    static func sample(_ name: String, in exposition: String) -> Double? {
+        exposition.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
     }
 
     @Test("a warning that still holds is said once, not at every reload or generation; status lists the warnings in force")

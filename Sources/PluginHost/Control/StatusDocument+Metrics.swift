@@ -59,6 +59,13 @@ extension StatusDocument {
             "plugin_host_health_check_duration_seconds", "gauge", "How long each plugin took to answer its last health check.",
             plugins.sorted { $0.name < $1.name }.compactMap { plugin in plugin.healthCheckSeconds.map { ([("plugin", plugin.name)], $0) } })
         family("plugin_host_warnings", "gauge", "Warnings in force.", [([], Double(warnings.count))])
+        if let supervisor {
+            family(
+                "plugin_host_supervisor_cpu_seconds_total", "counter",
+                "Processor time (user and system) the supervisor process used, its workers not included.",
+                [([], supervisor.cpuSeconds)])
+            family("plugin_host_supervisor_events_total", "counter", "Events the supervisor's state machine took.", [([], Double(supervisor.events))])
+        }
         return text
     }
 

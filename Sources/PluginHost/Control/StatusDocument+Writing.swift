@@ -19,6 +19,9 @@ extension StatusDocument {
         /// wall-clock times.
         var wallNow: Double
         var monotonicNow: MonotonicInstant
+        /// The supervisor's processor time so far, and the events its state machine took.
+        var supervisorCPUSeconds = 0.0
+        var supervisorEvents = 0
 
         /// `instant` on the wall clock.
         func wallTime(_ instant: MonotonicInstant) -> WallTime {
@@ -80,7 +83,8 @@ extension StatusDocument {
             lastReload: status.lastReload.map { Reload(at: facts.wallTime($0.at), applied: $0.applied, reasons: $0.reasons) },
             lastUpgrade: status.lastUpgrade.map { Upgrade(at: facts.wallTime($0.at), result: $0.result, detail: $0.outcome.detail) },
             reloads: Reloads(applied: status.reloadsApplied, refused: status.reloadsRefused),
-            warnings: status.warnings)
+            warnings: status.warnings,
+            supervisor: SupervisorCost(cpuSeconds: (facts.supervisorCPUSeconds * 1e6).rounded() / 1e6, events: facts.supervisorEvents))
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -32,6 +32,16 @@ struct StatusDocument: Codable, Equatable, Sendable {
     var reloads: Reloads
     /// The warnings that hold now.
     var warnings: [String]
+    /// What the supervisor itself cost so far; `nil` from a host that does not say.
+    var supervisor: SupervisorCost? = nil
+
+    /// The supervisor's own cost: the processor time its process used (user and system, its
+    /// workers not included) and how many events its state machine took, so that what an
+    /// event costs shows as the one over the other.
+    struct SupervisorCost: Codable, Equatable, Sendable {
+        var cpuSeconds: Double
+        var events: Int
+    }
 
     struct Generation: Codable, Equatable, Sendable {
         var number: Int

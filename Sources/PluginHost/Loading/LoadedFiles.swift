@@ -10,13 +10,15 @@ import Synchronization
 /// them; past that, a build is held by its name only.
 enum LoadedFiles {
     private static let kept = Mutex<[Kept]>([])
-    private static let most = Int(min(DescriptorLimit.current.soft / 4, 4096))
+    static let most = Int(min(DescriptorLimit.current.soft / 4, 4096))
 
-    /// Keeps `file`, opened before `path` was loaded, when it is the build
-    /// `identity` and `path` still names it now that it is loaded: then it is what was loaded.
-    static func keep(_ file: ReadOnlyFile?, loadedFrom path: String, as identity: FileIdentity?) {
-        guard let file, let identity, let opened = try? file.status(), opened.identity.hasSameContents(as: identity),
-            let named = try? FileStatus(path: path), named.identity.hasSameContents(as: identity)
+    /// Keeps `path`, opened once it was loaded, when it is still `identity`, the build the
+    /// survey found there before the load: `path` named that build before the load and after
+    /// it, so the load read it (a file replaced in between is another inode, one written in
+    /// place has another size or modification time).
+    static func keep(loadedFrom path: String, as identity: FileIdentity?) {
+        guard let identity, let file = try? ReadOnlyFile(path: path), let opened = try? file.status(),
+            opened.identity.hasSameContents(as: identity)
         else { return }
         kept.withLock { kept in
             if kept.count < most { kept.append(Kept(file: file)) }

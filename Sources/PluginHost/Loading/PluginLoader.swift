@@ -19,11 +19,10 @@ enum PluginLoader {
     ///   `not-a-component` or `component-mismatch`.
     static func componentType(of candidate: PluginCandidate, mapped: (Range<UInt64>) -> Void = { _ in }) throws(Problem) -> any Bootstrapping.Type {
         let library: DynamicLibrary
-        let file = try? ReadOnlyFile(path: candidate.path)
         do {
             library = try DynamicLibrary(loading: candidate.path)
             ExitTrap.endIfForkedCopy()
-            LoadedFiles.keep(file, loadedFrom: candidate.path, as: candidate.status?.identity)
+            LoadedFiles.keep(loadedFrom: candidate.path, as: candidate.status?.identity)
         } catch {
             throw candidate.problem(
                 .loadFailed, "plugin \(candidate.label) failed to load: \(error.message); "

@@ -67,10 +67,17 @@ struct BuildLedger: Sendable {
 
     /// The plugins, in the order the host first heard of them.
     private(set) var records: [Record] = [] {
-        didSet { followed = nil }
+        didSet {
+            followed = nil
+            told = nil
+        }
     }
     /// Where each plugin's record is in ``records``, by name.
     private var positions: [String: Int] = [:]
+    /// The plugins with a build on trial: an event reads their trials, not every record.
+    private var namesOnTrial: Set<String> = []
+    /// What ``takeSummary()`` said last, while nothing changed the records since.
+    private var told: PluginSummary?
     /// What ``follow(_:)`` took last, while nothing else changed the records since: taking the
     /// same again changes nothing, so an event that changed neither costs nothing here.
     private var followed: Followed?
@@ -128,22 +135,28 @@ struct BuildLedger: Sendable {
     /// The builds held now.
     var held: [PublishedPlugin] { records.compactMap(\.held) }
 
-    /// The builds on trial now, earliest end first.
-    var trials: [Trial] { records.compactMap(\.trial).sorted { $0.until < $1.until } }
+    /// The positions of the records with a trial, in the records' order.
+    private var trialPositions: [Int] { namesOnTrial.compactMap { positions[$0] }.sorted() }
 
-    /// When the first trial ends, while a build is on trial; read after every event, so it reads
-    /// each record's instant in place rather than gather the trials.
+    /// Whether a build is on trial now.
+    var hasTrials: Bool { !namesOnTrial.isEmpty }
+
+    /// The builds on trial now, earliest end first.
+    var trials: [Trial] { trialPositions.compactMap { records[$0].trial }.sorted { $0.until < $1.until } }
+
+    /// When the first trial ends, while a build is on trial; read after every event, so it
+    /// reads only the records with a trial.
     var nextTrialEnd: MonotonicInstant? {
         var next: MonotonicInstant?
-        for index in records.indices {
-            guard let until = records[index].trial?.until else { continue }
+        for name in namesOnTrial {
+            guard let index = positions[name], let until = records[index].trial?.until else { continue }
             if next.map({ until < $0 }) ?? true { next = until }
         }
         return next
     }
 
     /// What the driver must hold besides the builds that run: the builds trials replaced.
-    var replacedOnTrial: [PublishedPlugin] { records.compactMap { $0.trial?.replaced } }
+    var replacedOnTrial: [PublishedPlugin] { trialPositions.compactMap { records[$0].trial?.replaced } }
 
     /// The trial of `build`, when that build of its plugin is on trial.
     func trial(of build: PublishedPlugin) -> Trial? {
@@ -294,6 +307,7 @@ struct BuildLedger: Sendable {
         let heldBefore = record?.held.map { $0.isSameBuild(as: replaced) } == true
             || record?.trial.map { $0.replacedHeld && $0.replaced.isSameBuild(as: replaced) } == true
         update(build.name) { $0.trial = Trial(build: build, replaced: replaced, until: until, replacedHeld: heldBefore) }
+        namesOnTrial.insert(build.name)
         recordChanges += 1
     }
 
@@ -314,6 +328,7 @@ struct BuildLedger: Sendable {
     mutating func endTrial(of name: String) -> Trial? {
         guard let trial = self[name]?.trial else { return nil }
         update(name) { $0.trial = nil }
+        namesOnTrial.remove(name)
         recordChanges += 1
         return trial
     }
@@ -374,6 +389,7 @@ struct BuildLedger: Sendable {
     /// serve while it serves; its conditions say how each plugin does. `nil` when none speaks.
     mutating func follow(_ speaking: Generation?) {
         let serves = speaking.map { if case .serving = $0.life { true } else { false } } ?? false
+        if serves != speakingServes { told = nil }
         speakingServes = serves
         let conditions = speaking?.conditions
         // The same generation telling the same: nothing to take. Arrays compare by their storage
@@ -509,6 +525,15 @@ struct BuildLedger: Sendable {
             }
             return status
         }
+    }
+
+    /// What `STATUS=` says, as ``summary`` tells it; taken again while nothing changed, it is
+    /// the summary told last, so that a notification that changes no plugin costs nothing here.
+    mutating func takeSummary() -> PluginSummary {
+        if let told { return told }
+        let summary = self.summary
+        told = summary
+        return summary
     }
 
     /// What `STATUS=` says: how many plugins run, which are unwell, which run the build held

@@ -66,7 +66,7 @@ extension SupervisionMachine {
             if current == number {
                 servicePlugins.formUnion(generation.running.filter(\.providesService).map(\.name))
                 ledger.follow(generation)
-                notify(.ready(ledger.summary))
+                notify(.ready(ledger.takeSummary()))
             }
         case .upgrading(let serving, let candidate):
             // Every plugin allowed it to bootstrap beside the serving generation, which now drains.
@@ -93,7 +93,7 @@ extension SupervisionMachine {
             act(.hold(buildsToHold(running: running)))
         }
         ledger.follow(generation)
-        notify(.ready(ledger.summary))
+        notify(.ready(ledger.takeSummary()))
         beginWaitingReload()
         // The builds that were on trial when the host last stopped are tried again, as an upgrade.
         if ledger.endAwaitingTrials(), upgrades.asked(whileDraining: hasDrainingGeneration) { startUpgrade(of: number) }
@@ -128,7 +128,7 @@ extension SupervisionMachine {
             notify(.reloading(at: MonotonicInstant(nanoseconds: microseconds * 1000)))
         case .status(let what):
             ledger.follow(generations[number])
-            notify(.status(.worker(what), ledger.summary))
+            notify(.status(.worker(what), ledger.takeSummary()))
         case .stopping(let status):
             // A generation that stops to make way for the next is not the host stopping.
             if !isChangingHands { announceStopping(status) }

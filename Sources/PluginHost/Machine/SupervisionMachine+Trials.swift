@@ -71,7 +71,8 @@ extension SupervisionMachine {
     /// check finds unhealthy is rolled back, by a generation that loads the build before beside
     /// it and takes over as an upgrade does.
     mutating func judgeHealthOnTrial(of number: Int) {
-        guard case .serving(let current) = state, current == number, let generation = generations[number], !hasDrainingGeneration
+        guard ledger.hasTrials, case .serving(let current) = state, current == number, let generation = generations[number],
+            !hasDrainingGeneration
         else { return }
         let conditions = generation.conditions ?? []
         let failing = generation.running.compactMap { build -> (PublishedPlugin, String)? in

@@ -11,6 +11,9 @@
 struct HeldBuilds {
     private typealias Entry = (build: PublishedPlugin, file: ReadOnlyFile, identity: FileIdentity)
     private var held: [Entry] = []
+    /// Where the held builds of each contents are in ``held``: a lookup costs the builds of
+    /// those contents, not every build held.
+    private var positions: [FileIdentity: [Int]] = [:]
     /// The build ids read so far, by build.
     private var buildIDs: [FileIdentity: String] = [:]
 
@@ -22,7 +25,7 @@ struct HeldBuilds {
         var found: [FileIdentity: String] = [:]
         for (identity, path) in builds {
             if buildIDs[identity] == nil {
-                if let entry = held.first(where: { $0.build.identity?.hasSameContents(as: identity) == true }),
+                if let entry = entry(of: nil, identity),
                     (try? entry.file.status())?.identity.hasSameContents(as: entry.identity) == true {
                     buildIDs[identity] = ManifestReader.buildID(of: entry.file) ?? ""
                 } else if let path, let file = try? ReadOnlyFile(path: path), (try? file.status())?.identity.hasSameContents(as: identity) == true {
@@ -53,7 +56,7 @@ struct HeldBuilds {
         for build in builds {
             guard let identity = build.identity else { continue }
             // A build held already stays held while its file still reads its bytes.
-            if let kept = held.first(where: { $0.build.isSameBuild(as: build) }),
+            if let kept = entry(of: build.name, identity),
                 (try? kept.file.status())?.identity.hasSameContents(as: kept.identity) == true {
                 next.append(kept)
             } else if let file = try? ReadOnlyFile(path: build.file), (try? file.status())?.identity.hasSameContents(as: identity) == true {
@@ -67,20 +70,32 @@ struct HeldBuilds {
                 }
             }
         }
-        held = next
+        held = []
+        positions = [:]
+        for entry in next { append(entry) }
         return next.map(\.build)
     }
 
     /// Holds `build` from `file`, a copy of it whose own identity is `identity`: the record's
     /// copy of a permanent build, held from the start.
     mutating func hold(_ build: PublishedPlugin, fromCopy file: ReadOnlyFile, identity: FileIdentity) {
-        held.removeAll { $0.build.isSameBuild(as: build) }
-        held.append((build, file, identity))
+        if let identity = build.identity, entry(of: build.name, identity) != nil {
+            let others = held.filter { !$0.build.isSameBuild(as: build) }
+            held = []
+            positions = [:]
+            for entry in others { append(entry) }
+        }
+        append((build, file, identity))
+    }
+
+    private mutating func append(_ entry: Entry) {
+        if let identity = entry.build.identity { positions[identity.ignoringChangeTime, default: []].append(held.count) }
+        held.append(entry)
     }
 
     /// The held file of `build`, with its identity, while it still reads that build's bytes.
     func file(of build: PublishedPlugin) -> (file: ReadOnlyFile, identity: FileIdentity)? {
-        guard let entry = held.first(where: { $0.build.isSameBuild(as: build) }),
+        guard let identity = build.identity, let entry = entry(of: build.name, identity),
             (try? entry.file.status())?.identity.hasSameContents(as: entry.identity) == true
         else { return nil }
         return (entry.file, entry.identity)
@@ -101,10 +116,14 @@ struct HeldBuilds {
         return located
     }
 
+    /// The held build of plugin `name` (of any plugin, when `nil`) with `identity`'s contents.
+    private func entry(of name: String?, _ identity: FileIdentity) -> Entry? {
+        positions[identity.ignoringChangeTime]?.lazy.map { held[$0] }.first { entry in name.map { entry.build.name == $0 } ?? true }
+    }
+
     /// The file held for `substitute`'s build, and whether it still reads that build's bytes.
     private func heldCopy(of substitute: BuildSelection.Substitute) -> (file: ReadOnlyFile, intact: Bool)? {
-        guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
-            let now = try? entry.file.status().identity
+        guard let entry = entry(of: substitute.name, substitute.identity), let now = try? entry.file.status().identity
         else { return nil }
         return (entry.file, now.hasSameContents(as: entry.identity))
     }

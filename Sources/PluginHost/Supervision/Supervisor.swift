@@ -76,6 +76,8 @@ struct Supervisor {
     /// The record as last written (or read), its permanent builds with their copies: the same
     /// again is not written.
     private var written = BuildRecord()
+    /// How many events the machine took: with the process's processor time, what an event costs.
+    private var eventsTaken = 0
 
     /// Starts the first worker generation and supervises until the host ends, then exits
     /// with the run's status.
@@ -165,6 +167,7 @@ struct Supervisor {
     private mutating func handle(_ event: SupervisionEvent) {
         var queue = [event]
         while !queue.isEmpty {
+            eventsTaken += 1
             queue += perform(machine.handle(queue.removeFirst(), at: .now))
         }
     }
@@ -411,6 +414,8 @@ struct Supervisor {
     private mutating func document(_ status: HostStatus) -> StatusDocument {
         var facts = StatusDocument.Facts(
             process: ProcessControl.current, wallNow: WallClock.secondsSinceEpoch, monotonicNow: .now)
+        facts.supervisorCPUSeconds = ProcessControl.processorSeconds
+        facts.supervisorEvents = eventsTaken
         facts.workers = workers.mapValues(\.process)
         facts.sockets = configuration.sockets.map { ($0.name, $0.address) }
         facts.control = configuration.control?.path

@@ -70,6 +70,9 @@ final class WorkerProcess {
             SignalPipe.uninstall(readEnd: signals.readEnd, signals: signals.handled)
             for descriptor in closing { descriptor.close() }
             DescriptorLimit.restore(soft: descriptorLimit)
+            // Room for each plugin file the worker keeps open, and as many again for its own
+            // and its plugins' descriptors, while the forked thread is the only one.
+            DescriptorTable.reserve(UInt64(LoadedFiles.most) * 2)
             StandardStreams.makeOutputLineBuffered()
             ProcessControl.makeProcessGroupLeader(ProcessControl.current)
             ProcessControl.endWithParent(supervisor)

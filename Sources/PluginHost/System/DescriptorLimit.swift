@@ -33,6 +33,26 @@ enum DescriptorLimit {
     }
 }
 
+/// The process's table of descriptors.
+enum DescriptorTable {
+    /// Grows the table to hold descriptors below `count` (at most the soft limit), for a
+    /// process that will open that many once it runs several threads. Linux grows the table
+    /// by doubling, and it grows a table that several threads share only after a grace period
+    /// of RCU (`synchronize_rcu`), which takes milliseconds, each time: called while the
+    /// calling thread is the only one, the growth costs an allocation instead. The table
+    /// never shrinks while the process lives; `fork` gives the child a table sized by the
+    /// descriptors open, so a child grows its own.
+    static func reserve(_ count: UInt64) {
+        let highest = Int32(clamping: min(count, DescriptorLimit.current.soft)) - 1
+        guard highest > 2 else { return }
+        let anchor = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard anchor >= 0 else { return }
+        let placed = fcntl(anchor, F_DUPFD_CLOEXEC, highest)
+        if placed >= 0 { _ = close(placed) }
+        _ = close(anchor)
+    }
+}
+
 /// Closes `descriptors`, ignoring those already closed: for a forked child that must not
 /// keep its parent's.
 func closeDescriptors(_ descriptors: [Int32]) {

@@ -214,6 +214,15 @@ enum ProcessControl {
         while true { pause() }
     }
 
+    /// The processor time the calling process used so far, user and system, in seconds: its
+    /// children's not included.
+    static var processorSeconds: Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
     /// Sleeps for `nanoseconds`.
     static func sleep(nanoseconds: Int64) {
         var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
