@@ -69,15 +69,39 @@ else
 fi
 rm -f "$plugin_log"
 
-swift_log=$(mktemp)
-step "swift test" env TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" "$swift" test --skip-build
+# The Swift suites run in three processes at once: Swift Testing runs as many tests at a time
+# as the machine has processors, and most tests here wait on the processes they start, so one
+# process leaves the processors half idle. The plugins built with SwiftPM and the unit tests;
+# the integration suites from A to L; those from M to Z.
+shards=("SwiftPMPlugin|PluginHostTests|PluginABITests" 'IntegrationTests\.[A-L]' 'IntegrationTests\.[M-Z]')
+skips=("" "" "SwiftPMPlugin")
+# The test bundle runs directly: `swift test` holds a lock on .build for its whole run, so two
+# of them wait for each other. The suites are all Swift Testing's.
+swift_tests() {
+    local pids=() index status=0 bundle
+    bundle="$("$swift" build --show-bin-path)/plugin-hostPackageTests.xctest"
+    for index in "${!shards[@]}"; do
+        env TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" \
+            "$bundle" --testing-library swift-testing --filter "${shards[$index]}" ${skips[$index]:+--skip "${skips[$index]}"} \
+            > "$tmp/swift-test-$index.log" 2>&1 &
+        pids+=($!)
+    done
+    for index in "${!pids[@]}"; do
+        wait "${pids[$index]}" || status=1
+        echo "--- swift test --filter ${shards[$index]}${skips[$index]:+ --skip ${skips[$index]}}"
+        cat "$tmp/swift-test-$index.log"
+    done
+    return $status
+}
+step "swift test" swift_tests
 swift_status=$last_status
+swift_log=$(mktemp)
 sed -n '/^=== swift test: /,/^=== swift test: exit/p' "$log" > "$swift_log"
-# Swift Testing's own summary: "Test run with N tests in M suites passed|failed ...".
-summary=$(grep -E "Test run with [0-9]+ tests?" "$swift_log" | tail -1)
-total=$(echo "$summary" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/')
+# Swift Testing's own summary of each process: "Test run with N tests in M suites passed|failed ...".
+runs=$(grep -cE "Test run with [0-9]+ tests?" "$swift_log")
+total=$(grep -E "Test run with [0-9]+ tests?" "$swift_log" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' | awk '{ n += $1 } END { print n + 0 }')
 failing=$(grep -cE "^✘ Test \".*failed after" "$swift_log")
-if [ -z "$total" ]; then
+if [ "$runs" -ne "${#shards[@]}" ]; then
     echo "swift test:    did not finish (exit $swift_status; see $log)"
     tail -20 "$swift_log" | sed 's/^/  /'
     failed=$((failed + 1))

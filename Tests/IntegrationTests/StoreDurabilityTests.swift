@@ -36,7 +36,11 @@ struct StoreDurabilityTests {
         return process
     }
 
-    @Test("200 SIGKILLs at random points during writes: each time the store is valid and holds the state before or after a write")
+    /// A quarter to a third of the kills land in the middle of a write (44 to 78 of 200 in past runs):
+    /// 60 leave a dozen half-done writes or more for the store to recover from.
+    static let kills = 60
+
+    @Test("60 SIGKILLs at random points during writes: each time the store is valid and holds the state before or after a write")
     func killDuringWrites() throws {
         let directory = try PluginDirectoryFixture.demo(fixtures: ["Hammer"])
         try directory.configure(#""Hammer": {"peels": 100000000}"#)
@@ -45,7 +49,7 @@ struct StoreDurabilityTests {
         var interruptedWrites = 0
         var progressed = 0
         var random = SeededRandom(seed: 2026)
-        for round in 1...200 {
+        for round in 1...Self.kills {
             let host = try startHost(directory)
             defer {
                 if host.isRunning { kill(host.processIdentifier, SIGKILL) }
@@ -66,9 +70,9 @@ struct StoreDurabilityTests {
             let files = Set((try? FileManager.default.contentsOfDirectory(atPath: directory.data.path)) ?? [])
             #expect(files.isSubset(of: ["bananas.json", "bananas.lock", "bananas.json.tmp"]), "round \(round): \(files)")
         }
-        #expect(progressed > 20, "the kills must interleave with progress")
+        #expect(progressed > Self.kills / 10, "the kills must interleave with progress")
         #expect(interruptedWrites > 0, "no kill landed in the middle of a write")
-        print("StoreDurabilityTests: \(interruptedWrites) of 200 kills left a write half-done; \(previous.peeled) peels survived")
+        print("StoreDurabilityTests: \(interruptedWrites) of \(Self.kills) kills left a write half-done; \(previous.peeled) peels survived")
 
         // A normal run afterwards continues from the last state and cleans up.
         try directory.configure(#""Hammer": {"peels": 1}"#)

@@ -4,7 +4,7 @@ import Testing
 /// The Swift author's path (docs/writing-plugins.md): `plugin-host new` writes a SwiftPM
 /// package; `swift build` and `swift test` work in it with no edit, from a directory outside
 /// the repository, against an installed host or against the build tree beside the sources.
-@Suite("Plugins built and tested with SwiftPM", .serialized)
+@Suite("Plugins built and tested with SwiftPM")
 struct SwiftPMPluginTests {
     @Test("new --requires --optional --service, then swift build and swift test with no edit; installed, it runs after Domain")
     func buildTestInstallRun() throws {
@@ -51,6 +51,70 @@ struct SwiftPMPluginTests {
         #expect(result.standardError.contains("Peel: built by SwiftPM"), "\(result.standardError)")
     }
 
+    @Test("beside the host's sources: a project new writes from the build tree builds and tests against it")
+    func besideTheSources() throws {
+        let work = try Scratch.directoryOutsideRepository(named: "author")
+        let created = try Command.run(Repository.host.path, ["new", "Side", "--requires", "Domain", "--into", work.path])
+        #expect(created.status == 0, "\(created.standardError)")
+        let project = work.appending(path: "Side")
+        let package = try String(contentsOf: project.appending(path: "Package.swift"), encoding: .utf8)
+        #expect(package.contains(#"?? "\#(Repository.root.appending(path: "build").path)""#), "the build tree is its install tree")
+        let tests = try swift(["test"], in: project)
+        #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
+        #expect((tests.standardOutput + tests.standardError).contains("Test run with 3 tests in 1 suite passed"))
+
+        // PLUGIN_HOST_PREFIX points the same project at another install tree, tools and all.
+        let installed = try InstallTree.shared()
+        let elsewhere = try Command.run("/usr/bin/env", ["PLUGIN_HOST_PREFIX=\(installed.prefix.path)", "swift", "build", "-v"], in: project)
+        #expect(elsewhere.status == 0, "\(elsewhere.standardOutput)\(elsewhere.standardError)")
+        #expect((elsewhere.standardOutput + elsewhere.standardError).contains("\(installed.host) embed-manifest"))
+    }
+
+    @Test("embed-manifest, which the build tool plugin runs, names the manifest and what is wrong, and writes nothing then")
+    func embedManifestRefuses() throws {
+        let work = try Scratch.directory(named: "embed")
+        let manifest = work.appending(path: "manifest.json")
+        let output = work.appending(path: "PluginManifest.swift")
+        let host = Repository.host.path
+        func embed(_ extra: [String] = []) throws -> CommandResult {
+            try Command.run(host, ["embed-manifest", manifest.path, "--output", output.path] + extra)
+        }
+        let missing = try embed()
+        #expect(missing.status == 1)
+        #expect(missing.standardError == "plugin-host: error: cannot read \(manifest.path): No such file or directory; "
+            + "every plugin needs a manifest.json beside its Package.swift\n")
+
+        try Data(#"{"name": "Peel", "version": "1.0.0", "abi": 2}"#.utf8).write(to: manifest)
+        let misnamed = try embed(["--plugin", "Peeler"])
+        #expect(misnamed.status == 1)
+        #expect(misnamed.standardError.contains(#"\#(manifest.path): "name" is "Peel", but it is embedded in libPeeler.so; plugins that require Peel link libPeel.so"#),
+                "\(misnamed.standardError)")
+
+        try Data((#"{"name": "Peel", "version": "1.0.0", "abi": 2, "x": ""# + String(repeating: "x", count: 70_000) + "\"}").utf8).write(to: manifest)
+        let large = try embed()
+        #expect(large.status == 1)
+        #expect(large.standardError.contains("the host reads at most 65536"), "\(large.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+
+        try Data(#"{"name": "Peel", "version": "1.0.0", "abi": 2}"#.utf8).write(to: manifest)
+        let written = try embed(["--plugin", "Peel"])
+        #expect(written.status == 0 && written.standardError.isEmpty, "\(written.standardError)")
+        #expect(try String(contentsOf: output, encoding: .utf8).contains(#"@section(".plugin_host_manifest") @used"#))
+    }
+}
+
+/// Runs `swift ARGUMENTS` in `project`.
+private func swift(_ arguments: [String], in project: URL) throws -> CommandResult {
+    try Command.run("/usr/bin/env", ["swift"] + arguments, in: project)
+}
+
+private func edit(_ file: URL, _ change: (String) -> String) throws {
+    try Data(change(try String(contentsOf: file, encoding: .utf8)).utf8).write(to: file)
+}
+
+/// A plugin's project as its author changes it: the manifest and the API, build after build.
+@Suite("Plugins built with SwiftPM, changed build after build")
+struct SwiftPMPluginChangeTests {
     @Test("the next swift build embeds a changed manifest.json, and fails on one the host would refuse; check catches an undeclared link")
     func manifestChangesAndLinks() throws {
         let tree = try InstallTree.shared()
@@ -138,65 +202,5 @@ struct SwiftPMPluginTests {
         let major = try Command.run("/usr/bin/env", ["make"], in: project)
         #expect(major.status == 0, "\(major.standardError)")
         #expect(major.standardOutput.contains("check-api: Pantry 0.2.0 is a new major version after the installed 0.1.0"), "\(major.standardOutput)")
-    }
-
-    @Test("beside the host's sources: a project new writes from the build tree builds and tests against it")
-    func besideTheSources() throws {
-        let work = try Scratch.directoryOutsideRepository(named: "author")
-        let created = try Command.run(Repository.host.path, ["new", "Side", "--requires", "Domain", "--into", work.path])
-        #expect(created.status == 0, "\(created.standardError)")
-        let project = work.appending(path: "Side")
-        let package = try String(contentsOf: project.appending(path: "Package.swift"), encoding: .utf8)
-        #expect(package.contains(#"?? "\#(Repository.root.appending(path: "build").path)""#), "the build tree is its install tree")
-        let tests = try swift(["test"], in: project)
-        #expect(tests.status == 0, "\(tests.standardOutput)\(tests.standardError)")
-        #expect((tests.standardOutput + tests.standardError).contains("Test run with 3 tests in 1 suite passed"))
-
-        // PLUGIN_HOST_PREFIX points the same project at another install tree, tools and all.
-        let installed = try InstallTree.shared()
-        let elsewhere = try Command.run("/usr/bin/env", ["PLUGIN_HOST_PREFIX=\(installed.prefix.path)", "swift", "build", "-v"], in: project)
-        #expect(elsewhere.status == 0, "\(elsewhere.standardOutput)\(elsewhere.standardError)")
-        #expect((elsewhere.standardOutput + elsewhere.standardError).contains("\(installed.host) embed-manifest"))
-    }
-
-    @Test("embed-manifest, which the build tool plugin runs, names the manifest and what is wrong, and writes nothing then")
-    func embedManifestRefuses() throws {
-        let work = try Scratch.directory(named: "embed")
-        let manifest = work.appending(path: "manifest.json")
-        let output = work.appending(path: "PluginManifest.swift")
-        let host = Repository.host.path
-        func embed(_ extra: [String] = []) throws -> CommandResult {
-            try Command.run(host, ["embed-manifest", manifest.path, "--output", output.path] + extra)
-        }
-        let missing = try embed()
-        #expect(missing.status == 1)
-        #expect(missing.standardError == "plugin-host: error: cannot read \(manifest.path): No such file or directory; "
-            + "every plugin needs a manifest.json beside its Package.swift\n")
-
-        try Data(#"{"name": "Peel", "version": "1.0.0", "abi": 2}"#.utf8).write(to: manifest)
-        let misnamed = try embed(["--plugin", "Peeler"])
-        #expect(misnamed.status == 1)
-        #expect(misnamed.standardError.contains(#"\#(manifest.path): "name" is "Peel", but it is embedded in libPeeler.so; plugins that require Peel link libPeel.so"#),
-                "\(misnamed.standardError)")
-
-        try Data((#"{"name": "Peel", "version": "1.0.0", "abi": 2, "x": ""# + String(repeating: "x", count: 70_000) + "\"}").utf8).write(to: manifest)
-        let large = try embed()
-        #expect(large.status == 1)
-        #expect(large.standardError.contains("the host reads at most 65536"), "\(large.standardError)")
-        #expect(!FileManager.default.fileExists(atPath: output.path))
-
-        try Data(#"{"name": "Peel", "version": "1.0.0", "abi": 2}"#.utf8).write(to: manifest)
-        let written = try embed(["--plugin", "Peel"])
-        #expect(written.status == 0 && written.standardError.isEmpty, "\(written.standardError)")
-        #expect(try String(contentsOf: output, encoding: .utf8).contains(#"@section(".plugin_host_manifest") @used"#))
-    }
-
-    /// Runs `swift ARGUMENTS` in `project`.
-    private func swift(_ arguments: [String], in project: URL) throws -> CommandResult {
-        try Command.run("/usr/bin/env", ["swift"] + arguments, in: project)
-    }
-
-    private func edit(_ file: URL, _ change: (String) -> String) throws {
-        try Data(change(try String(contentsOf: file, encoding: .utf8)).utf8).write(to: file)
     }
 }
