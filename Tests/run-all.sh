@@ -10,6 +10,7 @@
 # Usage: Tests/run-all.sh MAKE SWIFT TMPDIR
 set -u
 make=$1 swift=$2 tmp=$3
+source "$(dirname "$0")/../Support/build/progress.sh"
 log=build/test.log
 mkdir -p build "$tmp"
 : > "$log"
@@ -27,10 +28,7 @@ step() {
         # On a terminal, the step says how long it has run, each second, then clears its line.
         "$@" >> "$log" 2>&1 &
         local pid=$!
-        while kill -0 "$pid" 2>/dev/null; do
-            printf '\r%-14s running (%d s)' "$name:" $((SECONDS - start))
-            sleep 1
-        done
+        show_progress "$pid" "$(printf '%-14s running' "$name:")"
         wait "$pid"
         status=$?
         printf '\r\033[K'
@@ -45,25 +43,24 @@ step() {
 
 passed=0 failed=0
 
-step "build" env TMPDIR="$tmp" "$swift" build --build-tests
-if [ "$last_status" -ne 0 ]; then
-    echo "build of the tests failed:"
+# stop_unless_built WHAT: after a step that builds, ends the run when the step failed, with
+# the compiler's errors.
+stop_unless_built() {
+    [ "$last_status" -eq 0 ] && return
+    echo "build of $1 failed:"
     grep -E "error:" "$log" | sort -u | head -40
     echo "(full output: $log)"
     echo "0 passed, 1 failed"
     exit 1
-fi
+}
+
+step "build" env TMPDIR="$tmp" "$swift" build --build-tests
+stop_unless_built "the tests"
 
 # The fixture plugins, before the suites that read them run in several processes: each asks
 # make for them, which must then find nothing left to build.
 step "fixtures" "$make" --no-print-directory fixtures FIXTURES_OUT="$PWD/build/fixtures" -j2
-if [ "$last_status" -ne 0 ]; then
-    echo "build of the fixture plugins failed:"
-    grep -E "error:" "$log" | sort -u | head -40
-    echo "(full output: $log)"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+stop_unless_built "the fixture plugins"
 
 plugin_log=$(mktemp)
 step "plugin tests" "$make" --no-print-directory plugin-tests

@@ -9,13 +9,11 @@ if [ ! -t 1 ]; then
     printf '%s\n' "$label"
     exec "$@"
 fi
+source "$(dirname "$0")/progress.sh"
+start=$SECONDS
 "$@" &
 pid=$!
-start=$SECONDS
-while kill -0 "$pid" 2>/dev/null; do
-    printf '\r%s (%d s)' "$label" $((SECONDS - start))
-    sleep 1
-done
+show_progress "$pid" "$label"
 wait "$pid"
 status=$?
 printf '\r%s (%d s)\n' "$label" $((SECONDS - start))

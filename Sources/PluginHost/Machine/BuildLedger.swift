@@ -538,7 +538,7 @@ struct BuildLedger: Sendable {
 
     /// What `STATUS=` says: how many plugins run, which are unwell, which run the build held
     /// from before in place of their file's, which are left out, which files were not added.
-    var summary: PluginSummary {
+    private var summary: PluginSummary {
         let statuses = self.statuses
         var summary = PluginSummary()
         var notAdded: Set<String> = []
