@@ -7,9 +7,10 @@
 # full, and a last line "N passed, M failed". With V=1 in the environment, everything is
 # shown as it runs as well.
 #
-# Usage: Tests/run-all.sh MAKE SWIFT TMPDIR
+# Usage: Tests/run-all.sh MAKE SWIFT TMPDIR [SECONDS]
+# SECONDS: how long make took to build the host and the plugins before (for the build line).
 set -u
-make=$1 swift=$2 tmp=$3
+make=$1 swift=$2 tmp=$3 product_seconds=${4:-}
 source "$(dirname "$0")/../Support/build/progress.sh"
 log=build/test.log
 mkdir -p build "$tmp"
@@ -56,11 +57,13 @@ stop_unless_built() {
 
 step "build" env TMPDIR="$tmp" "$swift" build --build-tests
 stop_unless_built "the tests"
+tests_seconds=$last_seconds
 
 # The fixture plugins, before the suites that read them run in several processes: each asks
 # make for them, which must then find nothing left to build.
 step "fixtures" "$make" --no-print-directory fixtures FIXTURES_OUT="$PWD/build/fixtures" -j2
 stop_unless_built "the fixture plugins"
+echo "build:         ${product_seconds:+host and plugins ${product_seconds} s, }tests ${tests_seconds} s, fixtures ${last_seconds} s"
 
 plugin_log=$(mktemp)
 step "plugin tests" "$make" --no-print-directory plugin-tests
