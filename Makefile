@@ -63,7 +63,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: FORCE all run test install uninstall plugin plugin-tests fixtures fuzz fuzz-smoke bench simulate mutants mutants-check kills diagram abi-check clean
+.PHONY: FORCE all run test install uninstall plugin plugin-tests fixtures fuzz fuzzer fuzz-smoke bench simulate mutants mutants-check kills diagram abi-check clean
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
@@ -185,6 +185,8 @@ plugin: $(ABI) $(DEMO_PLUGINS)
 # $(FIXTURES_OUT)/libNAME.so. FIXTURE_LINKS_NAME lists the plugins a fixture links. A
 # fixture directory with a manifest and no Swift source gets Tests/Fixtures/RecordingComponent.swift;
 # every fixture gets Tests/Fixtures/FixtureLog.swift.
+# Fixtures are compiled without optimization (-Onone), which halves their build: they are
+# test inputs, and what a test checks of them does not depend on the optimizer.
 # FIXTURE_MODULES_NAME names a directory searched first for modules: Legacy is compiled
 # against the interface of ABI 2.0 as first published. FIXTURE_SOURCES_NAME and
 # FIXTURE_FLAGS_NAME build a fixture from another's sources with other flags: TickerNext is
@@ -203,7 +205,7 @@ fixtures: $(addprefix $(FIXTURES_OUT)/lib,$(addsuffix .so,$(FIXTURE_NAMES)))
 .SECONDEXPANSION:
 $(FIXTURES_OUT)/lib%.so: Tests/Fixtures/%/* $$(FIXTURE_SOURCES_$$*) Tests/Fixtures/RecordingComponent.swift Tests/Fixtures/FixtureLog.swift \
                          $(ABI) $(DEMO_PLUGINS)
-	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(FIXTURE_SOURCES_$*),$(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/RecordingComponent.swift) Tests/Fixtures/FixtureLog.swift,$(FIXTURE_MODULES_$*),$(FIXTURE_FLAGS_$*))
+	$(call build-plugin,$*,Tests/Fixtures/$*,$(FIXTURES_OUT),$(FIXTURES_OUT)/modules,$(FIXTURE_LINKS_$*),$(or $(FIXTURE_SOURCES_$*),$(wildcard Tests/Fixtures/$*/*.swift),Tests/Fixtures/RecordingComponent.swift) Tests/Fixtures/FixtureLog.swift,$(FIXTURE_MODULES_$*),-Onone $(FIXTURE_FLAGS_$*))
 
 run: all
 	$(call announce,RUN,$(HOST) --dir $(PLUGINS)/)
@@ -237,7 +239,10 @@ $(FUZZER): $(FUZZ_SOURCES) $(ABI_SOURCES)
 	@mkdir -p $(FUZZ)
 	$(SWIFTC) $(FUZZ_FLAGS) -wmo -module-name PluginABI -emit-module -emit-module-path $(FUZZ)/PluginABI.swiftmodule \
 	    -emit-object -o $(FUZZ)/PluginABI.o $(ABI_SOURCES)
-	$(SWIFTC) $(FUZZ_FLAGS) -module-name ManifestFuzz -I $(FUZZ) -o $@ $(FUZZ_SOURCES) $(FUZZ)/PluginABI.o
+	$(SWIFTC) $(FUZZ_FLAGS) -wmo -num-threads $(PROCESSORS) -module-name ManifestFuzz -I $(FUZZ) -o $@ $(FUZZ_SOURCES) $(FUZZ)/PluginABI.o
+
+# The fuzzer alone, built (make test builds it while the suites run).
+fuzzer: $(FUZZER)
 
 # Runs the fuzzer for FUZZ_SECONDS on a copy of the seed corpus; new inputs it finds stay
 # in build/fuzz/corpus, a crashing input is written to build/fuzz/crash-*.
