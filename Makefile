@@ -63,7 +63,7 @@ ABI_SOURCES  := $(sort $(wildcard Sources/PluginABI/*.swift))
 HOST_SOURCES := $(sort $(shell find Sources/PluginHost -name '*.swift'))
 DEMO_PLUGINS := $(PLUGINS)/libPersistence.so $(PLUGINS)/libDomain.so $(PLUGINS)/libApplication.so
 
-.PHONY: FORCE all run test install uninstall plugin plugin-tests fixtures fuzz fuzzer fuzz-smoke bench simulate mutants mutants-check kills diagram abi-check clean
+.PHONY: FORCE all run test test-prerequisites install uninstall plugin plugin-tests fixtures fuzz fuzzer fuzz-smoke bench simulate mutants mutants-check kills diagram abi-check clean
 .DELETE_ON_ERROR:
 
 # One line per thing built (`  SWIFTC   build/bin/plugin-host`); V=1 shows the full commands.
@@ -372,11 +372,11 @@ abi-check: $(ABI)
 PROMETHEUS_CLIENT := $(BUILD)/python/.installed
 
 # The host is built as TEST_HOST_BUILD says (incremental, unless HOST_BUILD is given), and the
-# makes the tests run inherit it.
+# makes the tests run inherit it. run-all.sh builds test-prerequisites first.
 test:
-	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,--silent) HOST_BUILD=$(TEST_HOST_BUILD) all $(PROMETHEUS_CLIENT) || exit 1; \
-	HOST_BUILD=$(TEST_HOST_BUILD) bash Tests/run-all.sh "$(MAKE)" "$(SWIFT)" "$(TOOL_TMPDIR)" $$(($$(date +%s) - start))
+	@HOST_BUILD=$(TEST_HOST_BUILD) bash Tests/run-all.sh "$(MAKE)" "$(SWIFT)" "$(TOOL_TMPDIR)"
+
+test-prerequisites: all $(PROMETHEUS_CLIENT)
 
 $(PROMETHEUS_CLIENT):
 	$(call announce,PIP,prometheus_client)

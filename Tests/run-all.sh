@@ -7,10 +7,9 @@
 # full, and a last line "N passed, M failed". With V=1 in the environment, everything is
 # shown as it runs as well.
 #
-# Usage: Tests/run-all.sh MAKE SWIFT TMPDIR [SECONDS]
-# SECONDS: how long make took to build the host and the plugins before (for the build line).
+# Usage: HOST_BUILD=MODE Tests/run-all.sh MAKE SWIFT TMPDIR
 set -u
-make=$1 swift=$2 tmp=$3 product_seconds=${4:-}
+make=$1 swift=$2 tmp=$3
 source "$(dirname "$0")/../Support/build/progress.sh"
 log=build/test.log
 mkdir -p build "$tmp"
@@ -44,6 +43,22 @@ step() {
 
 passed=0 failed=0
 
+# stop_tree PID: ends the process PID and every process under it.
+stop_tree() {
+    local child
+    for child in $(pgrep -P "$1"); do stop_tree "$child"; done
+    kill -TERM "$1" 2>/dev/null
+}
+
+# wait_for_tests_build: waits for the test bundle's build started in the background, and
+# gives its output and status.
+wait_for_tests_build() {
+    wait "$tests_build"
+    local status=$?
+    cat "$tmp/tests-build.log"
+    return $status
+}
+
 # stop_unless_built WHAT: after a step that builds, ends the run when the step failed, with
 # the compiler's errors.
 stop_unless_built() {
@@ -55,15 +70,31 @@ stop_unless_built() {
     exit 1
 }
 
-step "build" env TMPDIR="$tmp" "$swift" build --build-tests
+# The test bundle (SwiftPM's build, in .build) and the host and plugins (make's, in build/)
+# share no file, so they build at once: each alone leaves a processor idle part of the time
+# (make compiles the ABI and the demo plugins one file at a time). make's lines go to the
+# terminal, as make's own do; SwiftPM's output to the log.
+start=$SECONDS
+env TMPDIR="$tmp" "$swift" build --build-tests > "$tmp/tests-build.log" 2>&1 &
+tests_build=$!
+"$make" --no-print-directory $([ -n "${V:-}" ] || echo --silent) test-prerequisites
+if [ $? -ne 0 ]; then
+    stop_tree "$tests_build"
+    wait "$tests_build" 2>/dev/null
+    echo "build of the host or the plugins failed (make's errors above)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+product_seconds=$((SECONDS - start))
+step "build" wait_for_tests_build
 stop_unless_built "the tests"
-tests_seconds=$last_seconds
+tests_seconds=$((SECONDS - start))
 
 # The fixture plugins, before the suites that read them run in several processes: each asks
 # make for them, which must then find nothing left to build.
 step "fixtures" "$make" --no-print-directory fixtures FIXTURES_OUT="$PWD/build/fixtures" -j2
 stop_unless_built "the fixture plugins"
-echo "build:         ${product_seconds:+host and plugins ${product_seconds} s, }tests ${tests_seconds} s, fixtures ${last_seconds} s"
+echo "build:         host and plugins ${product_seconds} s, tests ${tests_seconds} s (at once), fixtures ${last_seconds} s"
 
 plugin_log=$(mktemp)
 step "plugin tests" "$make" --no-print-directory plugin-tests
