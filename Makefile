@@ -2,7 +2,8 @@
 #
 #   make            build libPluginABI.so, plugin-host and the demo plugins
 #   make run        build, then run: build/bin/plugin-host --dir plugins/
-#   make test       build, then run every test (unit and integration)
+#   make test       build, then run every test (unit and integration), against a build of the
+#                   host compiled file by file (HOST_BUILD=whole: the whole-module one)
 #   make install    install into $(DESTDIR)$(PREFIX), with example systemd units in
 #                   lib/systemd/system/plugin-host.service and .socket; the demo plugins
 #                   go in with plugin-host install
