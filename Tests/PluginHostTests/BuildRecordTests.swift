@@ -28,6 +28,30 @@ struct BuildRecordTests {
         #expect(!actions.contains { if case .say(.leftOutByRecord) = $0 { true } else { false } })
     }
 
+    @Test("a plugin left out whose file was then removed is 'removed' once the generation that serves finds no file of it")
+    func leftOutThenRemoved() {
+        var ledger = BuildLedger()
+        let kept = PublishedPlugin(name: "Echo", file: "p/libEcho.so", version: "1.0.0", identity: identity(1), state: .running)
+        let crasher = PublishedPlugin(name: "Ticker", file: "p/libTicker.so", version: "0.1.0", identity: identity(2), state: .running)
+        ledger.leaveOut(crasher, because: "crashed during the run phase: SIGSEGV")
+        var generation = Generation(number: 2, cause: .start, startedAt: MonotonicInstant(nanoseconds: 1), life: .serving)
+        generation.plugins = [kept]
+        let serving = PluginCondition(name: "Echo", state: .serving, file: kept.file, version: kept.version, build: kept.identity)
+        // Its file is there: the generation tells it is left out.
+        generation.conditions = [serving, PluginCondition(name: "Ticker", state: .leftOut, file: crasher.file, reason: "crashed during the run phase: SIGSEGV")]
+        ledger.follow(generation)
+        #expect(ledger.statuses.first { $0.name == "Ticker" }?.state == .leftOut)
+        #expect(ledger.takeSummary().leftOut.map(\.name) == ["Ticker"])
+        // Its file is gone: the generation, rescanning, tells nothing of it.
+        generation.conditions = [serving]
+        ledger.follow(generation)
+        let removed = ledger.statuses.first { $0.name == "Ticker" }
+        #expect(removed?.state == .removed)
+        #expect(removed?.reason == "its file is gone from the plugin directories")
+        #expect(ledger.takeSummary().leftOut.isEmpty, "STATUS= no longer says it is left out")
+        #expect(ledger.isLeftOut(crasher), "its build stays left out, should the same file come back")
+    }
+
     @Test("a plugin blamed before whose file was removed is 'removed' while a generation serves, and 'not serving' only while none does")
     func removedPlugin() {
         var ledger = BuildLedger()

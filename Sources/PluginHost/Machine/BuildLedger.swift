@@ -505,7 +505,7 @@ struct BuildLedger: Sendable {
                 status.state = condition.state
                 status.reason = condition.reason
                 status.file = condition.file ?? record.file
-            } else if let leftOut = record.leftOut.last {
+            } else if let leftOut = record.leftOut.last, !(speakingServes && record.condition == nil) {
                 status.state = .leftOut
                 status.reason = "\(leftOut.reason); left out until its file changes"
                 status.version = leftOut.build.version
@@ -515,7 +515,8 @@ struct BuildLedger: Sendable {
                 status.reason = condition.reason
                 status.file = condition.file ?? record.file
             } else if speakingServes {
-                // A generation serves, and neither runs it nor told of it: its file was removed.
+                // A generation serves, and neither runs it nor told of it: its file was removed
+                // (a build left out included: the generation tells of one whose file it found).
                 status.state = .removed
                 status.reason = "its file is gone from the plugin directories"
             } else {

@@ -716,8 +716,10 @@ extension SimulatedWorld {
         let expected = Set(Self.plugins.indices.filter { plugin in
             !runningNames.contains(Self.plugins[plugin].name)
                 // A plugin blamed before whose file now holds a build the worker could not add is
-                // not added: its file changed since the build left out.
-                && ((truth.evidence.keys.contains { $0.plugin == plugin } && !worker.toldNotAdded.contains(Self.plugins[plugin].name))
+                // not added: its file changed since the build left out. One the worker told nothing
+                // of had no file when it looked: it is removed.
+                && ((truth.evidence.keys.contains { $0.plugin == plugin } && !worker.toldNotAdded.contains(Self.plugins[plugin].name)
+                        && worker.toldNames.contains(Self.plugins[plugin].name))
                     || worker.toldLeftOut.contains(Self.plugins[plugin].name))
         }.map { Self.plugins[$0].name })
         let said = Set(summary.leftOut.map(\.name))
