@@ -346,9 +346,8 @@ diagram: $(SIMULATOR)
 	@$(SIMULATOR) --diagram > $(BUILD)/simulate/diagram.md
 	@python3 Tests/Simulate/replace-diagram.py docs/architecture.md $(BUILD)/simulate/diagram.md
 
-# The short run that `make test` includes.
-# The seeds and a short mutation around them, about 200,000 inputs; the long search is make
-# fuzz's.
+# The short run that `make test` includes: the seeds and a short mutation around them, some
+# 200,000 inputs or more; the long search is make fuzz's.
 fuzz-smoke:
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
 

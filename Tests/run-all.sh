@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test, as `make test` does: builds the tests, runs the demo plugins' own tests,
-# the Swift test suites (unit and integration), the check of PluginABI's public interface
-# against its published baseline, the check that every planted bug still applies, and a
-# short fuzz run of the manifest reader.
+# Runs every test, as `make test` does: builds the host (as HOST_BUILD says), the plugins and
+# the tests, runs the demo plugins' own tests, the Swift test suites (unit and integration),
+# the check of PluginABI's public interface against its published baseline, the check that
+# every planted bug still applies, and a short fuzz run of the manifest reader.
 # Everything goes to build/test.log; the terminal gets one line per step, the failures in
 # full, and a last line "N passed, M failed". With V=1 in the environment, everything is
 # shown as it runs as well.
