@@ -50,12 +50,12 @@ stop_tree() {
     kill -TERM "$1" 2>/dev/null
 }
 
-# wait_for_tests_build: waits for the test bundle's build started in the background, and
-# gives its output and status.
-wait_for_tests_build() {
-    wait "$tests_build"
+# wait_for PID LOG: waits for a build started in the background, and gives its output and
+# status.
+wait_for() {
+    wait "$1"
     local status=$?
-    cat "$tmp/tests-build.log"
+    cat "$2"
     return $status
 }
 
@@ -85,15 +85,19 @@ if [ $? -ne 0 ]; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-step "build" wait_for_tests_build
+# The fixture plugins, while SwiftPM still builds the tests, and before the suites that read
+# them run in several processes: each asks make for them, and must find nothing to build.
+"$make" --no-print-directory fixtures FIXTURES_OUT="$PWD/build/fixtures" -j2 > "$tmp/fixtures-build.log" 2>&1 &
+fixtures_build=$!
+step "build" wait_for "$tests_build" "$tmp/tests-build.log"
+if [ "$last_status" -ne 0 ]; then
+    stop_tree "$fixtures_build"
+    wait "$fixtures_build" 2>/dev/null
+fi
 stop_unless_built "the tests"
-build_seconds=$((SECONDS - start))
-
-# The fixture plugins, before the suites that read them run in several processes: each asks
-# make for them, which must then find nothing left to build.
-step "fixtures" "$make" --no-print-directory fixtures FIXTURES_OUT="$PWD/build/fixtures" -j2
+step "fixtures" wait_for "$fixtures_build" "$tmp/fixtures-build.log"
 stop_unless_built "the fixture plugins"
-echo "build:         host, plugins and tests ${build_seconds} s (at once), fixtures ${last_seconds} s"
+echo "build:         host, plugins, tests and fixtures $((SECONDS - start)) s (at once)"
 
 plugin_log=$(mktemp)
 step "plugin tests" "$make" --no-print-directory plugin-tests
