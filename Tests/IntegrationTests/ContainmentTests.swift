@@ -452,12 +452,7 @@ private struct Trial {
 
     /// Waits until `condition` holds, for at most ten seconds; whether it did.
     func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(20_000)
-        }
-        return true
+        IntegrationTests.wait(until: condition)
     }
 
     /// The lines the misbehavers logged.

@@ -473,13 +473,3 @@ private func parseWithPrometheus(_ text: String) throws -> CommandResult {
         "PYTHONPATH": Repository.root.appending(path: "build/python").path,
     ])
 }
-
-/// Waits until `condition` holds, for at most `limit`; whether it did.
-private func wait(limit: Duration, until condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}

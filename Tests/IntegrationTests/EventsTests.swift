@@ -143,16 +143,6 @@ struct EventsTests {
     }
 }
 
-/// Waits until `condition` holds, for at most ten seconds.
-func wait(until condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}
-
 /// The file recording fixtures write what happens to them into, one line per event.
 struct EventLog {
     let file: URL

@@ -22,12 +22,7 @@ struct LifecycleTests {
 
     /// Waits until the log holds `line`, for at most ten seconds.
     private func wait(for line: String, in log: URL) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if lines(of: log).contains(line) { return true }
-            usleep(20_000)
-        }
-        return false
+        IntegrationTests.wait { lines(of: log).contains(line) }
     }
 
     private func start(_ directory: PluginDirectoryFixture, _ extra: [String] = []) throws -> RunningHost {

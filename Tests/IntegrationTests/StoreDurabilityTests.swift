@@ -68,9 +68,7 @@ struct StoreDurabilityTests {
             #expect(host.terminationReason == .uncaughtSignal)
             // Its worker ends with it, and with the worker the store's lock, which the next
             // round's host must find free.
-            let gone = Date().addingTimeInterval(60)
-            while workers.contains(where: HostProcesses.isAlive) && Date() < gone { usleep(500) }
-            #expect(!workers.contains(where: HostProcesses.isAlive), "round \(round): the worker outlived its supervisor")
+            #expect(wait(limit: .seconds(60)) { !workers.contains(where: HostProcesses.isAlive) }, "round \(round): the worker outlived its supervisor")
             if FileManager.default.fileExists(atPath: temporary.path) { interruptedWrites += 1 }
 
             let state = try validState(of: directory)
