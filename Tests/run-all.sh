@@ -50,6 +50,12 @@ stop_tree() {
     kill -TERM "$1" 2>/dev/null
 }
 
+# abandon PID: ends a build started in the background, which another's failure made moot.
+abandon() {
+    stop_tree "$1"
+    wait "$1" 2>/dev/null
+}
+
 # wait_for PID LOG: waits for a build started in the background, and gives its output and
 # status.
 wait_for() {
@@ -79,8 +85,7 @@ env TMPDIR="$tmp" "$swift" build --build-tests > "$tmp/tests-build.log" 2>&1 &
 tests_build=$!
 "$make" --no-print-directory $([ -n "${V:-}" ] || echo --silent) test-prerequisites
 if [ $? -ne 0 ]; then
-    stop_tree "$tests_build"
-    wait "$tests_build" 2>/dev/null
+    abandon "$tests_build"
     echo "build of the host or the plugins failed (make's errors above)"
     echo "0 passed, 1 failed"
     exit 1
@@ -90,10 +95,7 @@ fi
 "$make" --no-print-directory fixtures FIXTURES_OUT="$PWD/build/fixtures" -j2 > "$tmp/fixtures-build.log" 2>&1 &
 fixtures_build=$!
 step "build" wait_for "$tests_build" "$tmp/tests-build.log"
-if [ "$last_status" -ne 0 ]; then
-    stop_tree "$fixtures_build"
-    wait "$fixtures_build" 2>/dev/null
-fi
+[ "$last_status" -eq 0 ] || abandon "$fixtures_build"
 stop_unless_built "the tests"
 step "fixtures" wait_for "$fixtures_build" "$tmp/fixtures-build.log"
 stop_unless_built "the fixture plugins"

@@ -70,9 +70,7 @@ struct HeldBuilds {
                 }
             }
         }
-        held = []
-        positions = [:]
-        for entry in next { append(entry) }
+        holdOnly(next)
         return next.map(\.build)
     }
 
@@ -80,12 +78,16 @@ struct HeldBuilds {
     /// copy of a permanent build, held from the start.
     mutating func hold(_ build: PublishedPlugin, fromCopy file: ReadOnlyFile, identity: FileIdentity) {
         if let identity = build.identity, entry(of: build.name, identity) != nil {
-            let others = held.filter { !$0.build.isSameBuild(as: build) }
-            held = []
-            positions = [:]
-            for entry in others { append(entry) }
+            holdOnly(held.filter { !$0.build.isSameBuild(as: build) })
         }
         append((build, file, identity))
+    }
+
+    /// Holds `entries`, and nothing held before.
+    private mutating func holdOnly(_ entries: [Entry]) {
+        held = []
+        positions = [:]
+        for entry in entries { append(entry) }
     }
 
     private mutating func append(_ entry: Entry) {
