@@ -184,8 +184,10 @@ struct RecordTests {
                 "\(second.standardError)")
         #expect(!second.standardError.contains("error: rolling back"), "what an operator asked for is no error: \(second.standardError)")
         #expect(second.waitForError("plugin-host: rolled back: brought back Ticker 0.1.0"), "\(second.standardError)")
-        // The file holds 0.2.0: the build that runs came from the record's copy.
+        // The file holds 0.2.0: the build that runs came from the record's copy, and the status says so.
         #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(service.log.lines)")
+        let status = try #require(console.waitForStatus { $0.state == "serving" && $0.plugin("Ticker")?["version"] as? String == "0.1.0" })
+        #expect(status.plugin("Ticker")?["from"] as? String == "record", "\(status.plugin("Ticker") ?? [:])")
         #expect(second.stop(with: SIGTERM).status == 0)
 
         let (third, next) = try service.start(["--state", state.path] + watching)

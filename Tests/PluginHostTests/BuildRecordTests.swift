@@ -111,6 +111,30 @@ struct BuildRecordTests {
         #expect(machine.ledger.record.permanent.map(\.identity) == [permanent.identity])
     }
 
+    @Test("the status says where each build that serves came from, as its generation loaded it: its file, a build held from before, or the record's copy")
+    func whereABuildCameFrom() {
+        var ledger = BuildLedger()
+        let echo = PublishedPlugin(name: "Echo", file: "p/libEcho.so", version: "1.0.0", identity: identity(1), state: .running)
+        let ticker = PublishedPlugin(name: "Ticker", file: "p/libTicker.so", version: "0.1.0", identity: identity(2), state: .running)
+        let domain = PublishedPlugin(name: "Domain", file: "p/libDomain.so", version: "0.9.0", identity: identity(3), state: .running)
+        var generation = Generation(number: 2, cause: .restore, startedAt: MonotonicInstant(nanoseconds: 1), life: .serving)
+        generation.plugins = [echo, ticker, domain]
+        generation.substitutes = [
+            BuildSelection.Substitute(name: "Ticker", file: ticker.file, identity: identity(2), path: "/proc/self/fd/9"),
+            BuildSelection.Substitute(name: "Domain", file: domain.file, identity: identity(3), path: "/proc/self/fd/10", fromCopy: true),
+        ]
+        ledger.follow(generation)
+        func origin(_ name: String) -> BuildOrigin? { ledger.statuses.first { $0.name == name }?.origin }
+        #expect(origin("Echo") == .file)
+        #expect(origin("Ticker") == .held)
+        #expect(origin("Domain") == .record)
+        // Ticker's file now holds a new build, not left out, which no generation loaded yet:
+        // the build that serves still came from the held file.
+        generation.conditions = [PluginCondition(name: "Ticker", state: .serving, file: ticker.file, version: ticker.version, build: ticker.identity)]
+        ledger.follow(generation)
+        #expect(origin("Ticker") == .held)
+    }
+
     @Test("the record keeps the newest few permanent builds of each plugin; the newest is held, to run in place of a file it does not run")
     func permanentBuilds() {
         var ledger = BuildLedger()

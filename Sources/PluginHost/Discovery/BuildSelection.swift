@@ -29,6 +29,9 @@ struct BuildSelection: Sendable, Equatable {
         /// Where the host loads it from: an open descriptor of the file, as the supervisor
         /// that holds it fills in; empty until then.
         var path: String = ""
+        /// Whether that descriptor is of the copy the record keeps of the build, rather than
+        /// of a file it ran from.
+        var fromCopy = false
     }
 
     var excluded: [Excluded] = []

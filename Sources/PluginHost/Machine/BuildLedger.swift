@@ -33,8 +33,8 @@ struct BuildLedger: Sendable {
         var trial: Trial?
         /// The builds that became permanent (served, and not on trial), the newest last.
         var permanent: [PublishedPlugin] = []
-        /// The permanent build held from the record's copy since the start, if any.
-        var fromRecord: PublishedPlugin?
+        /// Where its build that serves came from, as the generation that serves loaded it.
+        var origin: BuildOrigin?
         /// A build that was on trial when the host last stopped, as its record says: no
         /// generation loads it until the host serves, and it is then tried again as an upgrade.
         var awaitingTrial: LeftOutBuild?
@@ -87,6 +87,7 @@ struct BuildLedger: Sendable {
         let serves: Bool
         let plugins: [PublishedPlugin]?
         let conditions: [PluginCondition]?
+        let substitutes: [BuildSelection.Substitute]?
     }
     /// Whether the generation that speaks for the host serves, as ``follow(_:)`` took it last.
     private var speakingServes = false
@@ -208,7 +209,6 @@ struct BuildLedger: Sendable {
         for index in records.indices {
             if let newest = records[index].permanent.last(where: { !isLeftOut($0) }) {
                 records[index].held = newest
-                records[index].fromRecord = newest
             }
         }
         for entry in record.onTrial where !isLeftOut(entry.published) {
@@ -231,6 +231,15 @@ struct BuildLedger: Sendable {
         }
         if any { recordChanges += 1 }
         return any
+    }
+
+    /// Where `build` came from, as `generation` loaded it: a held file or the record's copy,
+    /// in place of its plugin's file, or the file.
+    private func origin(of build: PublishedPlugin, loadedBy generation: Generation?) -> BuildOrigin {
+        let substitute = generation?.substitutes.first { substitute in
+            substitute.name == build.name && build.identity.map(substitute.identity.hasSameContents) == true
+        }
+        return substitute.map { $0.fromCopy ? .record : .held } ?? .file
     }
 
     /// `build` is permanent: the newest of its plugin's permanent builds.
@@ -394,7 +403,8 @@ struct BuildLedger: Sendable {
         let conditions = speaking?.conditions
         // The same generation telling the same: nothing to take. Arrays compare by their storage
         // first, so the lists just compared are kept, and the next event compares them at once.
-        let taking = Followed(number: speaking?.number, serves: serves, plugins: speaking?.plugins, conditions: conditions)
+        let taking = Followed(
+            number: speaking?.number, serves: serves, plugins: speaking?.plugins, conditions: conditions, substitutes: speaking?.substitutes)
         guard taking != followed else {
             followed = taking
             return
@@ -418,6 +428,7 @@ struct BuildLedger: Sendable {
         for index in records.indices {
             let build = of[index].build.map { running[$0] }
             records[index].serving = serves ? build : nil
+            records[index].origin = serves ? build.map { origin(of: $0, loadedBy: speaking) } : nil
             if serves, let build {
                 records[index].ranLast = true
                 // A build that serves and is not on trial is permanent; one left out (its trial
@@ -494,7 +505,7 @@ struct BuildLedger: Sendable {
                 status.file = serving.file
                 status.build = serving.identity
                 status.requires = serving.requires
-                status.origin = record.fileLeftOut == nil ? .file : record.fromRecord?.isSameBuild(as: serving) == true ? .record : .held
+                status.origin = record.origin
                 if let fileLeftOut = record.fileLeftOut {
                     // The file's build is left out; the build held from before runs in its place.
                     status.reason = [status.reason, fileLeftOut].compactMap { $0 }.joined(separator: "; ")

@@ -4,8 +4,9 @@ extension SupervisionMachine {
     // MARK: Starting and getting ready
 
     /// The driver started generation `number`'s worker, handing it the held builds `found` in
-    /// place of files whose builds are left out: a rollback says which builds it brings back
-    /// only now, from what the driver found, never from what it asked to hold.
+    /// place of files whose builds are left out, some from the record's copies: a rollback
+    /// says which builds it brings back only now, from what the driver found, never from what
+    /// it asked to hold.
     mutating func started(_ number: Int, bringingBack found: [BuildSelection.Substitute], rewritten: [BuildSelection.Substitute]) {
         // The builds handed over, by contents: the held build of a plugin, or the one its trial replaced.
         func heldBuilds(_ substitutes: [BuildSelection.Substitute]) -> [PublishedPlugin] {
@@ -20,6 +21,7 @@ extension SupervisionMachine {
         if !lost.isEmpty {
             holdWhatRuns(adding: ledger.lose(heldIn: lost, because: "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is"))
         }
+        generations[number]?.substitutes = found
         guard let generation = generations[number], generation.cause == .restore else { return }
         let names = upgrades.restoringStarted()
         let broughtBack = heldBuilds(found)

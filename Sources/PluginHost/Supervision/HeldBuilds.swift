@@ -9,7 +9,9 @@
 /// be held from the copy the record keeps of it (``BuildCopies``), whose own identity is not
 /// the build's: each held file is checked against the identity it had when it was held.
 struct HeldBuilds {
-    private typealias Entry = (build: PublishedPlugin, file: ReadOnlyFile, identity: FileIdentity)
+    /// A held build, its file, that file's identity when it was held, and whether the file is
+    /// the record's copy of the build.
+    private typealias Entry = (build: PublishedPlugin, file: ReadOnlyFile, identity: FileIdentity, fromCopy: Bool)
     private var held: [Entry] = []
     /// Where the held builds of each contents are in ``held``: a lookup costs the builds of
     /// those contents, not every build held.
@@ -60,13 +62,13 @@ struct HeldBuilds {
                 (try? kept.file.status())?.identity.hasSameContents(as: kept.identity) == true {
                 next.append(kept)
             } else if let file = try? ReadOnlyFile(path: build.file), (try? file.status())?.identity.hasSameContents(as: identity) == true {
-                next.append((build, file, identity))
+                next.append((build, file, identity, false))
             } else {
                 if loaded == nil { loaded = WorkerFiles(of: workers) }
                 if let file = loaded?.open(identity) {
-                    next.append((build, file, identity))
+                    next.append((build, file, identity, false))
                 } else if let copy = copies(build) {
-                    next.append((build, copy.file, copy.identity))
+                    next.append((build, copy.file, copy.identity, true))
                 }
             }
         }
@@ -80,7 +82,7 @@ struct HeldBuilds {
         if let identity = build.identity, entry(of: build.name, identity) != nil {
             holdOnly(held.filter { !$0.build.isSameBuild(as: build) })
         }
-        append((build, file, identity))
+        append((build, file, identity, true))
     }
 
     /// Holds `entries`, and nothing held before.
@@ -115,6 +117,7 @@ struct HeldBuilds {
         guard let copy = heldCopy(of: substitute), copy.intact else { return nil }
         var located = substitute
         located.path = copy.file.pathInForkedProcesses
+        located.fromCopy = copy.fromCopy
         return located
     }
 
@@ -123,11 +126,12 @@ struct HeldBuilds {
         positions[identity.ignoringChangeTime]?.lazy.map { held[$0] }.first { entry in name.map { entry.build.name == $0 } ?? true }
     }
 
-    /// The file held for `substitute`'s build, and whether it still reads that build's bytes.
-    private func heldCopy(of substitute: BuildSelection.Substitute) -> (file: ReadOnlyFile, intact: Bool)? {
+    /// The file held for `substitute`'s build, whether it still reads that build's bytes, and
+    /// whether it is the record's copy of the build.
+    private func heldCopy(of substitute: BuildSelection.Substitute) -> (file: ReadOnlyFile, intact: Bool, fromCopy: Bool)? {
         guard let entry = entry(of: substitute.name, substitute.identity), let now = try? entry.file.status().identity
         else { return nil }
-        return (entry.file, now.hasSameContents(as: entry.identity))
+        return (entry.file, now.hasSameContents(as: entry.identity), entry.fromCopy)
     }
 }
 

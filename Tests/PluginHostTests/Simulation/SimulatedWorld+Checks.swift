@@ -119,16 +119,22 @@ extension SimulatedWorld {
     }
 
     /// A rollback's generation brings back the build held from before of each plugin whose new
-    /// build failed, when the world holds it as it was and nothing leaves it out.
+    /// build failed, when the world holds it as it was and nothing leaves it out: "the builds
+    /// that ran before", so of the builds of that plugin held as they were, the one that served
+    /// last (another may be held for a trial's rollback).
     private mutating func checkRollback(of number: Int) {
         checkTrialsBroughtBack(in: number)
         guard let worker = workers[number], worker.cause == .restore, let judged = lastJudged else { return }
         for failed in judged.blamed where truth.isLeftOut(failed) {
+            let intact = held.compactMap { entry -> WorldTruth.Build? in
+                guard entry.build.name == failed.name, let identity = entry.build.identity,
+                    inodes[entry.inode]?.identity.hasSameContents(as: identity) == true
+                else { return nil }
+                return WorldTruth.Build(plugin: failed.plugin, identity: identity)
+            }
             guard let disk = buildOnDisk(failed.plugin), truth.isLeftOut(disk.build),
-                let kept = held.first(where: { $0.build.name == failed.name }), let identity = kept.build.identity,
-                inodes[kept.inode]?.identity.hasSameContents(as: identity) == true
+                let build = intact.first(where: { $0 == truth.lastServed[failed.plugin] }) ?? intact.first
             else { continue }
-            let build = WorldTruth.Build(plugin: failed.plugin, identity: identity)
             if !truth.isLeftOut(build), !worker.broughtBack.contains(build) {
                 violate("the rollback's generation \(number) does not bring back \(build), which ran before and is held, in place of \(disk.build)")
             }
@@ -779,6 +785,11 @@ extension SimulatedWorld {
             }
             if plugin.build.map({ $0.inode != runs.inode || $0.modificationNanoseconds != runs.stamp }) ?? true || plugin.version != runs.version {
                 violate("the status says \(plugin.name) \(plugin.version ?? "?") serves, generation \(serving.number) runs \(runs)")
+            }
+            // Where it came from, as the worker loaded it (operations.md, `from`): its file, a
+            // build held from before, or the record's copy.
+            if let loaded = serving.published.last(where: { $0.plugin == index && $0.build == runs }), plugin.origin?.rawValue != loaded.source {
+                violate("the status says \(plugin.name) runs from \(plugin.origin?.rawValue ?? "nowhere"), generation \(serving.number) loaded it from \(loaded.source)")
             }
         }
         if let serving {

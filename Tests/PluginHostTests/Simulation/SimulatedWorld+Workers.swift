@@ -82,7 +82,7 @@ extension SimulatedWorld {
         let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, stepStarted: now)
         if plan.cause == .upgrade { worker.replaces = servingWorker }
         var leftOut: Set<String> = []
-        var chosen: [(plugin: Int, inode: UInt64)] = []
+        var chosen: [(plugin: Int, inode: UInt64, source: String)] = []
         var broughtBack: [WorldTruth.Build] = []
         for (plugin, inode) in paths.enumerated() {
             guard let inode, let file = inodes[inode] else { continue }
@@ -103,19 +103,19 @@ extension SimulatedWorld {
             if selection.excludes(name, file.identity) {
                 if let substitute = selection.substitute(for: name), let heldInode = UInt64(substitute.path.dropFirst(5)),
                     let heldIdentity = inodes[heldInode]?.identity {
-                    chosen.append((plugin, heldInode))
+                    chosen.append((plugin, heldInode, copyFiles.contains(heldInode) ? "record" : "held"))
                     broughtBack.append(WorldTruth.Build(plugin: plugin, identity: heldIdentity))
                 } else {
                     leftOut.insert(name)
                 }
             } else {
-                chosen.append((plugin, inode))
+                chosen.append((plugin, inode, "file"))
             }
         }
         let gone = leftOut.union(WorldRules.dependents(of: leftOut, among: chosen.map(\.plugin)))
-        for (plugin, inode) in chosen where !gone.contains(Self.plugins[plugin].name) {
+        for (plugin, inode, source) in chosen where !gone.contains(Self.plugins[plugin].name) {
             guard let identity = inodes[inode]?.identity else { continue }
-            worker.published.append(Published(plugin: plugin, inode: inode, identity: identity))
+            worker.published.append(Published(plugin: plugin, inode: inode, identity: identity, source: source))
         }
         worker.leftOutAtStart = gone
         worker.broughtBack = broughtBack

@@ -45,6 +45,9 @@ struct SimulatedWorld {
         let inode: UInt64
         /// The file's identity when the worker read it.
         let identity: FileIdentity
+        /// Where the worker loaded it from: its plugin's file, a file the supervisor held from
+        /// before, or the record's copy (as `from` in the status names them).
+        var source = "file"
         var state: SupervisionPage.PluginState = .published
         var loaded = false
 
@@ -196,6 +199,8 @@ struct SimulatedWorld {
     var lostToRewrite: Set<WorldTruth.Build> = []
     /// The copies the record keeps of permanent builds, as the driver keeps them: the file of each.
     var copies: [WorldTruth.Build: UInt64] = [:]
+    /// Every file that was made as a copy, kept by the record now or not.
+    var copyFiles: Set<UInt64> = []
     /// The operator's rollback the machine heard last, and what the truth says it brings back
     /// of each plugin (its build that runs, and the build before); `nil` targets: it must be refused.
     var rollbackExpected: (client: Int, targets: [Int: (running: WorldTruth.Build, target: WorldTruth.Build)]?)?
@@ -452,6 +457,7 @@ struct SimulatedWorld {
         nextStamp = before.nextStamp
         nextDaemon = before.nextDaemon
         copies = before.copies
+        copyFiles = before.copyFiles
         truth = before.truth
         environmentChanged = before.environmentChanged
         violations = before.violations
@@ -791,6 +797,7 @@ struct SimulatedWorld {
                 nextInode += 1
                 inodes[nextInode] = Inode(identity: entry.identity, build: file.build)
                 kept[build] = nextInode
+                copyFiles.insert(nextInode)
             }
         }
         // A worker may still run a copy the record no longer names: its file stays.
@@ -821,6 +828,7 @@ struct SimulatedWorld {
         guard let copy = heldCopy(of: substitute), copy.intact else { return nil }
         var located = substitute
         located.path = "held:\(copy.inode)"
+        located.fromCopy = copyFiles.contains(copy.inode)
         return located
     }
 

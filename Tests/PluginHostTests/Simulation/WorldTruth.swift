@@ -77,6 +77,8 @@ struct WorldTruth {
     /// each plugin are kept for a rollback. A trial that passed by its instant is counted by
     /// ``permanent(of:at:)``.
     private var permanentBuilds: [Int: [Build]] = [:]
+    /// The build of each plugin that a generation that served ran last, on trial or not.
+    private(set) var lastServed: [Int: Build] = [:]
     /// How many permanent builds of a plugin are kept, as docs/operations.md says.
     static let permanentKept = 3
 
@@ -184,6 +186,7 @@ struct WorldTruth {
     /// A generation that serves runs `builds`: each not on trial, and not left out, is permanent.
     mutating func served(_ builds: [Build], at now: MonotonicInstant) {
         settleTrials(at: now)
+        for build in builds { lastServed[build.plugin] = build }
         for build in builds where trial(of: build, at: now) == nil && !isLeftOut(build) { makePermanent(build) }
     }
 
