@@ -51,7 +51,7 @@ struct BuildLedger: Sendable {
     /// A build an upgrade brought in, on trial until an instant: a failure blamed on it
     /// brings back the build it replaced, which the driver holds open until the trial ends.
     struct Trial: Equatable, Sendable {
-        let build: PublishedPlugin
+        var build: PublishedPlugin
         let replaced: PublishedPlugin
         let until: MonotonicInstant
         /// Whether the driver holds the replaced build, so that it can come back.
@@ -431,6 +431,12 @@ struct BuildLedger: Sendable {
             records[index].origin = serves ? build.map { origin(of: $0, loadedBy: speaking) } : nil
             if serves, let build {
                 records[index].ranLast = true
+                // Its trial's build was written in place, or replaced, and a restart loaded the
+                // file as it is now: the trial goes on with the build that serves.
+                if let trial = records[index].trial, !trial.build.isSameBuild(as: build), !trial.replaced.isSameBuild(as: build), !isLeftOut(build) {
+                    records[index].trial?.build = build
+                    recordChanges += 1
+                }
                 // A build that serves and is not on trial is permanent; one left out (its trial
                 // failed or was rolled back, and it serves until the generation that replaces it
                 // takes over) is not.

@@ -121,7 +121,7 @@ extension SimulatedWorld {
     /// A rollback's generation brings back the build held from before of each plugin whose new
     /// build failed, when the world holds it as it was and nothing leaves it out: "the builds
     /// that ran before", so of the builds of that plugin held as they were, the one that served
-    /// last (another may be held for a trial's rollback).
+    /// last, or the one a rollback went back to since (another may be held for a trial's rollback).
     private mutating func checkRollback(of number: Int) {
         checkTrialsBroughtBack(in: number)
         guard let worker = workers[number], worker.cause == .restore, let judged = lastJudged else { return }
@@ -133,7 +133,7 @@ extension SimulatedWorld {
                 return WorldTruth.Build(plugin: failed.plugin, identity: identity)
             }
             guard let disk = buildOnDisk(failed.plugin), truth.isLeftOut(disk.build),
-                let build = intact.first(where: { $0 == truth.lastServed[failed.plugin] }) ?? intact.first
+                let build = intact.first(where: { $0 == truth.toBringBack[failed.plugin] }) ?? intact.first
             else { continue }
             if !truth.isLeftOut(build), !worker.broughtBack.contains(build) {
                 violate("the rollback's generation \(number) does not bring back \(build), which ran before and is held, in place of \(disk.build)")
@@ -313,6 +313,7 @@ extension SimulatedWorld {
     private mutating func rollingBack(_ trials: [WorldTruth.Trial], because reason: String, actions: [SupervisionAction]) {
         truth.leaveOut(trials.map(\.build), because: reason, at: now)
         truth.endTrials(of: trials.map(\.build))
+        truth.wentBack(to: trials.map(\.replaced))
         trialsFailed = trials
         for case .start(let plan) in actions { rollbackGenerations.insert(plan.number) }
     }

@@ -77,8 +77,9 @@ struct WorldTruth {
     /// each plugin are kept for a rollback. A trial that passed by its instant is counted by
     /// ``permanent(of:at:)``.
     private var permanentBuilds: [Int: [Build]] = [:]
-    /// The build of each plugin that a generation that served ran last, on trial or not.
-    private(set) var lastServed: [Int: Build] = [:]
+    /// The build of each plugin a restore brings back ("the builds that ran before"): the one a
+    /// generation that served ran last, on trial or not, or the one a rollback went back to since.
+    private(set) var toBringBack: [Int: Build] = [:]
     /// How many permanent builds of a plugin are kept, as docs/operations.md says.
     static let permanentKept = 3
 
@@ -89,7 +90,7 @@ struct WorldTruth {
 
     /// A build an upgrade brought in, and the build it replaced, until an instant.
     struct Trial: Equatable {
-        let build: Build
+        var build: Build
         let replaced: Build
         let until: MonotonicInstant
         /// The plugin's permanent build when the trial began: the build it replaced, unless
@@ -184,10 +185,24 @@ struct WorldTruth {
     }
 
     /// A generation that serves runs `builds`: each not on trial, and not left out, is permanent.
+    /// A plugin on trial that serves another build, not its trial's build before nor one left
+    /// out (its file was written in place, or replaced, and a restart loaded it as it is now):
+    /// the trial goes on with that build, replacing the same build, until the same time.
     mutating func served(_ builds: [Build], at now: MonotonicInstant) {
         settleTrials(at: now)
-        for build in builds { lastServed[build.plugin] = build }
+        for build in builds { toBringBack[build.plugin] = build }
+        for build in builds {
+            guard var trial = trials[build.plugin], trial.until > now, trial.build != build, trial.replaced != build, !isLeftOut(build)
+            else { continue }
+            trial.build = build
+            trials[build.plugin] = trial
+        }
         for build in builds where trial(of: build, at: now) == nil && !isLeftOut(build) { makePermanent(build) }
+    }
+
+    /// A rollback goes back to `builds`: each is what a restore brings back of its plugin.
+    mutating func wentBack(to builds: [Build]) {
+        for build in builds { toBringBack[build.plugin] = build }
     }
 
     /// An operator accepted the trials of `builds`: they are permanent.
