@@ -48,6 +48,38 @@ struct TrialTests {
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
+    @Test("a build on trial whose file changes before a restart nobody is blamed for: the restart loads the file as it is now, and the trial goes on with that build, replacing the same build before")
+    func trialGoesOnWithTheFileAsItIsNow() throws {
+        let service = try ServiceFixture()
+        let console = OperatorConsole()
+        // No --watch: a changed file is seen at a SIGHUP, or by the next generation.
+        let (host, listener) = try service.start(console.arguments + ["--shutdown-timeout", "1", "--trial", "120"])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running")
+        try service.replace("Ticker", with: "TickerNext")
+        kill(host.processIdentifier, SIGHUP)
+        #expect(host.waitForError("plugin-host: on trial for 120 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(host.standardError)")
+        #expect(service.log.wait(for: "Ticker 0.2.0 serving"), "\(service.log.lines)")
+
+        // A new build goes in unseen; then the worker is killed from outside, which blames nobody.
+        try service.replace("Ticker", withFile: try service.build(
+            of: "Ticker",
+            manifest: #"{"name": "Ticker", "version": "0.3.0", "abi": 2, "settings": ["log", "trigger", "crashIn", "pollMs", "failsInNextBuild", "printEvery", "nextBuildFails", "failAfterMs"]}"#))
+        kill(try #require(service.echo().worker), SIGKILL)
+        #expect(host.waitForError("plugin-host: restarting the plugins (no plugin is to blame: the worker was killed from outside; none is left out)"), "\(host.standardError)")
+
+        let status = try #require(console.waitForStatus { $0.state == "serving" && $0.plugin("Ticker")?["version"] as? String == "0.3.0" })
+        let trial = try #require(status.plugin("Ticker")?["trial"] as? [String: Any], "\(status.plugin("Ticker") ?? [:])")
+        #expect(trial["version"] as? String == "0.3.0")
+        #expect(trial["replaces"] as? String == "0.1.0")
+        #expect(trial["canRollBack"] as? Bool == true, "\(trial)")
+        // An operator's rollback names the build that runs, and brings back the build before.
+        #expect(try console.run("rollback", ["Ticker"]).status == 0)
+        #expect(host.waitForError("plugin-host: rolling back Ticker 0.3.0 -> 0.1.0, as an operator asked"), "\(host.standardError)")
+        let back = try #require(console.waitForStatus { $0.state == "serving" && $0.plugin("Ticker")?["version"] as? String == "0.1.0" })
+        #expect(back.plugin("Ticker")?["from"] as? String == "held", "\(back.plugin("Ticker") ?? [:])")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
     @Test("a build whose file was replaced before its generation served still comes back: the supervisor holds the bytes its worker loaded")
     func replacedBeforeHeld() throws {
         let staging = try Scratch.directory(named: "staging").appending(path: "libTicker.so")
