@@ -74,6 +74,10 @@ struct BuildLedger: Sendable {
     }
     /// Where each plugin's record is in ``records``, by name.
     private var positions: [String: Int] = [:]
+    /// The builds the driver said it holds at its last answer, less those whose held files
+    /// were written in place since: a build it holds can come back, whatever the ledger holds
+    /// it as (a rollback that failed leaves the build it went back to as the plugin's).
+    private var heldByDriver: [PublishedPlugin] = []
     /// The plugins with a build on trial: an event reads their trials, not every record.
     private var namesOnTrial: Set<String> = []
     /// What ``takeSummary()`` said last, while nothing changed the records since.
@@ -290,6 +294,7 @@ struct BuildLedger: Sendable {
     /// The driver holds `held` now, of the builds it was asked to hold, `asked`: the others it
     /// could not open as they were (their files changed before it could), and none is held.
     mutating func holding(_ held: [PublishedPlugin], of asked: [PublishedPlugin]) {
+        heldByDriver = held
         for index in records.indices {
             records[index].held = nil
             records[index].notHeld = nil
@@ -315,6 +320,7 @@ struct BuildLedger: Sendable {
         let record = self[build.name]
         let heldBefore = record?.held.map { $0.isSameBuild(as: replaced) } == true
             || record?.trial.map { $0.replacedHeld && $0.replaced.isSameBuild(as: replaced) } == true
+            || heldByDriver.contains { $0.isSameBuild(as: replaced) }
         update(build.name) { $0.trial = Trial(build: build, replaced: replaced, until: until, replacedHeld: heldBefore) }
         namesOnTrial.insert(build.name)
         recordChanges += 1
@@ -371,6 +377,9 @@ struct BuildLedger: Sendable {
     ///   record's copy).
     @discardableResult
     mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: String) -> [PublishedPlugin] {
+        heldByDriver.removeAll { build in
+            rewritten.contains { $0.name == build.name && $0.identity.map { identity in build.identity.map(identity.hasSameContents) == true } == true }
+        }
         var lost: [PublishedPlugin] = []
         for index in records.indices {
             guard let held = records[index].held, let identity = held.identity else { continue }
