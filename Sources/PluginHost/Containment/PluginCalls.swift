@@ -141,12 +141,15 @@ private final class SequenceRun: Sendable {
                 executor.retarget(to: nil, phase: .unknown)
                 let current = state.withLock { state -> Bool in
                     guard state.generation == generation else { return false }
+                    // The step ends before the outcome is seen: once the waiting thread goes
+                    // on, the page no longer shows the call, and a late end cannot end the
+                    // plugin's next step.
+                    threads.link.end(stepOf: call.plugin)
                     state.outcomes[index] = outcome
                     state.durations[index] = state.started[index].map { .now - $0 }
                     return true
                 }
                 guard current else { return }
-                threads.link.end(stepOf: call.plugin)
                 progress.signal()
             }
         }
