@@ -240,7 +240,8 @@ $(FUZZER): $(FUZZ_SOURCES) $(ABI_SOURCES)
 	@mkdir -p $(FUZZ)
 	$(SWIFTC) $(FUZZ_FLAGS) -wmo -module-name PluginABI -emit-module -emit-module-path $(FUZZ)/PluginABI.swiftmodule \
 	    -emit-object -o $(FUZZ)/PluginABI.o $(ABI_SOURCES)
-	$(SWIFTC) $(FUZZ_FLAGS) -wmo -num-threads $(PROCESSORS) -module-name ManifestFuzz -I $(FUZZ) -o $@ $(FUZZ_SOURCES) $(FUZZ)/PluginABI.o
+	$(SWIFTC) $(FUZZ_FLAGS) -emit-executable -wmo -num-threads $(PROCESSORS) -module-name ManifestFuzz -I $(FUZZ) \
+	    -emit-module-path $(FUZZ)/ManifestFuzz.swiftmodule -o $@ $(FUZZ_SOURCES) -Xlinker $(FUZZ)/PluginABI.o
 
 # The fuzzer alone, built (make test builds it while the suites run).
 fuzzer: $(FUZZER)
