@@ -377,26 +377,17 @@ struct BuildLedger: Sendable {
     ///   record's copy).
     @discardableResult
     mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: String) -> [PublishedPlugin] {
-        heldByDriver.removeAll { build in
-            rewritten.contains { $0.name == build.name && $0.identity.map { identity in build.identity.map(identity.hasSameContents) == true } == true }
-        }
+        func isRewritten(_ build: PublishedPlugin) -> Bool { rewritten.contains { $0.isSameBuild(as: build) } }
+        heldByDriver.removeAll(where: isRewritten)
         var lost: [PublishedPlugin] = []
         for index in records.indices {
-            guard let held = records[index].held, let identity = held.identity else { continue }
-            let isRewritten = rewritten.contains { build in
-                build.name == records[index].name && build.identity.map(identity.hasSameContents) == true
-            }
-            guard isRewritten else { continue }
+            guard let held = records[index].held, isRewritten(held) else { continue }
             records[index].held = nil
             records[index].notHeld = reason
             lost.append(held)
         }
         for index in records.indices {
-            guard let trial = records[index].trial, trial.replacedHeld, let replaced = trial.replaced.identity else { continue }
-            let isRewritten = rewritten.contains { build in
-                build.name == records[index].name && build.identity.map(replaced.hasSameContents) == true
-            }
-            guard isRewritten else { continue }
+            guard let trial = records[index].trial, trial.replacedHeld, isRewritten(trial.replaced) else { continue }
             records[index].trial?.replacedHeld = false
             lost.append(trial.replaced)
         }
