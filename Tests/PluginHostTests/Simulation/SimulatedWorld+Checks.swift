@@ -126,18 +126,23 @@ extension SimulatedWorld {
         checkTrialsBroughtBack(in: number)
         guard let worker = workers[number], worker.cause == .restore, let judged = lastJudged else { return }
         for failed in judged.blamed where truth.isLeftOut(failed) {
-            let intact = held.compactMap { entry -> WorldTruth.Build? in
-                guard entry.build.name == failed.name, let identity = entry.build.identity,
-                    inodes[entry.inode]?.identity.hasSameContents(as: identity) == true
-                else { return nil }
-                return WorldTruth.Build(plugin: failed.plugin, identity: identity)
-            }
+            let intact = heldAsTheyWere(of: failed.plugin)
             guard let disk = buildOnDisk(failed.plugin), truth.isLeftOut(disk.build),
                 let build = intact.first(where: { $0 == truth.toBringBack[failed.plugin] }) ?? intact.first
             else { continue }
             if !truth.isLeftOut(build), !worker.broughtBack.contains(build) {
                 violate("the rollback's generation \(number) does not bring back \(build), which ran before and is held, in place of \(disk.build)")
             }
+        }
+    }
+
+    /// The builds of `plugin` the world holds whose held files still read their bytes.
+    private func heldAsTheyWere(of plugin: Int) -> [WorldTruth.Build] {
+        held.compactMap { entry in
+            guard entry.build.name == Self.plugins[plugin].name, let identity = entry.build.identity,
+                inodes[entry.inode]?.identity.hasSameContents(as: identity) == true
+            else { return nil }
+            return WorldTruth.Build(plugin: plugin, identity: identity)
         }
     }
 
@@ -152,10 +157,7 @@ extension SimulatedWorld {
         for trial in trialsFailed {
             guard let disk = buildOnDisk(trial.build.plugin), disk.build == trial.build, truth.isLeftOut(disk.build),
                 !truth.isLeftOut(trial.replaced),
-                held.contains(where: { entry in
-                    entry.build.name == trial.replaced.name && entry.build.identity.map { WorldTruth.Build(plugin: trial.replaced.plugin, identity: $0) } == trial.replaced
-                        && inodes[entry.inode]?.identity.hasSameContents(as: entry.build.identity!) == true
-                })
+                heldAsTheyWere(of: trial.replaced.plugin).contains(trial.replaced)
             else { continue }
             if !worker.broughtBack.contains(trial.replaced) {
                 violate("\(trial.build), on trial, failed, and generation \(number) does not bring back \(trial.replaced), the build it replaced, held as it was"
