@@ -79,11 +79,11 @@ struct RecordFileTests {
     func writtenWithAbsolutePaths() throws {
         let state = FileManager.default.temporaryDirectory.appending(path: "record-\(UUID().uuidString)/state").path
         defer { try? FileManager.default.removeItem(atPath: (state as NSString).deletingLastPathComponent) }
-        let file = RecordFile(path: state + "/record-test", workingDirectory: "/srv/app")
+        let file = RecordFile(path: state + "/record-test", directories: ResolvedDirectories(["plugins"], workingDirectory: "/srv/app"), workingDirectory: "/srv/app")
         var relative = record
         relative.leftOut[0] = BuildRecord.LeftOut(
             name: "Ticker", file: "plugins/libTicker.so", version: "0.3.1", identity: record.leftOut[0].identity, reason: record.leftOut[0].reason)
-        try file.write(relative, directories: ["plugins"])
+        try file.write(relative)
         guard case .record(let read) = file.read() else {
             Issue.record("read as \(file.read())")
             return
@@ -91,14 +91,14 @@ struct RecordFileTests {
         #expect(read.leftOut.map(\.file) == ["/srv/app/plugins/libTicker.so", "/srv/app/plugins/lib%Odd.so"])
         #expect(read.permanent.map(\.file) == ["/srv/app/plugins/libTicker.so", "/srv/app/plugins/libEcho.so"])
         #expect(read.onTrial.map(\.file) == ["/srv/app/plugins/libEcho.so"])
-        #expect(RecordFile(path: state + "/none").read() == .none)
+        #expect(RecordFile(path: state + "/none", directories: file.directories).read() == .none)
     }
 
     @Test("the record lives in --state, else systemd's STATE_DIRECTORY, else XDG_STATE_HOME, else ~/.local/state; one file per set of directories")
     func whereItLives() {
         let environment = ["STATE_DIRECTORY": "/var/lib/plugin-host:/var/lib/other", "XDG_STATE_HOME": "/home/u/.state", "HOME": "/home/u"]
         func path(state: String? = nil, _ keys: [String], directories: [String] = ["plugins"]) -> String? {
-            RecordFile.path(for: directories, state: state, workingDirectory: "/srv/app") { name in keys.contains(name) ? environment[name] : nil }
+            RecordFile(of: directories, state: state, workingDirectory: "/srv/app") { name in keys.contains(name) ? environment[name] : nil }?.path
         }
         #expect(path(state: "/tmp/state", Array(environment.keys))?.hasPrefix("/tmp/state/record-") == true)
         #expect(path(state: "state", [])?.hasPrefix("/srv/app/state/record-") == true)
@@ -107,6 +107,8 @@ struct RecordFileTests {
         #expect(path(["HOME"])?.hasPrefix("/home/u/.local/state/plugin-host/record-") == true)
         #expect(path([]) == nil)
         #expect(path(["HOME"]) == path(["HOME"], directories: ["/srv/app/plugins"]), "a relative directory is the same directory")
+        #expect(path(["HOME"]) == path(["HOME"], directories: ["/srv/app/plugins/", "./plugins"]), "so is one spelt otherwise, once")
+        #expect(path(["HOME"]) == path(["HOME"], directories: ["/srv/./app/x/../plugins"]))
         #expect(path(["HOME"]) != path(["HOME"], directories: ["/srv/other"]))
     }
 

@@ -65,11 +65,7 @@ struct PluginHostCommand {
             }
             supervision.directories = options.search.directories
             supervision.search = options.search
-            let workingDirectory = Process.workingDirectory ?? "/"
-            supervision.record = RecordFile.path(
-                for: PluginSearchPath(options.search).directories, state: options.state, workingDirectory: workingDirectory,
-                environment: Process.environment
-            ).map { RecordFile(path: $0, workingDirectory: workingDirectory) }
+            supervision.record = record(of: options.search, state: options.state)
             do {
                 try openControl(options, into: &supervision, console: console)
             } catch {
@@ -99,13 +95,14 @@ struct PluginHostCommand {
         case .running(let view, let options):
             return RunningCommand(view: view, options: options, path: controlPath(of: options)).run()
         case .history(let options):
-            let workingDirectory = Process.workingDirectory ?? "/"
-            let record = RecordFile.path(
-                for: PluginSearchPath(options.search).directories, state: options.state, workingDirectory: workingDirectory,
-                environment: Process.environment
-            ).map { RecordFile(path: $0, workingDirectory: workingDirectory) }
-            return HistoryCommand(options: options, record: record).run()
+            return HistoryCommand(options: options, record: record(of: options.search, state: options.state)).run()
         }
+    }
+
+    /// The record of what a host of the directories `search` names proved, in the state
+    /// directory `--state` names or the default one; `nil` when there is none.
+    private static func record(of search: SearchOptions, state: String?) -> RecordFile? {
+        RecordFile(of: search.directories, state: state, workingDirectory: Process.workingDirectory ?? "/", environment: Process.environment)
     }
 
     /// The control socket a client command asks.

@@ -5,8 +5,8 @@
 ///
 /// The runtime directory is the first of: `$RUNTIME_DIRECTORY` (systemd's
 /// `RuntimeDirectory=`), `$XDG_RUNTIME_DIR/plugin-host`, `/run/plugin-host` for root,
-/// `/tmp/plugin-host-UID`. The file is `KEY.sock`, KEY sixteen hexadecimal digits of a hash
-/// of the directories' resolved paths.
+/// `/tmp/plugin-host-UID`. The file is `KEY.sock`, KEY the ``ResolvedDirectories/key`` of the
+/// directories.
 enum ControlPath {
     /// The runtime directories to look in, in order; the host makes its socket in the first.
     static func runtimeDirectories(environment: (String) -> String?, user: UInt32) -> [String] {
@@ -20,17 +20,10 @@ enum ControlPath {
         return directories
     }
 
-    /// The name of the socket file of a host of `directories`.
-    static func fileName(for directories: [String]) -> String {
-        let resolved = directories.map { (try? resolvedPath($0)) ?? $0 }.joined(separator: "\n")
-        // FNV-1a: stable across runs and builds, unlike Swift's hashing.
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in resolved.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits + ".sock"
+    /// The name of the socket file of a host of `directories`: the key of the directories as
+    /// the file system resolves them, which the host's record is named by too.
+    static func fileName(for directories: [String], workingDirectory: String = Process.workingDirectory ?? "/") -> String {
+        ResolvedDirectories(directories, workingDirectory: workingDirectory).key + ".sock"
     }
 
     /// Where a host of `directories` makes its control socket.

@@ -11,6 +11,8 @@ extension StatusDocument {
         var sockets: [(name: String, address: String)] = []
         var control: String?
         var directories: [String] = []
+        /// Where the record of what the host proved is kept.
+        var record: String?
         /// The build id of each build that runs, by that build, where its file has one.
         var buildIDs: [FileIdentity: String] = [:]
         /// Each plugin file's build on disk now, by path; `nil` when it is gone.
@@ -84,7 +86,8 @@ extension StatusDocument {
             lastUpgrade: status.lastUpgrade.map { Upgrade(at: facts.wallTime($0.at), result: $0.result, detail: $0.outcome.detail) },
             reloads: Reloads(applied: status.reloadsApplied, refused: status.reloadsRefused),
             warnings: status.warnings,
-            supervisor: SupervisorCost(cpuSeconds: (facts.supervisorCPUSeconds * 1e6).rounded() / 1e6, events: facts.supervisorEvents))
+            supervisor: SupervisorCost(cpuSeconds: (facts.supervisorCPUSeconds * 1e6).rounded() / 1e6, events: facts.supervisorEvents),
+            record: facts.record)
     }
 
     static func seconds(_ duration: Duration) -> Double {

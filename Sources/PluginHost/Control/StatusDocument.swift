@@ -34,6 +34,9 @@ struct StatusDocument: Codable, Equatable, Sendable {
     var warnings: [String]
     /// What the supervisor itself cost so far; `nil` from a host that does not say.
     var supervisor: SupervisorCost? = nil
+    /// Where the host keeps its record of what it proved; `nil` when it keeps none (no state
+    /// directory), or from a host that does not say.
+    var record: String? = nil
 
     /// The supervisor's own cost: the processor time its process used (user and system, its
     /// workers not included) and how many events its state machine took, so that what an

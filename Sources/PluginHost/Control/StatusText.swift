@@ -36,6 +36,7 @@ struct StatusText {
         }
         if let control = status.control { facts.append(("Control", control)) }
         if !status.directories.isEmpty { facts.append(("Plugins from", status.directories.joined(separator: ":"))) }
+        if let record = status.record { facts.append(("Record", record)) }
         let width = facts.map(\.0.count).max() ?? 0
         for (label, value) in facts {
             text += String(repeating: " ", count: width - label.count + 3) + label + ": " + value + "\n"

@@ -14,8 +14,14 @@ struct HistoryOptions: Equatable {
 /// trial, the permanent builds (newest first, the first the one a start runs), and the builds
 /// left out with why, each with its version, file and when the record first kept it so.
 ///
-/// Exit 0; 1 when the record is damaged, no record can be kept (no state directory), or it
-/// has no build of the plugin named.
+/// The record is the one a host of these directories keeps, whatever their spelling: in
+/// `--state`, else where such a host keeps it; the one a host of them keeps under an earlier
+/// name (``RecordFile/earlier()``), when it has none of its own yet; or, without `--state`,
+/// the one the host that serves them says it keeps (its status's `record`).
+///
+/// Exit 0; 1 when the record cannot be read (the state directory is missing, is no directory,
+/// or may not be read), is damaged, no record can be kept (no state directory), or it has no
+/// build of the plugin named.
 struct HistoryCommand {
     let options: HistoryOptions
     let record: RecordFile?
@@ -35,37 +41,88 @@ struct HistoryCommand {
     }
 
     func run() -> ExitStatus {
-        guard let record else {
+        guard var record else {
             console.write("plugin-host: error: no state directory to read the record from; give one with --state DIR\n", to: .error)
             return .failure
         }
-        let kept: BuildRecord
-        switch record.read() {
-        case .none:
-            kept = BuildRecord()
+        // Without --state, the record is the one the host that serves these directories keeps.
+        let running = runningHostRecord().flatMap { $0 == record.path ? nil : $0 }
+        if let running, options.state == nil {
+            console.write("plugin-host: note: reading the record the host that serves these directories keeps, at \(running)\n", to: .error)
+            record = RecordFile(path: running, directories: record.directories)
+        }
+        let elsewhere = options.state == nil ? nil : running.map { running in
+            "the host that serves these directories keeps its record at \(running); read it with --state "
+                + RecordFile(path: running, directories: record.directories).stateDirectory
+        }
+        if let problem = record.unreadable() {
+            console.write("plugin-host: error: cannot read the record at \(record.path): \(problem)" + (elsewhere.map { "; " + $0 } ?? "") + "\n", to: .error)
+            return .failure
+        }
+        var path = record.path
+        var kept = BuildRecord()
+        switch read(path) {
         case .record(let read):
             kept = read
-        case .damaged(let why):
-            console.write("plugin-host: error: the record at \(record.path) is damaged (\(why)); a host ignores it, and writes a new one once it proves anything\n", to: .error)
+        case .none:
+            if let earlier = record.earlier(), case .record(let read) = read(earlier) {
+                console.write("plugin-host: note: the record of these directories is kept at \(earlier), under another spelling of them; the next host of them takes it over as \(record.path)\n", to: .error)
+                (path, kept) = (earlier, read)
+            } else if let elsewhere {
+                console.write("plugin-host: error: no record of these directories at \(record.path): \(elsewhere)\n", to: .error)
+                return .failure
+            }
+        case .failed:
             return .failure
         }
         let entries = Self.entries(of: kept).filter { entry in options.plugin.map { $0 == entry.plugin } ?? true }
         if let plugin = options.plugin, entries.isEmpty {
-            console.write("plugin-host: error: the record at \(record.path) has no build of \(plugin)\n", to: .error)
+            console.write("plugin-host: error: the record at \(path) has no build of \(plugin)\n", to: .error)
             return .failure
         }
         if options.json {
-            console.write(Self.document(entries, record: record.path).rendered() + "\n", to: .output)
+            console.write(Self.document(entries, record: path).rendered() + "\n", to: .output)
         } else if entries.isEmpty {
-            console.write("the record at \(record.path) holds no build yet: no host of these directories has served as a service\n", to: .output)
+            console.write("the record at \(path) holds no build yet: no host of these directories has served as a service\n", to: .output)
         } else {
             let rows = entries.map { entry in
                 [entry.plugin, entry.version, entry.verdict + (entry.reason.map { ": " + $0 } ?? ""),
                  entry.since.map { TextFormat.utc(Double($0)) } ?? "-", entry.file + (entry.copy ? " (copy kept)" : "")]
             }
-            console.write("record: \(record.path)\n" + TextTable.render(header: ["plugin", "version", "verdict", "since", "file"], rows: rows), to: .output)
+            console.write("record: \(path)\n" + TextTable.render(header: ["plugin", "version", "verdict", "since", "file"], rows: rows), to: .output)
         }
         return .success
+    }
+
+    /// What reading a record found: none, a record, or a failure already said.
+    private enum Found {
+        case none
+        case record(BuildRecord)
+        case failed
+    }
+
+    /// The record at `path`; a record that cannot be read or is damaged is said.
+    private func read(_ path: String) -> Found {
+        switch RecordFile(path: path, directories: ResolvedDirectories([], workingDirectory: "/")).read() {
+        case .none:
+            return .none
+        case .record(let read):
+            return .record(read)
+        case .unreadable(let problem):
+            console.write("plugin-host: error: cannot read the record at \(path): \(problem)\n", to: .error)
+            return .failed
+        case .damaged(let why):
+            console.write("plugin-host: error: the record at \(path) is damaged (\(why)); a host ignores it, and writes a new one once it proves anything\n", to: .error)
+            return .failed
+        }
+    }
+
+    /// Where the host that serves these directories keeps its record, as it says; `nil` when
+    /// none runs, it keeps none, or it does not say.
+    private func runningHostRecord() -> String? {
+        let path = ControlPath.forClient(of: options.search.directories, environment: Process.environment, user: currentUser)
+        guard let status = try? ControlClient.answer(to: .status, at: path, patience: .seconds(2)).status else { return nil }
+        return status.record
     }
 
     /// The builds of `record`, by plugin (those with a permanent build first); for each: on trial, then

@@ -10,8 +10,13 @@ struct BuildCopies {
     let directory: String
 
     init(beside record: RecordFile) {
-        let base = record.path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let name = record.path.split(separator: "/").last.map(String.init) ?? "record"
+        self.init(besideRecordAt: record.path)
+    }
+
+    /// The copies of the record at `path`.
+    init(besideRecordAt path: String) {
+        let base = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let name = path.split(separator: "/").last.map(String.init) ?? "record"
         directory = base + "/" + (name.hasPrefix("record-") ? "builds-" + name.dropFirst("record-".count) : name + ".builds")
     }
 

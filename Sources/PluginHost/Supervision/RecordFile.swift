@@ -1,5 +1,6 @@
 /// The record of what the host proved (``BuildRecord``) on disk: one file for each set of
-/// plugin directories, in the state directory, kept by the supervisor only. It is written
+/// plugin directories as the file system resolves them (``ResolvedDirectories``), in the
+/// state directory, kept by the supervisor only. It is written
 /// whole (a new file, flushed, renamed over the old one, the directory flushed) and checked
 /// when read, so that a crash at any moment leaves either a record the next start reads or
 /// one it finds damaged, says so once, and ignores.
@@ -20,8 +21,11 @@
 /// of format 1 (builds left out only, without `SINCE`) is read as one that keeps nothing else.
 struct RecordFile {
     let path: String
+    /// The plugin directories it is the record of, as the file system resolves them.
+    let directories: ResolvedDirectories
     /// The directory relative paths are read from: a build's file is kept as an absolute
-    /// path, so that a start from another directory finds it.
+    /// path, its directory resolved, so that a start from another directory, or with
+    /// another spelling of it, finds it.
     var workingDirectory = "/"
 
     /// The record's first line: a later format is refused, not misread.
@@ -33,54 +37,131 @@ struct RecordFile {
         /// No record: the host has proved nothing here yet.
         case none
         case record(BuildRecord)
+        /// A record that is there and cannot be opened (this user may not read it).
+        case unreadable(SystemError)
         /// A record that cannot be trusted, and why: ignored.
         case damaged(String)
     }
 
-    /// The record of `directories`: in `state` (`--state`), else systemd's
-    /// `$STATE_DIRECTORY` (its first), else `$XDG_STATE_HOME/plugin-host`, else
-    /// `$HOME/.local/state/plugin-host`; `nil` when none of these is an absolute path.
-    /// The file's name holds a hash of the directories' absolute paths.
-    static func path(for directories: [String], state: String?, workingDirectory: String, environment: (String) -> String?) -> String? {
-        let base: String
+    init(path: String, directories: ResolvedDirectories, workingDirectory: String = "/") {
+        self.path = path
+        self.directories = directories
+        self.workingDirectory = workingDirectory
+    }
+
+    /// The record of `directories`, in the state directory (``stateDirectory(_:workingDirectory:environment:)``);
+    /// `nil` when there is none. The file's name holds the ``ResolvedDirectories/key`` of the
+    /// directories: every spelling of them names one record.
+    init?(of directories: [String], state: String?, workingDirectory: String, environment: (String) -> String?) {
+        guard let base = Self.stateDirectory(state, workingDirectory: workingDirectory, environment: environment) else { return nil }
+        self.directories = ResolvedDirectories(directories, workingDirectory: workingDirectory)
+        self.workingDirectory = workingDirectory
+        path = base + "/record-" + self.directories.key
+    }
+
+    /// The state directory: `state` (`--state`), else systemd's `$STATE_DIRECTORY` (its
+    /// first), else `$XDG_STATE_HOME/plugin-host`, else `$HOME/.local/state/plugin-host`;
+    /// `nil` when none of these is an absolute path.
+    static func stateDirectory(_ state: String?, workingDirectory: String, environment: (String) -> String?) -> String? {
         if let state, !state.isEmpty {
-            base = absolute(state, in: workingDirectory)
+            return state.hasPrefix("/") ? state : workingDirectory + "/" + state
         } else if let systemd = environment("STATE_DIRECTORY")?.split(separator: ":").first, systemd.hasPrefix("/") {
-            base = String(systemd)
+            return String(systemd)
         } else if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") {
-            base = xdg + "/plugin-host"
+            return xdg + "/plugin-host"
         } else if let home = environment("HOME"), home.hasPrefix("/") {
-            base = home + "/.local/state/plugin-host"
-        } else {
-            return nil
+            return home + "/.local/state/plugin-host"
         }
-        let key = directories.map { absolute($0, in: workingDirectory) }.joined(separator: "\n")
-        return base + "/record-" + FNV1a.hex(key.utf8)
+        return nil
+    }
+
+    /// The directory that holds the record.
+    var stateDirectory: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Reads the record; a file that is not there is no record.
     func read() -> Reading {
-        guard let file = try? ReadOnlyFile(path: path) else { return .none }
+        let file: ReadOnlyFile
+        do {
+            file = try ReadOnlyFile(path: path)
+        } catch {
+            return error.isMissing ? .none : .unreadable(error)
+        }
         guard let bytes = try? file.readAll() else { return .damaged("it cannot be read") }
         return Self.decode(bytes)
     }
 
-    /// Replaces the record with `record`, for `directories`.
-    ///
-    /// - Throws: ``SystemError`` naming what failed; the record before stays as it was.
-    func write(_ record: BuildRecord, directories: [String]) throws(SystemError) {
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try makeDirectories(String(path[..<slash])) }
-        var kept = record
-        for index in kept.leftOut.indices { kept.leftOut[index].file = Self.absolute(kept.leftOut[index].file, in: workingDirectory) }
-        for index in kept.permanent.indices { kept.permanent[index].file = Self.absolute(kept.permanent[index].file, in: workingDirectory) }
-        for index in kept.onTrial.indices { kept.onTrial[index].file = Self.absolute(kept.onTrial[index].file, in: workingDirectory) }
-        let absoluteDirectories = directories.map { Self.absolute($0, in: workingDirectory) }
-        try replacePrivateFile(path, bytes: Self.encode(kept, directories: absoluteDirectories), durably: true)
+    /// Why the record cannot be read, when it cannot: the state directory is missing, is not a
+    /// directory, or it or the record may not be read by this user. `nil` when it can be read,
+    /// or simply holds no record yet.
+    func unreadable() -> SystemError? {
+        do {
+            let status = try FileStatus(path: stateDirectory)
+            guard status.kind == .directory else { return .notADirectory("read the state directory", path: stateDirectory) }
+            _ = try directoryEntries(at: stateDirectory)
+            if (try? FileStatus(path: path)) != nil { _ = try ReadOnlyFile(path: path) }
+            return nil
+        } catch {
+            return error
+        }
     }
 
-    /// `path` as an absolute path, a relative one read from `directory`.
-    private static func absolute(_ path: String, in directory: String) -> String {
-        path.hasPrefix("/") ? path : directory + "/" + path
+    /// A record of the same directories under another name, which a host that keyed records by
+    /// the text of `--dir` (not as the file system resolves it) wrote: the newest, when the
+    /// record has no file of its own yet. Each record names its directories on its second line.
+    func earlier() -> String? {
+        guard (try? FileStatus(path: path)) == nil, let names = try? directoryEntries(at: stateDirectory) else { return nil }
+        var found: (path: String, modified: Int64)?
+        for name in names where name.hasPrefix("record-") && !name.hasSuffix(".tmp") {
+            let candidate = stateDirectory + "/" + name
+            guard candidate != path, let status = try? FileStatus(path: candidate), status.kind == .regular,
+                let named = Self.directories(in: candidate), ResolvedDirectories(named, workingDirectory: "/") == directories,
+                found.map({ status.modificationNanoseconds > $0.modified }) ?? true
+            else { continue }
+            found = (candidate, status.modificationNanoseconds)
+        }
+        return found?.path
+    }
+
+    /// Takes over the record at `earlier` (``earlier()``) as this one: it and its copies are
+    /// renamed to this record's names.
+    ///
+    /// - Throws: ``SystemError`` when it cannot be renamed; it stays where it was.
+    func takeOver(_ earlier: String) throws(SystemError) {
+        try renameEntry(earlier, to: path)
+        let copies = BuildCopies(besideRecordAt: earlier).directory
+        if (try? FileStatus(path: copies)) != nil { try renameEntry(copies, to: BuildCopies(beside: self).directory) }
+    }
+
+    /// The directories the record at `file` names, as its second line holds them.
+    private static func directories(in file: String) -> [String]? {
+        guard let bytes = try? ReadOnlyFile(path: file).readAll() else { return nil }
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 2, omittingEmptySubsequences: false)
+        guard lines.count >= 2, formatsRead.contains(String(decoding: lines[0], as: UTF8.self)) else { return nil }
+        let fields = lines[1].split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+        guard fields.count == 2, fields[0].elementsEqual("directories".utf8) else { return nil }
+        return String(decoding: fields[1], as: UTF8.self).split(separator: ":").map { unescape(String($0)) }
+    }
+
+    /// Replaces the record with `record`.
+    ///
+    /// - Throws: ``SystemError`` naming what failed; the record before stays as it was.
+    func write(_ record: BuildRecord) throws(SystemError) {
+        try makeDirectories(stateDirectory)
+        var kept = record
+        var resolved: [String: String] = [:]
+        func file(_ file: String) -> String {
+            if let known = resolved[file] { return known }
+            let path = ResolvedDirectories.resolveFile(file, in: workingDirectory)
+            resolved[file] = path
+            return path
+        }
+        for index in kept.leftOut.indices { kept.leftOut[index].file = file(kept.leftOut[index].file) }
+        for index in kept.permanent.indices { kept.permanent[index].file = file(kept.permanent[index].file) }
+        for index in kept.onTrial.indices { kept.onTrial[index].file = file(kept.onTrial[index].file) }
+        try replacePrivateFile(path, bytes: Self.encode(kept, directories: directories.paths), durably: true)
     }
 
     // MARK: The format

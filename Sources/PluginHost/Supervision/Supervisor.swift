@@ -113,6 +113,18 @@ struct Supervisor {
         settings.watchdog = configuration.systemd.watchdog
         copies = configuration.record.map(BuildCopies.init(beside:))
         var record = BuildRecord()
+        // A record of these directories kept under another name (another spelling of them, by a
+        // host that named records by the text of --dir) is this one: taken over, once.
+        if let file = configuration.record, let earlier = file.earlier() {
+            do {
+                try file.takeOver(earlier)
+                output.append(Array("plugin-host: note: took over the record of these directories kept at \(earlier) (named after another spelling of them); it is kept at \(file.path) from now on\n".utf8),
+                              to: .standardError, acknowledging: nil)
+            } catch {
+                output.append(Array("plugin-host: warning: cannot take over the record of these directories kept at \(earlier): \(error); starting without it\n".utf8),
+                              to: .standardError, acknowledging: nil)
+            }
+        }
         switch configuration.record?.read() {
         case .record(let kept)?:
             record = kept.forgettingChangedFiles { _, file, identity in
@@ -137,6 +149,9 @@ struct Supervisor {
             }
         case .damaged(let why)?:
             output.append(Array("plugin-host: warning: the record at \(configuration.record?.path ?? "") is damaged (\(why)); ignoring it: what it held is forgotten\n".utf8),
+                          to: .standardError, acknowledging: nil)
+        case .unreadable(let problem)?:
+            output.append(Array("plugin-host: warning: cannot read the record at \(configuration.record?.path ?? ""): \(problem); starting without what it holds\n".utf8),
                           to: .standardError, acknowledging: nil)
         case .none?, nil:
             break
@@ -363,7 +378,7 @@ struct Supervisor {
             record.permanent.removeAll { $0.copy == nil }
             record.stamp(since: written, now: Int64(WallClock.secondsSinceEpoch))
             guard record != written else { return }
-            try file.write(record, directories: configuration.directories)
+            try file.write(record)
             written = record
             copies?.prune(keeping: record)
         } catch {
@@ -420,6 +435,7 @@ struct Supervisor {
         facts.sockets = configuration.sockets.map { ($0.name, $0.address) }
         facts.control = configuration.control?.path
         facts.directories = configuration.directories
+        facts.record = configuration.record?.path
         facts.buildIDs = builds.buildIDs(of: status.plugins.compactMap { plugin in plugin.build.map { ($0, plugin.file) } })
         for plugin in status.plugins {
             guard let file = plugin.file, facts.onDisk[file] == nil else { continue }

@@ -186,6 +186,20 @@ private let systemSyncFS: (@convention(c) (Int32) -> Int32)? = dlsym(nil, "syncf
     unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
 }
 
+/// Renames the file or directory at `path` to `target`, replacing a file there.
+///
+/// - Throws: ``SystemError``.
+func renameEntry(_ path: String, to target: String) throws(SystemError) {
+    guard rename(path, target) == 0 else { throw SystemError("rename \(path) to", path: target) }
+}
+
+/// Makes `path` a symbolic link to `target`, unless a name is there already.
+///
+/// - Throws: ``SystemError`` when it cannot be made, and nothing is there.
+func makeSymbolicLink(_ path: String, to target: String) throws(SystemError) {
+    guard symlink(target, path) == 0 || errno == EEXIST else { throw SystemError("create a symbolic link", path: path) }
+}
+
 /// Removes the name `path`; a name that is not there is no failure.
 func removeFile(_ path: String) {
     _ = unlink(path)

@@ -31,6 +31,14 @@ struct SystemError: Error, Equatable, CustomStringConvertible {
     /// Whether the call failed because the path is a symbolic link it was told not to follow.
     var isSymbolicLink: Bool { code == ELOOP }
 
+    /// A path that had to be a directory and is not, as the system would say it.
+    static func notADirectory(_ operation: String, path: String) -> SystemError {
+        SystemError(operation, path: path, code: ENOTDIR)
+    }
+
+    /// Whether the call failed because the path, or a directory on it, does not exist.
+    var isMissing: Bool { code == ENOENT || code == ENOTDIR }
+
     /// Whether the call failed because the file it was to create exists.
     var isExistingFile: Bool { code == EEXIST }
 

@@ -35,12 +35,18 @@ struct ServiceFixture {
 
     /// Starts the host on the directory, listening on ``socket`` as `echo` unless told
     /// otherwise, with a notification socket as systemd's.
-    func start(_ extra: [String] = [], listening: Bool = true, environment: [String: String] = [:]) throws -> (RunningHost, NotifyListener) {
+    ///
+    /// - Parameters:
+    ///   - spelling: How `--dir` names the plugin directory, when not by its absolute path.
+    ///   - workingDirectory: Where the host starts, for a relative `spelling`.
+    func start(_ extra: [String] = [], listening: Bool = true, environment: [String: String] = [:], spelling: String? = nil,
+               in workingDirectory: URL? = nil) throws -> (RunningHost, NotifyListener) {
         let listener = try NotifyListener()
-        let arguments = ["--dir", directory.plugins.path, "--config", directory.configuration.path]
+        let arguments = ["--dir", spelling ?? directory.plugins.path, "--config", directory.configuration.path]
             + (listening ? ["--listen", "echo=\(socket)"] : []) + extra
         let host = try RunningHost(
-            Repository.host.path, arguments, environment: environment.merging(["NOTIFY_SOCKET": listener.address]) { new, _ in new })
+            Repository.host.path, arguments, environment: environment.merging(["NOTIFY_SOCKET": listener.address]) { new, _ in new },
+            in: workingDirectory)
         return (host, listener)
     }
 

@@ -265,6 +265,13 @@ struct SimulatedWorld {
     var recordOnDisk = BuildRecord()
     /// The record the host started with.
     var recordAtStart = BuildRecord()
+    /// How the host that runs was told its plugin directory (an index of
+    /// ``DirectorySpelling/all``), and the key its driver keeps its record under.
+    var hostSpelling: Int
+    var recordKey: String
+    /// The records on disk under other keys, and whether each is damaged: what a driver that
+    /// named the directory another way kept.
+    var recordsElsewhere: [String: (record: BuildRecord, torn: Bool)] = [:]
     /// The plugins this host saw run in a generation that served.
     var servedServices: Set<Int> = []
     /// Whether the record on disk is damaged, since the last write.
@@ -300,6 +307,8 @@ struct SimulatedWorld {
         random = SplitMix64(seed: seed)
         now = MonotonicInstant(nanoseconds: 1_000_000_000_000)
         paths = Array(repeating: nil, count: Self.plugins.count)
+        hostSpelling = Int(seed % UInt64(DirectorySpelling.all.count))
+        recordKey = DirectorySpelling.all[hostSpelling].recordKey
         let (machine, actions) = SupervisionMachine.starting(setup.machine, at: now)
         self.machine = machine
         for plugin in Self.plugins.indices { paths[plugin] = newInode(.good) }
@@ -417,6 +426,16 @@ struct SimulatedWorld {
     /// starts is checked as any start after an end, then the run goes on with it.
     private mutating func restartSupervisor() {
         guard exit == nil else { return }
+        // The service manager's unit, or an operator, names the directory another way: the
+        // driver reads the record it keeps under that spelling's key.
+        hostSpelling = (hostSpelling + 1 + eventCount) % DirectorySpelling.all.count
+        let key = DirectorySpelling.all[hostSpelling].recordKey
+        if key != recordKey {
+            if tracing { trace.append("  the new supervisor is started with \(DirectorySpelling.all[hostSpelling]), its record keyed \(key), not \(recordKey)") }
+            recordsElsewhere[recordKey] = (recordOnDisk, recordTorn)
+            (recordOnDisk, recordTorn) = recordsElsewhere.removeValue(forKey: key) ?? (BuildRecord(), false)
+            recordKey = key
+        }
         // A record damaged, or none kept (the state directory cannot be written): nothing outlives the host.
         let forgotten = recordTorn || !setup.keepsRecord
         if tracing { trace.append("  the supervisor is killed; a new one starts" + (forgotten ? ", with no record" : "")) }
@@ -466,6 +485,9 @@ struct SimulatedWorld {
         transitions = before.transitions
         items = before.items.map { _ in .closed }
         recordTorn = before.recordTorn
+        hostSpelling = before.hostSpelling
+        recordKey = before.recordKey
+        recordsElsewhere = before.recordsElsewhere
         recordOnDisk = record
         recordAtStart = record
         // The driver holds each permanent build's copy from its start.
@@ -533,6 +555,11 @@ struct SimulatedWorld {
     private mutating func ask(_ request: FaultOperation.Request) {
         nextClient += 1
         let client = nextClient
+        // The operator names the directory in a way of its own: it finds the host's socket.
+        let spelling = DirectorySpelling.all[client % DirectorySpelling.all.count]
+        if spelling.socketName != DirectorySpelling.all[hostSpelling].socketName {
+            violate("an operator's request with \(spelling) would not find the control socket of the host started with \(DirectorySpelling.all[hostSpelling])")
+        }
         clients[client] = (request, false)
         let asked: ControlRequest
         switch request {
