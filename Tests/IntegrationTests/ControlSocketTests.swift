@@ -458,6 +458,46 @@ struct ControlSocketTests {
     }
 }
 
+extension ControlSocketTests {
+    @Test("a warning ends when it stops being true: a changed setting of a plugin without a reload hook, once a restart or an upgrade starts the plugin with it")
+    func warningsEnd() throws {
+        let service = try ServiceFixture()
+        let console = OperatorConsole()
+        let (host, listener) = try service.start(console.arguments + ["--watch"])
+        #expect(listener.wait(forPrefix: "READY=1") != nil, "\(host.standardError)")
+        let noHook = "plugin Echo (\(service.file("Echo").path)) has no reload hook"
+        let echoLog = #""Echo": {"log": "\#(service.log.file.path)""#
+        func changeEchoLog(to path: String) throws {
+            let configuration = try String(contentsOf: service.directory.configuration, encoding: .utf8)
+            let changed = configuration.replacingOccurrences(of: #""Echo": \{"log": "[^"]*""#, with: #""Echo": {"log": "\#(path)""#, options: .regularExpression)
+            #expect(changed != configuration)
+            try changed.write(to: service.directory.configuration, atomically: true, encoding: .utf8)
+        }
+        func inForce() throws -> (warned: Bool, count: Double?) {
+            let status = try #require(console.status().map(HostStatusView.init))
+            let metrics = try console.run("status", ["--metrics"]).standardOutput
+            return (status.warnings.contains { $0.hasPrefix(noHook) }, ControlSocketTests.sample("plugin_host_warnings", in: metrics))
+        }
+        #expect(try String(contentsOf: service.directory.configuration, encoding: .utf8).contains(echoLog))
+
+        try changeEchoLog(to: "/dev/null")
+        #expect(try console.run("reload").status == 0)
+        #expect(try inForce() == (true, 1))
+        // A restart starts Echo again with the setting: the warning ends at once.
+        #expect(try console.run("restart").status == 0)
+        #expect(try inForce() == (false, 0))
+
+        try changeEchoLog(to: service.log.file.path)
+        #expect(try console.run("reload").status == 0)
+        #expect(try inForce() == (true, 1))
+        // So does an upgrade of Echo.
+        try service.replace("Echo", with: "Echo")
+        #expect(host.waitForError("plugin-host: upgraded: Echo"), "\(host.standardError)")
+        #expect(IntegrationTests.wait { (try? inForce()).map { $0 == (false, 0) } ?? false }, "\(String(describing: try? inForce()))")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+}
+
 /// Parses a text exposition with the Prometheus Python client's parser; prints each family
 /// as `NAME TYPE`.
 private func parseWithPrometheus(_ text: String) throws -> CommandResult {

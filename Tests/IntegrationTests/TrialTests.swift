@@ -48,6 +48,45 @@ struct TrialTests {
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
+    @Test("bad upgrades never end the host: 20 new builds within a minute, every other one crashing on its trial, each rolled back and left out, the good ones serving in turn")
+    func badUpgradesNeverEndTheHost() throws {
+        let service = try ServiceFixture(tickerSettings: #""nextBuildFails": "crash", "failAfterMs": 300"#)
+        let console = OperatorConsole()
+        // Five restarts within a minute at most: ten rollbacks are healed by leaving out, and none counts.
+        let (host, listener) = try service.start(console.arguments + ["--watch", "--trial", "1", "--restart-limit", "5/60", "--shutdown-timeout", "1"])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(host.standardError)")
+        let settings = #""settings": ["log", "trigger", "crashIn", "pollMs", "failsInNextBuild", "printEvery", "nextBuildFails", "failAfterMs"]"#
+        var good = "0.1.0"
+        for round in 1...20 {
+            let bad = round % 2 == 1
+            let version = bad ? "0.2.\(round)" : "0.1.\(round)"
+            try service.replace("Ticker", withFile: try service.build(
+                of: bad ? "TickerNext" : "Ticker", manifest: #"{"name": "Ticker", "version": "\#(version)", "abi": 2, \#(settings)}"#))
+            #expect(host.waitForError("plugin-host: upgraded: Ticker \(good) -> \(version)"), "round \(round): \(host.standardError)")
+            if bad {
+                #expect(host.waitForError("plugin-host: error: Ticker \(version), on trial, crashed during the run phase: SIGSEGV; rolling back Ticker \(version) -> \(good)"),
+                        "round \(round): \(host.standardError)")
+                #expect(host.waitForError("plugin-host: bringing back the builds that ran before: Ticker \(good)"), "round \(round): \(host.standardError)")
+            } else {
+                #expect(host.waitForError("plugin-host: trial passed: Ticker \(version) permanent"), "round \(round): \(host.standardError)")
+                good = version
+            }
+            let status = try #require(console.waitForStatus { $0.state == "serving" && $0.plugin("Ticker")?["version"] as? String == good },
+                                      "round \(round): \(host.standardError)")
+            #expect(status.state(of: "Ticker") == "serving")
+            #expect(service.echo().worker != nil, "round \(round): the service answers")
+            #expect(host.isRunning, "round \(round): \(host.standardError)")
+        }
+        #expect(!host.standardError.contains("not restarting"), "\(host.standardError)")
+        // Each bad build ran once: left out, never tried again.
+        #expect(service.log.lines.filter { $0 == "Ticker 0.2.0 bootstrap" }.count == 10, "\(service.log.lines)")
+        #expect(host.standardError.components(separatedBy: "it is left out until its file changes").count - 1 == 10, "\(host.standardError)")
+        let status = try #require(console.status().map(HostStatusView.init))
+        #expect(status.restarts["healed"] as? Int == 10, "\(status.restarts)")
+        #expect(status.restarts["used"] as? Int == 0, "\(status.restarts)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
     @Test("a build on trial whose file changes before a restart nobody is blamed for: the restart loads the file as it is now, and the trial goes on with that build, replacing the same build before")
     func trialGoesOnWithTheFileAsItIsNow() throws {
         let service = try ServiceFixture()

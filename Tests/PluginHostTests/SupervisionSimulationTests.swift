@@ -208,6 +208,32 @@ struct SupervisionSimulationTests {
         #expect(outcome.violations == [], "\(Simulation.report(outcome))")
     }
 
+    @Test("the first generation's plugin crashes once its report is out and its services run, before its word that it is ready reaches the supervisor: a restart without it, not the host's end (seed 1806)")
+    func crashAfterTheFirstReport() {
+        var setup = Self.setup(watching: false)
+        setup.readyLatency = .milliseconds(5)
+        var world = SimulatedWorld(setup: setup, seed: 1)
+        // Each millisecond until generation 1's services run and its word is on its way.
+        for _ in 0..<200 where !(world.workers[1]?.saidReady ?? false) { world.apply(.advance(milliseconds: 1)) }
+        guard let first = world.workers[1], first.saidReady, !first.readySeen, case .starting(1) = world.machine.state else {
+            Issue.record("generation 1 did not reach the moment: \(world.machine.state)")
+            return
+        }
+        world.apply(.crash(.current, inPlugin: Self.ticker))
+        world.apply(.advance(milliseconds: 1_000))
+        #expect(world.violations == [])
+        #expect(world.exit == nil, "the host ended: \(String(describing: world.exit))")
+        guard case .serving(let number) = world.machine.state else {
+            Issue.record("the host does not serve: \(world.machine.state)")
+            return
+        }
+        #expect(number == 2)
+        #expect(!Self.runs("Ticker", in: number, world) && Self.runs("Echo", in: number, world))
+        // The random sequence that found it, replayed.
+        let outcome = Simulation.run(seed: 1806, operations: [.ask(.rollbackOne), .advance(milliseconds: 5), .rewriteInPlace(plugin: 2, with: .good)])
+        #expect(outcome.violations == [], "\(Simulation.report(outcome))")
+    }
+
     @Test("a worker killed from outside while its services wait blames nobody: the same plugins restart")
     func killedFromOutside() {
         var world = Self.watchingWorld()
@@ -465,6 +491,15 @@ struct SupervisionSimulationTests {
 
 @Suite("Supervision, simulated: the rare changes of state the diagram draws")
 struct RareSupervisionSequenceTests {
+    @Test("a failure of a generation taking over, past the restart limit, ends the host naming the limit")
+    func takeOverPastTheLimit() {
+        let (setup, operations) = Simulation.rareSequences[2]
+        let outcome = Simulation.run(setup: setup, seed: 1, operations: operations, tracing: true)
+        #expect(outcome.violations == [])
+        #expect(outcome.transitions.contains(Transition(from: "taking over", event: "worker ended", to: "finished")), "\(outcome.trace.joined(separator: "\n"))")
+        #expect(outcome.ending == "restartLimit 70")
+    }
+
     @Test("a rollback decided while handing over, past the restart limit, ends the host naming the limit")
     func rollbackPastTheLimit() {
         let (setup, operations) = Simulation.rareSequences[0]

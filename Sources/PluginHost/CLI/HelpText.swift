@@ -208,8 +208,9 @@ enum HelpText {
                          the host ends instead. Changed plugin files are taken up by a new
                          worker loaded beside the running one (an upgrade) either way
           --restart-limit N/SECONDS
-                         at most N restarts within SECONDS (default: 5/60); one more
-                         failure ends the host with its status
+                         at most N restarts within SECONDS (default: 5/60) of those
+                         leaving a build out does not heal; one more such failure ends
+                         the host with its status (a new build that fails never does)
           --restart-delay SECONDS
                          a restart healed by leaving a new culprit out is at once; of the
                          others, the first is at once, the second in a row waits SECONDS

@@ -130,6 +130,12 @@ enum Announcement: Equatable, Sendable {
         /// This restart's number, and the policy that bounds it.
         let number: Int
         let policy: RestartPolicy
+        /// Whether leaving a build out heals its failure: it is at once, and not counted
+        /// against the limit.
+        let healed: Bool
+        /// Of the restarts leaving out did not heal, how many are within the window now, this
+        /// one included.
+        let counted: Int
         /// How long it waits, and how many restarts in a row leaving out did not heal.
         let wait: Duration
         let inARow: Int

@@ -10,6 +10,8 @@ struct Generation: Equatable, Sendable {
     var plugins: [PublishedPlugin] = []
     /// What it last told of its plugins' conditions: serving, left out, and why.
     var conditions: [PluginCondition]?
+    /// The warnings it told, by what they are about: in force while it speaks for the host.
+    var warnings: [String: [String]] = [:]
     /// The held builds it loaded in place of files whose builds are left out, as the driver
     /// handed them over: each from a file held from before, or from the record's copy.
     var substitutes: [BuildSelection.Substitute] = []

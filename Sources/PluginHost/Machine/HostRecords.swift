@@ -2,7 +2,8 @@
 /// last reload and upgrade, how many reloads were applied and refused, and how long each
 /// plugin took to answer its last health check.
 struct HostRecords: Equatable, Sendable {
-    /// The warnings in force, by what they are about; each was said when it first applied.
+    /// The warnings in force, by what they are about: those the generation that speaks for the
+    /// host told; each was said when it first applied.
     private(set) var warnings: [String: [String]] = [:]
     private(set) var lastReload: ReloadRecord?
     var lastUpgrade: UpgradeRecord?
@@ -14,7 +15,8 @@ struct HostRecords: Equatable, Sendable {
     /// The warnings in force, in a stable order.
     var warningsInForce: [String] { warnings.keys.sorted().flatMap { warnings[$0]! } }
 
-    /// Takes the warnings that hold now about `topic`.
+    /// Takes the warnings that hold now about `topic`, as the generation that speaks for the
+    /// host told them.
     ///
     /// - Returns: Those not in force before, to be said: a warning is said when it first
     ///   applies, or changes, not again while it holds.
@@ -22,6 +24,16 @@ struct HostRecords: Equatable, Sendable {
         let inForce = Set(warnings.values.joined())
         warnings[topic] = list.isEmpty ? nil : list
         return list.filter { !inForce.contains($0) }
+    }
+
+    /// A generation serves in place of the one before: the warnings in force are those it
+    /// told, and every other ends (its plugins started again with the configuration as it is).
+    ///
+    /// - Returns: Those not in force before, to be said.
+    mutating func takeWarnings(of told: [String: [String]]) -> [String] {
+        let inForce = Set(warnings.values.joined())
+        warnings = told.filter { !$0.value.isEmpty }
+        return warningsInForce.filter { !inForce.contains($0) }
     }
 
     /// A reload's outcome.

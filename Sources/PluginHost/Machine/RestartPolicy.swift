@@ -1,9 +1,12 @@
 /// Whether the supervisor starts a new worker generation when the serving one ends
 /// unexpectedly, how often it may, and how long it waits first.
 ///
-/// - The **limit**: at most ``limit`` restarts within any ``window``, as systemd's
-///   `StartLimitBurst=` within `StartLimitIntervalSec=`, or an OTP supervisor's intensity
-///   within its period. One restart more ends the host with the failure's status.
+/// - The **limit**: at most ``limit`` restarts within any ``window`` of those whose failure
+///   leaving out does not heal, as systemd's `StartLimitBurst=` within
+///   `StartLimitIntervalSec=`, or an OTP supervisor's intensity within its period. One such
+///   restart more ends the host with the failure's status. A failure healed by leaving out a
+///   build never left out before (a new build that crashes, a trial's rollback) is no loop:
+///   it ends nothing that serves, however often new builds fail.
 /// - The **backoff**: a restart whose failure is healed by leaving out a build never left
 ///   out before is immediate, and does not count in a row: leaving the culprit out is what
 ///   breaks that loop. A failure that leaving out does not heal (a culprit unknown, nobody
@@ -45,7 +48,7 @@ struct RestartPolicy: Equatable, Sendable {
 
 /// When the supervisor restarted, to hold the restarts to a ``RestartPolicy``.
 struct RestartHistory: Equatable, Sendable {
-    /// When the restarts within the last window happened.
+    /// When the restarts within the last window that leaving out did not heal happened.
     private(set) var times: [MonotonicInstant] = []
     /// Restarts since the last generation that served steadily, of those leaving out did not heal.
     private(set) var inARow = 0
@@ -62,16 +65,21 @@ struct RestartHistory: Equatable, Sendable {
 
     /// Records a restart that starts at `start` if `policy` allows one more: a restart
     /// counts when its generation starts, so that a backoff cannot move more of them into
-    /// one window than the limit. Every restart counts against the limit; only those whose
-    /// failure was not `healed` by leaving a build out count in a row.
+    /// one window than the limit. Only a restart whose failure was not `healed` by leaving a
+    /// build out counts against the limit, and in a row: a healed one is always allowed.
     ///
-    /// - Returns: Whether it does: fewer than `limit` restarts in the window that ends at
-    ///   `start`.
+    /// - Returns: Whether it does: it was healed, or fewer than `limit` restarts leaving out
+    ///   did not heal are in the window that ends at `start`.
     mutating func recordRestart(startingAt start: MonotonicInstant, within policy: RestartPolicy, healed isHealed: Bool) -> Bool {
+        guard !isHealed else {
+            healed += 1
+            count += 1
+            return true
+        }
         times.removeAll { start - $0 >= policy.window }
         guard times.count < policy.limit else { return false }
         times.append(start)
-        if isHealed { healed += 1 } else { inARow += 1 }
+        inARow += 1
         count += 1
         return true
     }
@@ -83,7 +91,7 @@ struct RestartHistory: Equatable, Sendable {
         times[last] = instant
     }
 
-    /// How many restarts started within the window that ends at `instant`.
+    /// How many restarts leaving out did not heal started within the window that ends at `instant`.
     func recent(endingAt instant: MonotonicInstant, within policy: RestartPolicy) -> Int {
         times.filter { instant - $0 < policy.window }.count
     }

@@ -86,6 +86,8 @@ extension SupervisionMachine {
     mutating func becomeServing(_ number: Int) {
         state = .serving(number)
         guard let generation = generations[number] else { return }
+        // What the generations before warned of ends: its plugins started with the configuration as it is.
+        for warning in records.takeWarnings(of: generation.warnings) { say(.warning(warning)) }
         answerRestart(of: number, .serves(generation: number))
         let running = generation.running
         servicePlugins.formUnion(running.filter(\.providesService).map(\.name))
@@ -217,7 +219,13 @@ extension SupervisionMachine {
         switch state {
         case .starting(let current):
             guard current == number else { break }
-            finish(ending.status, ending.isIntended ? .finished : .failedBeforeReady)
+            // Once its report is out and its services run, the first generation serves, whether
+            // or not its word that it is ready came before its end: it ends as a serving one does.
+            if evidence.workerPhase == .running {
+                recover(from: number)
+            } else {
+                finish(ending.status, ending.isIntended ? .finished : .failedBeforeReady)
+            }
         case .serving(let current):
             if current == number {
                 recover(from: number)
@@ -295,7 +303,11 @@ extension SupervisionMachine {
             }
             beginWaitingReload()
         case .warnings(let topic, let list):
-            for warning in records.warn(about: topic, list) { say(.warning(warning)) }
+            generations[number]?.warnings[topic] = list.isEmpty ? nil : list
+            // Another generation's (an upgrade's, loading) are in force once it serves.
+            if number == currentGeneration {
+                for warning in records.warn(about: topic, list) { say(.warning(warning)) }
+            }
         case .health(let durations):
             if number == currentGeneration { records.healthDurations = durations }
         case .upgradeRefused(let upgrade, let reasons):

@@ -14,6 +14,8 @@ extension SupervisionMachine {
             return
         }
         let plugins = generation.plugins
+        // Its services ran (the first generation's, before its word that it is ready came, too).
+        if generation.endedIn == .running { servicePlugins.formUnion(plugins.running.filter(\.providesService).map(\.name)) }
         // Blame is on the evidence of the end alone: a plugin that failed earlier in this
         // worker (left out, not added) is not the culprit of an end that names nobody.
         let culpritBuilds = ending.culprits.compactMap { plugins[number: $0] }
@@ -44,11 +46,11 @@ extension SupervisionMachine {
         leaveOut(culpritBuilds, because: ending.summary)
         let trials = failTrials(of: culpritBuilds)
         guard trials.isEmpty else {
-            rollBack(trials, after: ending, dependents: dependents, at: start)
+            rollBack(trials, after: ending, dependents: dependents, at: start, healed: healed)
             return
         }
         let blame: Announcement.Blame = ending.exoneration.map { .nobody($0) } ?? (ending.culprits.isEmpty ? .unknown : .culprits(culpritBuilds))
-        say(.restarting(blame: blame, dependents: dependents, restart: restartCount(waiting: start - now)))
+        say(.restarting(blame: blame, dependents: dependents, restart: restartCount(startingAt: start, healed: healed)))
         notify(reloadingNow)
         notify(.status(.restarting(culprits: culpritBuilds, failure: ending.summary, leftOut: leaving.sorted()), nil))
         schedule(.restart, at: start)
@@ -56,9 +58,9 @@ extension SupervisionMachine {
 
     /// A failure blamed builds on trial: a generation with the builds they replaced takes over
     /// at `start` (a rollback, whose line `started(_:bringingBack:)` says once it starts).
-    private mutating func rollBack(_ trials: [BuildLedger.Trial], after ending: WorkerEnding, dependents: [String], at start: MonotonicInstant) {
+    private mutating func rollBack(_ trials: [BuildLedger.Trial], after ending: WorkerEnding, dependents: [String], at start: MonotonicInstant, healed: Bool) {
         upgrades.restore(trials.map(\.build.name))
-        say(.rollingBackAfterFailure(trials: trials.map(Announcement.Rollback.init), failure: ending.summary, dependents: dependents, restart: restartCount(waiting: start - now)))
+        say(.rollingBackAfterFailure(trials: trials.map(Announcement.Rollback.init), failure: ending.summary, dependents: dependents, restart: restartCount(startingAt: start, healed: healed)))
         notify(reloadingNow)
         notify(.status(.rollingBack(trials.map(Announcement.Rollback.init), failure: ending.summary), nil))
         records.lastUpgrade = UpgradeRecord(
@@ -79,9 +81,11 @@ extension SupervisionMachine {
         state = start > now ? .backingOff(until: start, then: cause) : .recovering(startGeneration(cause))
     }
 
-    /// The restart just recorded, against its limit, and its wait.
-    func restartCount(waiting wait: Duration) -> Announcement.RestartCount {
-        Announcement.RestartCount(number: restarts.count, policy: configuration.restart, wait: wait, inARow: restarts.inARow)
+    /// The restart just recorded, starting at `start`, against its limit, and its wait.
+    func restartCount(startingAt start: MonotonicInstant, healed: Bool) -> Announcement.RestartCount {
+        Announcement.RestartCount(
+            number: restarts.count, policy: configuration.restart, healed: healed,
+            counted: restarts.recent(endingAt: start, within: configuration.restart), wait: start - now, inARow: restarts.inARow)
     }
 
     mutating func sayRestartLimit(at start: MonotonicInstant) {

@@ -93,7 +93,7 @@ extension SupervisionMachine {
             return
         }
         upgrades.restore(suspects.map(\.name))
-        say(.upgradeFailedAfterStop(leftOut: suspects, restart: restartCount(waiting: start - now)))
+        say(.upgradeFailedAfterStop(leftOut: suspects, restart: restartCount(startingAt: start, healed: healed)))
         notify(.status(.restoring, nil))
         records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .restored(leftOut: suspects, broughtBack: nil))
         schedule(.restore, at: start)

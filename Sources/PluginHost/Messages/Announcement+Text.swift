@@ -27,7 +27,7 @@ extension Announcement {
             return "not restarting: without \(culprits.isEmpty ? "it" : culprits.map(\.label).joined(separator: ", "))"
                 + (withDependents ? " and the plugins that require it" : "") + " no plugin is left to serve"
         case .restartLimitReached(let recent, let policy):
-            return "not restarting: \(recent) restarts within \(TextFormat.seconds(policy.window)) already "
+            return "not restarting: \(recent) restart\(recent == 1 ? "" : "s") leaving out did not heal within \(TextFormat.seconds(policy.window)) already "
                 + "(--restart-limit \(policy.limit)/\(TextFormat.seconds(policy.window)))"
 
         case .upgradeFailedBlamingNobody(let ended):
@@ -49,7 +49,7 @@ extension Announcement {
             return "error: the upgrade failed after the plugins before it had stopped; \(blamed); restoring the builds that ran before"
                 + restart.clause
         case .notRestoring(let window):
-            return "not restoring the builds that ran before: too many restarts within \(TextFormat.seconds(window)) (--restart-limit)"
+            return "not restoring the builds that ran before: too many restarts leaving out did not heal within \(TextFormat.seconds(window)) (--restart-limit)"
         case .upgraded(let changes):
             return "upgraded: " + Self.upgradeDetail(changes)
 
@@ -147,9 +147,14 @@ extension Announcement {
 }
 
 extension Announcement.RestartCount {
-    /// `; restart 2, at most 5 in 60 s; in 0.2 s (3 in a row, --restart-delay)`.
+    /// `; restart 2, at once: leaving it out heals the failure, so it does not count toward
+    /// --restart-limit`, or `; restart 3, 2 of at most 5 in 60 s that leaving out does not heal;
+    /// in 0.2 s (3 in a row, --restart-delay)`.
     var clause: String {
-        "; restart \(number), at most \(policy.description)"
+        guard !healed else {
+            return "; restart \(number), at once: leaving it out heals the failure, so it does not count toward --restart-limit"
+        }
+        return "; restart \(number), \(counted) of at most \(policy.description) that leaving out does not heal"
             + (wait > .zero ? "; in \(TextFormat.seconds(wait)) (\(inARow) in a row, --restart-delay)" : "")
     }
 }

@@ -79,8 +79,11 @@ extension SimulatedWorld {
             }
             return
         }
-        // The first generation failing, or one that ended by itself, ends the host.
+        // The first generation failing, or one that ended by itself, ends the host; once its
+        // report is out and its services run, it serves (its word that it is ready may not
+        // have come), and its services count.
         if worker.cause == .start && !worker.saidReady { return }
+        if worker.cause == .start, !worker.readySeen { servedServices.formUnion(worker.told.map(\.plugin)) }
         if worker.stoppingByItself { return }
         if case .intended = worker.death { return }
         let builds = WorldTruth.blamed(worker).compactMap { worker.builds.indices.contains($0) ? worker.builds[$0] : nil }
@@ -443,18 +446,24 @@ extension SimulatedWorld {
         } else if !byOperator {
             violate("generation \(plan.number) restarts, but no failure called for it")
         }
-        let answersFailure = lastFailure != nil
+        let answered = lastFailure
         lastFailure = nil
         // A restart counts when it starts; an operator's is started at once (counted against
-        // the limit if it cut a backoff short), whatever the limit and the backoff say.
+        // the limit if it cut a backoff short), whatever the limit and the backoff say. "The
+        // limit" counts only the restarts whose failure leaving out did not heal.
         guard !byOperator else {
-            if answersFailure { restartStarts.append(now) }
+            if let answered {
+                restartStarts.append(now)
+                if !answered.healed { unhealedStarts.append(now) }
+            }
             return
         }
         restartStarts.append(now)
-        restartStarts.removeAll { now - $0 >= policy.window }
-        if restartStarts.count > policy.limit {
-            violate("\(restartStarts.count) restarts within \(TextFormat.seconds(policy.window)), more than the limit \(policy.limit)")
+        guard answered?.healed != true else { return }
+        unhealedStarts.append(now)
+        unhealedStarts.removeAll { now - $0 >= policy.window }
+        if unhealedStarts.count > policy.limit {
+            violate("\(unhealedStarts.count) restarts that leaving out did not heal within \(TextFormat.seconds(policy.window)), more than the limit \(policy.limit)")
         }
     }
 
@@ -563,7 +572,20 @@ extension SimulatedWorld {
         func versions(_ builds: [PublishedPlugin]) { must += builds.map { "\($0.name) \($0.version)" } }
         func files(_ builds: [PublishedPlugin]) { must += builds.map { "\($0.name) (\($0.file))" } }
         func restart(_ count: Announcement.RestartCount) {
-            must += ["restart \(count.number)", "at most \(count.policy.limit) in \(TextFormat.seconds(count.policy.window))"]
+            // Healed or not as the truth says, and counted against the limit only when not.
+            if let failure = lastFailure, failure.healed != count.healed {
+                violate("the line says leaving out \(count.healed ? "heals" : "does not heal") the failure, the truth \(failure.healed ? "heals it" : "does not"): \(line)")
+            }
+            if count.healed {
+                must += ["restart \(count.number), at once", "does not count toward --restart-limit"]
+            } else {
+                let window = count.policy.window
+                let counted = unhealedStarts.filter { now + count.wait - $0 < window }.count + 1
+                if count.counted != counted {
+                    violate("the line counts \(count.counted) restarts leaving out did not heal within \(TextFormat.seconds(window)), the truth \(counted): \(line)")
+                }
+                must += ["restart \(count.number), \(count.counted) of at most \(count.policy.limit) in \(TextFormat.seconds(window))", "does not heal"]
+            }
             if count.wait > .zero { must += ["in \(TextFormat.seconds(count.wait))", "\(count.inARow) in a row"] }
         }
         func rollbacks(_ trials: [Announcement.Rollback]) { must += trials.map { "\($0.onTrial.name) \($0.onTrial.version) -> \($0.replaced.version)" } }
@@ -580,7 +602,7 @@ extension SimulatedWorld {
             files(culprits)
             must.append("no plugin is left to serve")
         case .restartLimitReached(let recent, let policy):
-            must += ["not restarting", "\(recent) restarts", "--restart-limit \(policy.limit)/\(TextFormat.seconds(policy.window))"]
+            must += ["not restarting", "\(recent) restart", "leaving out did not heal", "--restart-limit \(policy.limit)/\(TextFormat.seconds(policy.window))"]
         case .upgradeFailedBlamingNobody(let ended):
             must += ["the upgrade failed", "no plugin is to blame", ended]
         case .upgradeFailed(let leftOut):
@@ -742,7 +764,8 @@ extension SimulatedWorld {
         }
         for entry in summary.runningTheBuildBefore {
             guard let plugin = Self.plugin(named: entry.name) else { continue }
-            let disk = buildOnDisk(plugin)?.build
+            // Of its file as it was when the worker told it.
+            let disk = worker.fileBuildsWhenTold[entry.name] ?? buildOnDisk(plugin)?.build
             // Its file's build is left out, by the truth or by the plan the worker keeps for its life.
             let leftOut = disk.map { truth.isLeftOut($0) || worker.excludedAtStart.contains($0) } ?? false
             if !runningNames.contains(entry.name) || !leftOut || running.contains(where: { $0 == disk }) {
@@ -808,6 +831,16 @@ extension SimulatedWorld {
             }
             for plugin in status.plugins where !plugin.state.runs && plugin.state != .notServing && plugin.reason == nil {
                 violate("the status says \(plugin.name) is \(plugin.state.rawValue), and not why")
+            }
+        }
+        // Warnings end when they stop being true: a setting's waits for its plugin to start
+        // again, in force while the generation that serves runs it with its old settings.
+        if let serving, status.state == "serving" {
+            let said = Set(status.warnings.filter { $0.has("has no reload hook") }.compactMap { warning in
+                warning.split(separator: " ").dropFirst().first.map(String.init)
+            })
+            if said != serving.toldSettingsAwaitingAStart {
+                violate("the status warns that the changed settings of \(said.sorted()) wait for a start, generation \(serving.number) runs \(serving.toldSettingsAwaitingAStart.sorted()) with settings older than it read: \(status.warnings)")
             }
         }
         let trials = truth.trials(at: now)
@@ -1024,11 +1057,21 @@ extension SimulatedWorld {
         case .restartLimit:
             let policy = setup.machine.restart
             let start = now + (lastFailure?.wait ?? .zero)
-            let recent = restartStarts.filter { start - $0 < policy.window }.count
+            let recent = unhealedStarts.filter { start - $0 < policy.window }.count
             if recent < policy.limit {
-                violate("the host ended at the restart limit with \(recent) restarts within \(TextFormat.seconds(policy.window)) (the limit is \(policy.limit))")
+                violate("the host ended at the restart limit with \(recent) restarts leaving out did not heal within \(TextFormat.seconds(policy.window)) (the limit is \(policy.limit))")
             }
-        case .finished, .failedBeforeReady, .notRestartable, .cannotStartWorker:
+            // A failure leaving out heals (a new build that crashes, a trial's rollback) is no loop.
+            if lastFailure?.healed == true {
+                violate("the host ended at the restart limit for a failure that leaving a build out heals: a bad new build never ends what serves")
+            }
+        case .failedBeforeReady:
+            // "The first generation": once its report is out and its services run, it serves,
+            // whether or not its word that it is ready reached the supervisor.
+            if let first = workers.values.first(where: { $0.cause == .start }), first.saidReady {
+                violate("the host ended as if generation \(first.number) failed before it was ready, but its report was out and its services ran: it served")
+            }
+        case .finished, .notRestartable, .cannotStartWorker:
             break
         }
     }

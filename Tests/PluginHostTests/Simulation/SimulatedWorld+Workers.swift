@@ -38,6 +38,10 @@ extension SimulatedWorld {
                     allowed: setup.loadTimeout, stall: nil)))
                 continue
             }
+            if let due = worker.readyDueAt, due <= now, worker.ending == nil {
+                workers[number]?.readyDueAt = nil
+                deliver(.ready(generation: number, plugins: snapshot(number)))
+            }
             if let at = worker.milestoneAt, at <= now, !worker.isStuck, worker.ending == nil {
                 workers[number]?.milestoneAt = nil
                 reachMilestone(number)
@@ -80,6 +84,7 @@ extension SimulatedWorld {
         let rewritten = selection.substitutes.filter { wasRewritten($0) }
         selection.substitutes = selection.substitutes.compactMap { locate($0) }
         let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, stepStarted: now)
+        worker.configurationRead = configuration
         if plan.cause == .upgrade { worker.replaces = servingWorker }
         var leftOut: Set<String> = []
         var chosen: [(plugin: Int, inode: UInt64, source: String)] = []
@@ -206,6 +211,7 @@ extension SimulatedWorld {
                     return
                 case .good, .failsToLoad, .hangsInLoad, .junk:
                     worker.published[index].state = .running
+                    worker.settingsOf[worker.published[index].plugin] = worker.configurationRead
                 }
             }
             workers[number] = worker
@@ -246,6 +252,11 @@ extension SimulatedWorld {
         // then, it no longer does.
         serveOrEnd(number)
         tellConditions(number)
+        // The first generation's word may be on its way a while, its services running.
+        if workers[number]?.cause == .start, setup.readyLatency > .zero {
+            workers[number]?.readyDueAt = now + setup.readyLatency
+            return
+        }
         deliver(.ready(generation: number, plugins: snapshot(number)))
     }
 
@@ -343,7 +354,9 @@ extension SimulatedWorld {
             conditions.append(PluginCondition(name: name, state: .leftOut, file: "plugins/lib\(name).so", reason: "left out"))
         }
         // A held build runs in place of a file whose build its plan left out: both are told.
+        workers[number]?.fileBuildsWhenTold = [:]
         for build in worker.broughtBack where runs.contains(build.name) && buildOnDisk(build.plugin).map({ worker.excludedAtStart.contains($0.build) }) == true {
+            workers[number]?.fileBuildsWhenTold[build.name] = buildOnDisk(build.plugin)?.build
             conditions.append(PluginCondition(
                 name: build.name, state: .leftOut, file: Self.plugins[build.plugin].file,
                 reason: "its build \(buildOnDisk(build.plugin)!.build.version) failed; the build that ran before, \(build.version), runs until the file changes"))
@@ -438,6 +451,21 @@ extension SimulatedWorld {
         case .reload:
             guard worker.phase == .serving else { break }
             deliver(.notification(generation: number, .reloading(monotonicMicroseconds: now.nanoseconds / 1000)))
+            // It reads the configuration again: each plugin with a reload hook takes its new
+            // settings; Ticker, without one, runs with those it bootstrapped with, and the worker
+            // says so of each reload until it starts again.
+            worker.configurationRead = configuration
+            var awaiting: [String] = []
+            for published in worker.published where published.state == .running {
+                if Self.plugins[published.plugin].name == "Ticker" {
+                    if (worker.settingsOf[published.plugin] ?? 0) < configuration { awaiting.append("Ticker") }
+                } else {
+                    worker.settingsOf[published.plugin] = configuration
+                }
+            }
+            deliver(.news(generation: number, .warnings(topic: "settings without a reload hook", awaiting.map { name in
+                "plugin \(name) (plugins/lib\(name).so) has no reload hook: its changed setting \"interval\" takes effect when it starts again (a restart of the host, or an upgrade of the plugin)"
+            })))
             deliver(.news(generation: number, .reload(applied: true, reasons: [])))
             // A reload is of the configuration: what the plan left out stays out, and an upgrade
             // asked once is not asked again.
@@ -523,6 +551,7 @@ extension SimulatedWorld {
                 return
             case .good:
                 worker.published[worker.published.count - 1].state = .running
+                worker.settingsOf[plugin] = worker.configurationRead
             case .failsToLoad, .hangsInLoad, .throwsInBootstrap, .junk:
                 break
             }
@@ -636,6 +665,8 @@ extension SimulatedWorld {
         workers[number]?.rewrittenUnderIt = intended == nil && !rewritten.isEmpty
         workers[number]?.endsAt = now + .milliseconds(1)
         workers[number]?.milestoneAt = nil
+        // A word of its readiness not sent yet never is.
+        workers[number]?.readyDueAt = nil
         workers[number]?.overrunAt = nil
     }
 

@@ -115,9 +115,11 @@ struct SimulatedWorld {
         var stepStarted: MonotonicInstant
         var overrunAt: MonotonicInstant?
         var health: Bool = true
-        /// Whether, and when, it said it was ready.
+        /// Whether, and when, it said it was ready: its report is out and its services run.
         var saidReady = false
         var readyAt: MonotonicInstant?
+        /// When its word that it is ready reaches the supervisor, while it is on its way.
+        var readyDueAt: MonotonicInstant?
         /// The plugins its start left out (their builds excluded with nothing held in their
         /// place, or requiring one that is), by name.
         var leftOutAtStart: Set<String> = []
@@ -135,9 +137,20 @@ struct SimulatedWorld {
         /// the supervisor can know no better.
         var told: [WorldTruth.Build] = []
         var toldLeftOut: Set<String> = []
+        /// The build each plugin's file held when it last told a held build runs in place of
+        /// the file's: what it said is of that build.
+        var fileBuildsWhenTold: [String: WorldTruth.Build] = [:]
         /// Every plugin it last told of, and those it told are not added.
         var toldNames: Set<String> = []
         var toldNotAdded: Set<String> = []
+        /// Which version of the configuration it read last (at its start, or a reload), and the
+        /// version each plugin runs with (the one read when it bootstrapped; a reload gives
+        /// plugins with a reload hook the new one), by plugin index.
+        var configurationRead = 0
+        var settingsOf: [Int: Int] = [:]
+        /// The plugins it last told run with settings older than the configuration, which take
+        /// effect when they start again (Ticker has no reload hook).
+        var toldSettingsAwaitingAStart: Set<String> = []
         /// The plugins (indices into the world's) whose health check finds them unhealthy.
         var unhealthy: Set<Int> = []
         /// Whether it took over from the generation it replaces (an upgrade's, once ready).
@@ -180,6 +193,10 @@ struct SimulatedWorld {
         /// Whether the state directory can be written: when not, the driver keeps no record
         /// and no copies, and a host started after this one knows nothing it proved.
         var keepsRecord = true
+        /// How long the first generation's word that it is ready takes to reach the supervisor
+        /// once its report is out and its services run: a plugin may crash meanwhile, and the
+        /// word is then never sent.
+        var readyLatency: Duration = .zero
     }
 
     let setup: Setup
@@ -250,6 +267,9 @@ struct SimulatedWorld {
     var environmentChanged: Set<WorldTruth.Build> = []
     /// Stop requests operators made: the signal, when; a request to the whole service is one.
     var stopRequests: [(signal: Signal, at: MonotonicInstant)] = []
+    /// The version of the configuration file: an operator changes a setting of every plugin
+    /// before each reload asked (Ticker has no reload hook, so its change waits for a start).
+    var configuration = 0
     /// Reload requests not yet answered by a reload that began after them.
     var reloadsAsked: [MonotonicInstant] = []
     /// Whether each SIGHUP delivered and not yet handled is a request of its own, in order.
@@ -299,7 +319,10 @@ struct SimulatedWorld {
     var trialsFailed: [WorldTruth.Trial] = []
     /// The generations started to roll back builds on trial: they begin no trial.
     var rollbackGenerations: Set<Int> = []
+    /// When each restart started, and those of them whose failure leaving out did not heal:
+    /// only these count against the limit.
     var restartStarts: [MonotonicInstant] = []
+    var unhealedStarts: [MonotonicInstant] = []
 
     init(setup: Setup, seed: UInt64, tracing: Bool = false) {
         self.setup = setup
@@ -567,6 +590,7 @@ struct SimulatedWorld {
         case .follow: asked = .follow
         case .reload:
             asked = .reload
+            configuration += 1
             if exit == nil, stopRequests.isEmpty { reloadsAsked.append(now) }
         case .restart: asked = .restart([])
         case .restartLeftOut:
@@ -647,6 +671,7 @@ struct SimulatedWorld {
             } else {
                 if !worker.isStuck { consider(worker.milestoneAt) }
                 consider(worker.overrunAt)
+                consider(worker.readyDueAt)
             }
         }
         return next
@@ -700,6 +725,7 @@ struct SimulatedWorld {
         if tracing { trace.append("  event \(describe(event))") }
         if case .control(_, .restart) = event { restartAskedAt = now }
         if case .signal(.hangUp, _) = event, !hangUpsCounting.isEmpty, hangUpsCounting.removeFirst(), exit == nil {
+            configuration += 1
             reloadsAsked.append(now)
         }
         switch event {
@@ -710,6 +736,8 @@ struct SimulatedWorld {
             workers[number]?.toldLeftOut = Set(conditions.filter { $0.state == .leftOut }.map(\.name))
             workers[number]?.toldNotAdded = Set(conditions.filter { $0.state == .notAdded }.map(\.name))
             workers[number]?.toldNames = Set(conditions.map(\.name))
+        case .news(let number, .warnings("settings without a reload hook", let list)):
+            workers[number]?.toldSettingsAwaitingAStart = Set(list.compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) })
         case .ready(let number, _):
             workers[number]?.readySeen = true
         default:

@@ -42,6 +42,9 @@ enum Simulation {
         setup.beside = Set(SimulatedWorld.plugins.indices.filter { _ in orders == 1 || (orders == 2 && Bool.random(using: &random)) })
         // A quarter of the hosts cannot write their state directory: no record, no copies.
         setup.keepsRecord = Int.random(in: 0..<4, using: &random) != 0
+        // A quarter of the first generations tell they are ready a few milliseconds after their
+        // services began to run.
+        setup.readyLatency = Int.random(in: 0..<4, using: &random) == 0 ? .milliseconds(Int.random(in: 1...5, using: &random)) : .zero
         return setup
     }
 
@@ -157,18 +160,24 @@ enum Simulation {
     }
 
     /// Sequences that reach changes of state random runs seldom do: a rollback past the
-    /// restart limit, decided while handing over; a stop while a restart waits and a worker
+    /// restart limit (a failure leaving out does not heal), decided while handing over, and
+    /// while taking over; a stop while a restart waits and a worker
     /// sent SIGKILL is yet to be reaped.
     static let rareSequences: [(setup: SimulatedWorld.Setup, operations: [FaultOperation])] = [
         (watching(limit: 1), [
             .advance(milliseconds: 100), .kill(.current, .killedWhileIdle), .advance(milliseconds: 200),
             .replace(plugin: 2, with: .good), .advance(milliseconds: 199), .advanceToNextDeadline, .advanceToNextDeadline,
-            .kill(.newest, .crashNamingPlugin), .advance(milliseconds: 200),
+            .kill(.newest, .crashNamingNobody), .advance(milliseconds: 200),
         ]),
         (watching(limit: 5), [
             .advance(milliseconds: 100), .kill(.current, .killedWhileIdle), .advance(milliseconds: 200),
             .replace(plugin: 2, with: .good), .advance(milliseconds: 199), .advanceToNextDeadline,
             .kill(.oldest, .killedWhileIdle), .advance(milliseconds: 1), .signal(.terminate, to: .supervisor), .advance(milliseconds: 10),
+        ]),
+        (watching(limit: 1), [
+            .advance(milliseconds: 100), .kill(.current, .killedWhileIdle), .advance(milliseconds: 200),
+            .replace(plugin: 2, with: .good), .advance(milliseconds: 199), .advanceToNextDeadline, .advanceToNextDeadline, .advanceToNextDeadline,
+            .kill(.newest, .crashNamingNobody), .advance(milliseconds: 200),
         ]),
     ]
 
