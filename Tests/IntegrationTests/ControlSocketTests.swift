@@ -250,7 +250,14 @@ struct ControlSocketTests {
         let refused = try console.run("reload")
         #expect(refused.status == 1)
         #expect(refused.standardError.hasPrefix("plugin-host: reload refused; nothing changed:\n"), "\(refused.standardError)")
-        #expect(refused.standardError.contains("configuration file \(service.directory.configuration.path)"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("\n  configuration file \(service.directory.configuration.path)"), "\(refused.standardError)")
+        // Said once: the reason is the reason, not a second "reload refused".
+        #expect(refused.standardError.components(separatedBy: "refused").count == 2, "\(refused.standardError)")
+        #expect(!refused.standardError.contains("nothing was reloaded"), "\(refused.standardError)")
+        let text = try console.run("status").standardOutput
+        let lastReload = text.split(separator: "\n").first { $0.contains("Last reload:") }.map(String.init) ?? ""
+        #expect(lastReload.contains(" refused: configuration file \(service.directory.configuration.path)"), "\(text)")
+        #expect(lastReload.components(separatedBy: "refused").count == 2, "\(lastReload)")
         let json = try console.run("reload", ["--json"])
         #expect(json.status == 1)
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])

@@ -51,7 +51,7 @@ struct DirectoryIdentityTests {
             #expect(host.stop(with: SIGTERM).status == 0)
         }
         #expect(service.log.lines.filter { $0 == "Ticker 0.1.0 bootstrap" }.count == 1, "\(service.log.lines)")
-        let records = try FileManager.default.contentsOfDirectory(atPath: state.path).filter { $0.hasPrefix("record-") }
+        let records = RecordOnDisk.names(in: state)
         #expect(records.count == 1, "\(records)")
     }
 
@@ -67,7 +67,7 @@ struct DirectoryIdentityTests {
         #expect(first.stop(with: SIGTERM).status == 0)
 
         // As a host that named records by the text of --dir wrote it, for `--dir PLUGINS/`.
-        let current = try #require(try FileManager.default.contentsOfDirectory(atPath: state.path).first { $0.hasPrefix("record-") })
+        let current = try #require(RecordOnDisk.file(in: state))
         let spelt = service.directory.plugins.path + "/"
         let earlier = "record-" + FNV1a64.hex(Array(spelt.utf8))
         let text = try String(contentsOf: state.appending(path: current), encoding: .utf8)
@@ -137,7 +137,7 @@ struct DirectoryIdentityTests {
         let (host, listener) = try service.start(["--state", state.path])
         #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running", "\(host.standardError)")
         #expect(IntegrationTests.wait { RecordOnDisk.text(in: state).contains("permanent\tTicker\t") }, "\(RecordOnDisk.text(in: state))")
-        let kept = try #require(try FileManager.default.contentsOfDirectory(atPath: state.path).first { $0.hasPrefix("record-") })
+        let kept = try #require(RecordOnDisk.file(in: state))
 
         let followed = try Command.run(Repository.host.path, ["history", "--dir", service.directory.plugins.path + "/"],
                                        environment: ["XDG_STATE_HOME": elsewhere.path])

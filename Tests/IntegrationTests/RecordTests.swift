@@ -64,7 +64,7 @@ struct RecordTests {
         let state = try Scratch.directory(named: "state")
         let (first, _) = try crashTicker(service, state: state)
         #expect(first.stop(with: SIGTERM).status == 0)
-        let record = try #require(try FileManager.default.contentsOfDirectory(at: state, includingPropertiesForKeys: nil).first { $0.lastPathComponent.hasPrefix("record-") })
+        let record = state.appending(path: try #require(RecordOnDisk.file(in: state)))
         let bytes = try Data(contentsOf: record)
         try bytes.prefix(bytes.count - 5).write(to: record)
 

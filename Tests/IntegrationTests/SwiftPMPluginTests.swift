@@ -173,6 +173,11 @@ struct SwiftPMPluginChangeTests {
         #expect(install.standardOutput.contains("check-api: Pantry 0.1.0: no build of Pantry is installed in \(prefix.path)/lib/plugin-host/plugins to compare with"),
                 "\(install.standardOutput)")
 
+        // Built with make as well, before the break.
+        #expect(try Command.run("/usr/bin/env", ["make"], in: project).status == 0)
+        let library = project.appending(path: "build/libPantry.so")
+        #expect(FileManager.default.fileExists(atPath: library.path))
+
         // A requirement's return type changed, the version kept: both builds fail, naming it.
         try edit(source) { $0.replacingOccurrences(of: "func stock(of item: String) -> Int\n", with: "func stock(of item: String) -> Int8\n") }
         let named = "Func Stocking.stock(of:) has return type change from Swift.Int to Swift.Int8"
@@ -184,6 +189,9 @@ struct SwiftPMPluginChangeTests {
         let make = try Command.run("/usr/bin/env", ["make"], in: project)
         #expect(make.status != 0)
         #expect(make.standardError.contains(named), "\(make.standardError)")
+        // A refused build leaves no build behind: neither the one before, nor the one refused.
+        #expect(!FileManager.default.fileExists(atPath: library.path), "the build before is gone")
+        #expect(!FileManager.default.fileExists(atPath: library.path + ".unpackaged"), "the refused build is gone")
         #expect(try Command.run("/usr/bin/env", ["make", "install"], in: project).status != 0, "nor is it installed")
 
         // Kept, with a declaration added: both pass.

@@ -95,15 +95,16 @@ extension PluginTemplate {
 
         # After compiling, check-api compares the public API with the build of $(NAME) installed
         # last in $(PLUGINS_DIR), which plugins built against it use: within the same major
-        # version, a break fails.
+        # version, a break fails, and leaves no build behind (neither the one before nor the one refused).
         $(OUT)/lib$(NAME).so: $(SOURCES) manifest.json $(wildcard $(MODULES_DIR)/$(NAME).swiftinterface)
         \t@mkdir -p $(OUT)
         \t$(SWIFTC) -swift-version 6 -O -parse-as-library -emit-library -enable-library-evolution \\
         \t    -module-name $(NAME) -emit-module-path $(OUT)/$(NAME).swiftmodule -emit-module-interface-path $(OUT)/$(NAME).swiftinterface \\
         \t    $(ABI_FLAGS) $(addprefix -l,$(LINKS)) \\
         \t    -Xlinker -soname=lib$(NAME).so -Xlinker -rpath -Xlinker '$$ORIGIN:$$ORIGIN/../..' \\
-        \t    -o $@.unpackaged $(SOURCES)
-        \t$(PLUGIN_HOST) check-api manifest.json --interface $(OUT)/$(NAME).swiftinterface --dir $(PLUGINS_DIR)
+        \t    -o $@.unpackaged $(SOURCES) || { rm -f $@.unpackaged $@; exit 1; }
+        \t$(PLUGIN_HOST) check-api manifest.json --interface $(OUT)/$(NAME).swiftinterface --dir $(PLUGINS_DIR) \\
+        \t    || { rm -f $@.unpackaged $@; exit 1; }
         \t$(OBJCOPY) --add-section .plugin_host_manifest=manifest.json \\
         \t    --set-section-flags .plugin_host_manifest=noload,readonly $@.unpackaged $@
         \trm -f $@.unpackaged

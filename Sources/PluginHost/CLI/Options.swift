@@ -177,6 +177,9 @@ extension Command {
                     throw UsageError(message: "--listen needs NAME=ADDRESS, such as echo=/run/echo.sock or web=:8080, not '\(text.debugEscaped)'")
                 }
                 let listen = ListenAddress(name: String(text[..<equals]), address: String(text[text.index(after: equals)...]))
+                guard NamedSocket.isWellFormed(listen.address) else {
+                    throw UsageError(message: "--listen \(listen.name.debugEscaped)=\(listen.address.debugEscaped): expected \(NamedSocket.addressForms)")
+                }
                 guard !run.listen.contains(where: { $0.name == listen.name }) else {
                     throw UsageError(message: "--listen: the socket name '\(listen.name.debugEscaped)' is given twice")
                 }
@@ -202,6 +205,9 @@ extension Command {
             case "--metrics-listen":
                 let address = try parser.value(for: name)
                 guard !address.isEmpty else { throw UsageError(message: "--metrics-listen needs an address such as :9464 or /run/metrics.sock") }
+                guard NamedSocket.isWellFormed(address) else {
+                    throw UsageError(message: "--metrics-listen \(address.debugEscaped): expected \(NamedSocket.addressForms), such as :9464")
+                }
                 run.metricsListen = address
             case "--output": output = try parser.value(for: name)
             case "--plugin": plugin = try parser.value(for: name)
@@ -273,6 +279,11 @@ extension Command {
             guard positional.count == 1 else { throw UsageError(message: "new takes one plugin name") }
             if let problem = PluginManifest.problem(withName: positional[0]) {
                 throw UsageError(message: "plugin name \(problem)")
+            }
+            // The project's module, and its types, are named after the plugin.
+            for name in [positional[0]] + requires where !Self.isSwiftIdentifier(name) {
+                throw UsageError(message: "new: '\(name.debugEscaped)' is not a Swift identifier, which a plugin's module and its types are named by: "
+                    + "use letters, digits and _, not beginning with a digit (such as \(Self.identifierSuggestion(for: name)))")
             }
             for (option, names) in [("--requires", requires), ("--optional", optional)] {
                 for listed in names {
@@ -358,5 +369,24 @@ private struct OptionParser {
     /// Checks that the flag just read has no `=value`.
     func flag(_ name: String) throws(UsageError) {
         guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value") }
+    }
+
+}
+
+extension Command {
+    /// Whether `name` can name a Swift module and type: ASCII letters, digits and `_`, not
+    /// beginning with a digit.
+    static func isSwiftIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+
+    /// `name` made an identifier, as an example: `my-plugin` as `MyPlugin`, `9bad` as `Bad9`.
+    static func identifierSuggestion(for name: String) -> String {
+        let words = name.split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        var joined = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        let digits = joined.prefix { $0.isNumber }
+        joined = String(joined.dropFirst(digits.count)) + digits
+        return isSwiftIdentifier(joined) ? joined : "Ripener"
     }
 }

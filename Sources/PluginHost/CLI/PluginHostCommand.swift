@@ -120,7 +120,11 @@ struct PluginHostCommand {
     /// - Throws: ``SocketError`` naming the address that cannot be listened on.
     private static func openControl(_ options: RunOptions, into supervision: inout Supervisor.Configuration, console: Console) throws(SocketError) {
         if let path = options.control {
-            supervision.control = try ControlSocket.listen(at: path)
+            do {
+                supervision.control = try ControlSocket.listen(at: path)
+            } catch {
+                throw SocketError(address: "--control \(path)", reason: error.reason)
+            }
         } else {
             let path = ControlPath.forHost(of: options.search.directories, environment: Process.environment, user: currentUser)
             do {

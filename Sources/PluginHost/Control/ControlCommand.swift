@@ -39,6 +39,8 @@ struct ControlCommand {
             }
         } catch {
             console.write("plugin-host: error: \(error)\n", to: .error)
+            // A JSON reader gets an answer to parse all the same: what a refusal looks like.
+            if options.json { console.write(ControlReply(ok: false, error: error.description).json.rendered() + "\n", to: .output) }
             return .failure
         }
     }

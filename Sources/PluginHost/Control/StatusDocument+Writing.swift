@@ -87,7 +87,8 @@ extension StatusDocument {
             reloads: Reloads(applied: status.reloadsApplied, refused: status.reloadsRefused),
             warnings: status.warnings,
             supervisor: SupervisorCost(cpuSeconds: (facts.supervisorCPUSeconds * 1e6).rounded() / 1e6, events: facts.supervisorEvents),
-            record: facts.record)
+            record: facts.record,
+            recordStalledSeconds: status.recordStalledSince.map(since))
     }
 
     static func seconds(_ duration: Duration) -> Double {

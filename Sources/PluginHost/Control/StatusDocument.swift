@@ -37,6 +37,9 @@ struct StatusDocument: Codable, Equatable, Sendable {
     /// Where the host keeps its record of what it proved; `nil` when it keeps none (no state
     /// directory), or from a host that does not say.
     var record: String? = nil
+    /// How long the record's writes have stalled (its state directory does not answer), while
+    /// they do; `nil` otherwise.
+    var recordStalledSeconds: Double? = nil
 
     /// The supervisor's own cost: the processor time its process used (user and system, its
     /// workers not included) and how many events its state machine took, so that what an

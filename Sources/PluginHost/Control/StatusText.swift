@@ -14,12 +14,13 @@ struct StatusText {
         }
         let restarts = status.restarts
         if restarts.enabled {
-            var line = "\(restarts.used) of \(restarts.limit) within \(Self.span(restarts.windowSeconds)), \(restarts.total) in all"
-            if restarts.healed > 0 {
-                line += " (\(restarts.healed) healed by leaving a build out, at once)"
-            }
+            // `3 in all; 1 healed by leaving a build out (at once, not counted); 2 of at most 5
+            // within 1 min that leaving out did not heal; the next of those waits 0.1 s`.
+            var line = "\(restarts.total) in all"
+            if restarts.healed > 0 { line += "; \(restarts.healed) healed by leaving a build out (at once, not counted)" }
+            line += "; \(restarts.used) of at most \(restarts.limit) within \(Self.span(restarts.windowSeconds)) that leaving out did not heal"
             line += restarts.nextDelaySeconds > 0
-                ? "; a failure leaving out does not heal waits \(Self.span(restarts.nextDelaySeconds))" : "; the next starts at once"
+                ? "; the next of those waits \(Self.span(restarts.nextDelaySeconds))" : "; the next of those starts at once"
             facts.append(("Restarts", line))
         } else {
             facts.append(("Restarts", "off (--restart no), \(restarts.total) in all"))
@@ -36,7 +37,10 @@ struct StatusText {
         }
         if let control = status.control { facts.append(("Control", control)) }
         if !status.directories.isEmpty { facts.append(("Plugins from", status.directories.joined(separator: ":"))) }
-        if let record = status.record { facts.append(("Record", record)) }
+        if let record = status.record {
+            let stalled = status.recordStalledSeconds.map { " (not written for \(Self.span($0)): its state directory does not answer)" } ?? ""
+            facts.append(("Record", record + stalled))
+        }
         let width = facts.map(\.0.count).max() ?? 0
         for (label, value) in facts {
             text += String(repeating: " ", count: width - label.count + 3) + label + ": " + value + "\n"

@@ -24,7 +24,9 @@ struct ListCommand {
                     manifest?.dependencyList(showingRanges: true) ?? "-", entry.problem == nil ? "loadable" : "NOT LOADABLE", entry.file,
                 ]
             }
-            var text = TextTable.render(header: ["plugin", "version", "abi", "requires", "state", "file"], rows: rows)
+            // A directory that cannot be read lists nothing: only its error is said.
+            var text = rows.isEmpty && !directoryProblems.isEmpty
+                ? "" : TextTable.render(header: ["plugin", "version", "abi", "requires", "state", "file"], rows: rows)
             // Each problem once: it names its plugins and files itself.
             var said = Set<String>()
             for problem in entries.compactMap(\.problem) where said.insert(problem).inserted {

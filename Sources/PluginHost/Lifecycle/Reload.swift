@@ -21,8 +21,9 @@ extension LifecycleRunner {
         let read: [String: Settings]
         switch context.readConfiguration() {
         case .failure(let problem):
-            let refusal = report(Problem(problem.code, plugin: nil, file: problem.file, "reload refused: \(problem.message); nothing was reloaded"))
-            return ReloadOutcome(applied: false, problems: [refusal])
+            // The line says it is a refusal; the reason stays the reason, for the answer and the status.
+            _ = report(Problem(problem.code, plugin: nil, file: problem.file, "reload refused: \(problem.message); nothing was reloaded"))
+            return ReloadOutcome(applied: false, problems: [problem])
         case .success(let settings):
             read = settings
         }

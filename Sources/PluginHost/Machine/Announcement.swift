@@ -14,6 +14,11 @@ enum Announcement: Equatable, Sendable {
     /// The restart would exceed `--restart-limit`.
     case restartLimitReached(recent: Int, policy: RestartPolicy)
 
+    // MARK: The record
+
+    /// What became of the record's writes, kept at `kept` (its path).
+    case record(RecordWriteNews, kept: String?)
+
     // MARK: Upgrades
 
     /// The candidate failed before the serving generation was disturbed, and no build is to

@@ -22,6 +22,8 @@ struct HostStatus: Equatable, Sendable {
     var warnings: [String] = []
     /// How long each plugin took to answer its last health check, in seconds.
     var healthDurations: [String: Double] = [:]
+    /// Since when the record's writes stall, while they do: its state directory does not answer.
+    var recordStalledSince: MonotonicInstant?
 }
 
 /// A generation whose worker lives.
@@ -133,10 +135,21 @@ struct UpgradeRecord: Equatable, Sendable {
         /// The candidate failed after the generation before had stopped: the builds that ran
         /// before are restored, without those left out; what came back, once known.
         case restored(leftOut: [PublishedPlugin], broughtBack: [PublishedPlugin]?)
-        /// Builds on trial gave way to the builds they replaced, and why; what came back, once known.
-        case rolledBack(trials: [Announcement.Rollback], because: String, broughtBack: [PublishedPlugin]?)
+        /// Builds on trial, or that ran, gave way to the builds they replaced, and why; what came
+        /// back, once known.
+        case rolledBack(trials: [Announcement.Rollback], because: RollbackCause, broughtBack: [PublishedPlugin]?)
         /// A new build was not taken up (`Domain 1.0.0 -> 2.0.0`), and why.
         case refused(upgrade: String, reasons: [String])
+    }
+
+    /// Why builds were rolled back.
+    enum RollbackCause: Equatable, Sendable {
+        /// A failure blamed on them while on trial: its summary (`crashed during the run phase: SIGSEGV`).
+        case failedOnTrial(String)
+        /// Their health checks, on trial: which are unhealthy, and why.
+        case unhealthyOnTrial(String)
+        /// An operator asked (`plugin-host rollback`).
+        case asked
     }
 
     /// A restore or rollback brought back `builds`: the record says so. Any other outcome is kept.

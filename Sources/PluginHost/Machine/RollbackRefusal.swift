@@ -1,6 +1,8 @@
 /// Why an operator's rollback of a plugin cannot be made: nothing is changed, and the client
 /// is told this.
 enum RollbackRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The host knows no plugin of that name: none runs, none is left out.
+    case unknown(String)
     /// The plugin does not run in the generation that serves.
     case notServing(String)
     /// No permanent build of the plugin (of `version`, when asked for) is kept besides the
@@ -9,6 +11,8 @@ enum RollbackRefusal: Error, Equatable, Sendable, CustomStringConvertible {
 
     var description: String {
         switch self {
+        case .unknown(let name):
+            return "\(name): no plugin \(name) is left out or running; plugin-host status lists the plugins"
         case .notServing(let name):
             return "\(name): it is not serving; plugin-host status lists what runs"
         case .noKeptBuild(let name, let version, let running, let kept):

@@ -36,8 +36,9 @@ enum SupervisionAction: Equatable, Sendable {
     /// Close what generation `from` handed over: no generation will take it.
     case discardHandOff(from: Int)
     /// Keep `record` on disk in place of the one kept before, so that the next start honours
-    /// it: what is left out changed.
-    case keepRecord(BuildRecord)
+    /// it: what it keeps changed. The write is numbered `number`; the driver writes it outside
+    /// its loop, and says when it finished with ``SupervisionEvent/recordKept(number:failure:)``.
+    case keepRecord(BuildRecord, number: Int)
     /// Answer the control client numbered `client`; a final answer closes its connection.
     case answer(client: Int, ControlAnswer)
     /// End the host: end what is left, write what is waiting, remove the sockets' files, and

@@ -50,6 +50,10 @@ enum SupervisionEvent: Equatable, Sendable {
     case restartChecked(client: Int, problems: [String])
     /// A client of the control socket went away.
     case clientLeft(client: Int)
+    /// The driver finished the write of the record numbered `number`
+    /// (``SupervisionAction/keepRecord(_:number:)``), and every one asked before it: it kept
+    /// the record, or it failed (`failure` says why).
+    case recordKept(number: Int, failure: String?)
 }
 
 extension SupervisionEvent {
@@ -76,6 +80,7 @@ extension SupervisionEvent {
         case .control(_, let request): request == .stop ? "plugin-host stop" : "control request"
         case .restartChecked: "files checked"
         case .clientLeft: "client left"
+        case .recordKept: "record kept"
         }
     }
 }

@@ -64,7 +64,7 @@ extension SupervisionMachine {
         notify(reloadingNow)
         notify(.status(.rollingBack(trials.map(Announcement.Rollback.init), failure: ending.summary), nil))
         records.lastUpgrade = UpgradeRecord(
-            at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: "\(ending.summary) on trial", broughtBack: nil))
+            at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .failedOnTrial(ending.summary), broughtBack: nil))
         schedule(.restore, at: start)
     }
 

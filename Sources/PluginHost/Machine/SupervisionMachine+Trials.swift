@@ -90,7 +90,7 @@ extension SupervisionMachine {
     /// replaced loads beside it and takes over, as an upgrade does.
     mutating func rollBack(_ trials: [BuildLedger.Trial], of serving: Int, because why: String) {
         say(.rollingBack(trials: trials.map(Announcement.Rollback.init), because: why))
-        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: why, broughtBack: nil))
+        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .unhealthyOnTrial(why), broughtBack: nil))
         startUpgrade(of: serving)
         if case .upgrading(_, let candidate) = state { upgrades.rollBack(trials, by: candidate) }
     }
@@ -165,7 +165,7 @@ extension SupervisionMachine {
         }
         let told = rollbacks.map(Announcement.Rollback.init)
         say(.rollingBackAsAsked(told))
-        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: told, because: "plugin-host rollback", broughtBack: nil))
+        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: told, because: .asked, broughtBack: nil))
         startUpgrade(of: serving)
         if case .upgrading(_, let candidate) = state {
             upgrades.rollBack(rollbacks, by: candidate)
@@ -189,7 +189,8 @@ extension SupervisionMachine {
     /// `version`, when given) that is not left out. Told as the trial it ends: the build that
     /// runs, and the build that replaces it.
     private func rollback(of name: String, to version: String?) -> Result<BuildLedger.Trial, RollbackRefusal> {
-        guard let record = ledger[name], let running = record.serving else { return .failure(.notServing(name)) }
+        guard let record = ledger[name] else { return .failure(.unknown(name)) }
+        guard let running = record.serving else { return .failure(.notServing(name)) }
         if let trial = ledger.trial(of: running), version == nil || trial.replaced.version == version { return .success(trial) }
         let kept = record.permanent.reversed().filter { !$0.isSameBuild(as: running) && !ledger.isLeftOut($0) }
         guard let target = kept.first(where: { version == nil || $0.version == version }) else {
@@ -214,7 +215,7 @@ extension SupervisionMachine {
         guard missing.isEmpty else {
             act(.answer(client: client, .refused(
                 (names.isEmpty ? "no build is on trial" : "no build of \(missing.joined(separator: ", ")) is on trial")
-                    + "; plugin-host status shows what is (--trial sets how long an upgrade's builds are)")))
+                    + "; plugin-host status shows what is (--trial sets how long an upgrade's builds are on trial)")))
             return nil
         }
         return trials.filter { names.contains($0.build.name) }

@@ -51,6 +51,11 @@ struct SupervisionMachine: Sendable {
         var ending = EndingBudget()
         /// How long the builds an upgrade brings in are on trial (`--trial`); `nil` for none.
         var trial: Duration? = .seconds(30)
+        /// How long a write of the record may be unfinished before the host says its state
+        /// directory does not answer.
+        var recordStall: Duration = .seconds(5)
+        /// Where the record is kept, as the words about it name it; `nil` without one.
+        var record: String?
     }
 
     /// What the driver may spend on the host's end, after the machine decided it: each part
@@ -60,6 +65,8 @@ struct SupervisionMachine: Sendable {
         var reap: Duration = .seconds(2)
         /// How long to write the answers owed to control clients.
         var answers: Duration = .seconds(1)
+        /// How long to wait for the write of the record under way, and for the last one.
+        var record: Duration = .seconds(2)
         /// How long the host's own output may make no progress (a reader that stopped
         /// reading) before the rest is dropped.
         var outputStall: Duration = .seconds(2)
@@ -117,8 +124,10 @@ struct SupervisionMachine: Sendable {
     var generations: [Int: Generation] = [:]
     /// What runs, what is held, what is left out, and the failures.
     var ledger = BuildLedger()
-    /// The record on disk as last kept, and the ledger's count of changes then.
+    /// The record as last asked to be kept, and the ledger's count of changes then.
     private var recordKept: (changes: Int, record: BuildRecord) = (0, BuildRecord())
+    /// The record's writes under way.
+    var recordWrites = RecordWrites()
     var restarts = RestartHistory()
     /// What operators wait for, and who follows the host.
     var operators = OperatorRequests()
@@ -226,6 +235,8 @@ struct SupervisionMachine: Sendable {
             restartChecked(for: client, problems: problems)
         case .clientLeft(let client):
             operators.left(client)
+        case .recordKept(let number, let failure):
+            for news in recordWrites.finished(number, failure: failure, at: now) { say(.record(news, kept: configuration.record)) }
         }
         forgetEndedGenerations()
         ledger.follow(currentGeneration.flatMap { generations[$0] })
@@ -234,11 +245,12 @@ struct SupervisionMachine: Sendable {
         return takeActions()
     }
 
-    /// Asks the driver to keep the record on disk again when what is left out changed.
+    /// Asks the driver to keep the record on disk again when what it keeps changed, unless a
+    /// write failed: the host then keeps no record.
     mutating func keepRecordIfChanged() {
-        guard ledger.recordChanges != recordKept.changes else { return }
+        guard ledger.recordChanges != recordKept.changes, !recordWrites.unwritable else { return }
         let record = ledger.record
-        if record != recordKept.record { act(.keepRecord(record)) }
+        if record != recordKept.record { act(.keepRecord(record, number: recordWrites.ask(at: now))) }
         recordKept = (ledger.recordChanges, record)
     }
 
@@ -249,6 +261,7 @@ struct SupervisionMachine: Sendable {
         if let rescan = timers.rescan, case .serving = state { next = min(next, rescan) }
         if case .backingOff(let until, _) = state { next = min(next, until) }
         if let trialEnd = nextTrialEnd { next = min(next, trialEnd) }
+        if let stall = recordWrites.nextDeadline(limit: configuration.recordStall) { next = min(next, stall) }
         for generation in generations.values {
             switch generation.life {
             case .stopping(let deadline?): next = min(next, deadline)
@@ -399,6 +412,7 @@ struct SupervisionMachine: Sendable {
         if case .backingOff(let until, let cause) = state, now >= until {
             state = .recovering(startGeneration(cause))
         }
+        for news in recordWrites.check(at: now, limit: configuration.recordStall) { say(.record(news, kept: configuration.record)) }
         for generation in liveGenerations {
             switch generation.life {
             case .stopping(let deadline?) where now >= deadline:
@@ -446,7 +460,7 @@ struct SupervisionMachine: Sendable {
             state: state.name, startedAt: startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
             plugins: ledger.statuses, restarts: restartsNow, lastReload: records.lastReload, lastUpgrade: records.lastUpgrade,
             reloadsApplied: records.reloadsApplied, reloadsRefused: records.reloadsRefused, warnings: records.warningsInForce,
-            healthDurations: records.healthDurations)
+            healthDurations: records.healthDurations, recordStalledSince: recordWrites.stalled)
     }
 
     /// What `generation` does for the host, in a few words.

@@ -30,6 +30,16 @@ extension Announcement {
             return "not restarting: \(recent) restart\(recent == 1 ? "" : "s") leaving out did not heal within \(TextFormat.seconds(policy.window)) already "
                 + "(--restart-limit \(policy.limit)/\(TextFormat.seconds(policy.window)))"
 
+        case .record(.stalled(let limit), let kept):
+            return "warning: the record of what the host proved\(kept.map { " at " + $0 } ?? "") has not been written for over "
+                + "\(TextFormat.seconds(limit)): its state directory does not answer (a frozen or hung file system?); the host serves on, "
+                + "and writes it once the directory answers"
+        case .record(.writtenAgain(let after), let kept):
+            return "note: the record of what the host proved\(kept.map { " at " + $0 } ?? "") is written again, after \(TextFormat.measuredSeconds(after))"
+        case .record(.unwritable(let reason), let kept):
+            return "warning: cannot keep the record at \(kept ?? "its state directory"): \(reason); what the host proves from now on is forgotten when it "
+                + "stops (--state DIR chooses where it is kept)"
+
         case .upgradeFailedBlamingNobody(let ended):
             return "error: the upgrade failed; the running plugins keep serving as they were; no plugin is to blame "
                 + "(\(ended.isEmpty ? "the new worker ended" : "the new worker " + ended)), so none is left out: "

@@ -1,7 +1,7 @@
 /// The last upgrade's outcome in the words of the status (`Last upgrade: ... rolled back: ...`).
 extension UpgradeRecord.Outcome {
     /// `Counter 0.3.0 -> 0.3.1`, `left out: Probe 2.0.0; the generation before serves on`,
-    /// `brought back Counter 0.3.0; crashed during the run phase: SIGSEGV on trial; Counter 0.3.1 -> 0.3.0`.
+    /// `Counter 0.3.1 -> 0.3.0: Counter 0.3.1, on trial, crashed during the run phase: SIGSEGV; brought back Counter 0.3.0`.
     var detail: String {
         switch self {
         case .upgraded(let changes):
@@ -12,7 +12,12 @@ extension UpgradeRecord.Outcome {
             return (broughtBack.map { Announcement.rollbackDetail($0) + "; " } ?? "")
                 + "left out: " + (leftOut.isEmpty ? "nothing" : Announcement.names(leftOut))
         case .rolledBack(let trials, let because, let broughtBack):
-            return (broughtBack.map { Announcement.rollbackDetail($0) + "; " } ?? "") + because + "; " + Announcement.list(trials)
+            let why = switch because {
+            case .failedOnTrial(let failure): ": \(Announcement.names(trials.map(\.onTrial))), on trial, \(failure)"
+            case .unhealthyOnTrial(let why): ": on trial, \(why)"
+            case .asked: ", as an operator asked (plugin-host rollback)"
+            }
+            return Announcement.list(trials) + why + (broughtBack.map { "; " + Announcement.rollbackDetail($0) } ?? "")
         case .refused(let upgrade, let reasons):
             return upgrade + ": " + reasons.joined(separator: "; ")
         }

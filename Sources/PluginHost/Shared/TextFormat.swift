@@ -7,6 +7,12 @@ enum TextFormat {
         return "\(Double(seconds) + Double(attoseconds) / 1e18) s"
     }
 
+    /// A duration measured, not chosen, to the tenth of a second: `12.3 s`.
+    static func measuredSeconds(_ duration: Duration) -> String {
+        let tenths = Int64((Double(duration.components.seconds) * 10 + Double(duration.components.attoseconds) / 1e17).rounded())
+        return "\(tenths / 10).\(tenths % 10) s"
+    }
+
     /// A number of nanoseconds in seconds, as ``seconds(_:)`` writes them.
     static func seconds(nanoseconds: Int64) -> String {
         seconds(.nanoseconds(nanoseconds))

@@ -36,11 +36,14 @@ struct BuildCopies {
     }
 
     /// Gives each permanent build of `record` its copy: the one made before (`before`, checked
-    /// when the host started or made since), else a new one made from what `held` holds of
-    /// it. A build with neither keeps no copy. The copies are on disk when it returns.
+    /// when the host started or made since), else a new one made from the file `source` opens
+    /// of it, with that file's own identity. A build with neither keeps no copy. The copies are
+    /// on disk when it returns.
     ///
     /// - Throws: ``SystemError`` when the directory cannot be made or flushed.
-    func keep(_ record: inout BuildRecord, made before: [BuildRecord.Build], from held: HeldBuilds) throws(SystemError) {
+    func keep(
+        _ record: inout BuildRecord, made before: [BuildRecord.Build], from source: (BuildRecord.Build) -> (file: ReadOnlyFile, identity: FileIdentity)?
+    ) throws(SystemError) {
         var made = false
         let earlier = Dictionary(grouping: before.filter { $0.copy != nil }, by: \.name)
         for index in record.permanent.indices {
@@ -49,7 +52,7 @@ struct BuildCopies {
                 record.permanent[index].copy = copy
                 continue
             }
-            guard let (file, identity) = held.file(of: build.published) else { continue }
+            guard let (file, identity) = source(build) else { continue }
             if !made { try makeDirectories(directory, private: true) }
             record.permanent[index].copy = copy(file, identity: identity, to: path(of: build))
             made = true

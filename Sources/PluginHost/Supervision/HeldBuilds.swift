@@ -97,6 +97,9 @@ struct HeldBuilds {
         held.append(entry)
     }
 
+    /// The descriptors of the held files, which a forked process that copies builds keeps.
+    var descriptors: Set<Int32> { Set(held.map(\.file.descriptor)) }
+
     /// The held file of `build`, with its identity, while it still reads that build's bytes.
     func file(of build: PublishedPlugin) -> (file: ReadOnlyFile, identity: FileIdentity)? {
         guard let identity = build.identity, let entry = entry(of: build.name, identity),

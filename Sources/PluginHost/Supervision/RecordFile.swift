@@ -81,6 +81,18 @@ struct RecordFile {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// The file a write of the record holds locked while it writes.
+    var lockPath: String { path + ".lock" }
+
+    /// Reads the record once no write of it is under way: one that a host before this one
+    /// began (its process outlives that host) finishes first, so that what that host proved
+    /// is read. A state directory that does not answer holds this up, as reading would.
+    func readAfterWrites() -> Reading {
+        let lock = FileLock.forReading(lockPath)
+        defer { lock?.unlock() }
+        return read()
+    }
+
     /// Reads the record; a file that is not there is no record.
     func read() -> Reading {
         let file: ReadOnlyFile
@@ -114,7 +126,7 @@ struct RecordFile {
     func earlier() -> String? {
         guard (try? FileStatus(path: path)) == nil, let names = try? directoryEntries(at: stateDirectory) else { return nil }
         var found: (path: String, modified: Int64)?
-        for name in names where name.hasPrefix("record-") && !name.hasSuffix(".tmp") {
+        for name in names where name.hasPrefix("record-") && !name.hasSuffix(".tmp") && !name.hasSuffix(".lock") {
             let candidate = stateDirectory + "/" + name
             guard candidate != path, let status = try? FileStatus(path: candidate), status.kind == .regular,
                 let named = Self.directories(in: candidate), ResolvedDirectories(named, workingDirectory: "/") == directories,

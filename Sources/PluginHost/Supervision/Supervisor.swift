@@ -68,14 +68,8 @@ struct Supervisor {
     private var waiting: [SupervisionEvent] = []
     /// The control socket's and the metrics endpoint's connections.
     private var control: ControlServer
-    /// Whether writing the record failed once already: said once, then the host runs on
-    /// without it.
-    private var recordUnwritable = false
-    /// The copies of permanent builds kept beside the record.
-    private let copies: BuildCopies?
-    /// The record as last written (or read), its permanent builds with their copies: the same
-    /// again is not written.
-    private var written = BuildRecord()
+    /// Writes the record outside the loop; `nil` without a state directory.
+    private var recordWriter: RecordWriter?
     /// How many events the machine took: with the process's processor time, what an event costs.
     private var eventsTaken = 0
 
@@ -111,7 +105,8 @@ struct Supervisor {
         var settings = configuration.machine
         settings.watching = !configuration.watching.isEmpty
         settings.watchdog = configuration.systemd.watchdog
-        copies = configuration.record.map(BuildCopies.init(beside:))
+        let copies = configuration.record.map(BuildCopies.init(beside:))
+        settings.record = configuration.record?.path
         var record = BuildRecord()
         // A record of these directories kept under another name (another spelling of them, by a
         // host that named records by the text of --dir) is this one: taken over, once.
@@ -125,7 +120,7 @@ struct Supervisor {
                               to: .standardError, acknowledging: nil)
             }
         }
-        switch configuration.record?.read() {
+        switch configuration.record?.readAfterWrites() {
         case .record(let kept)?:
             record = kept.forgettingChangedFiles { _, file, identity in
                 (try? FileStatus(path: file))?.identity.hasSameContents(as: identity) == true
@@ -142,7 +137,6 @@ struct Supervisor {
                 usable.append(build)
             }
             record.permanent = usable
-            written = record
             if !lost.isEmpty {
                 output.append(Array("plugin-host: warning: the copies the record keeps of \(lost.joined(separator: ", ")) are gone or changed (\(copies?.directory ?? "")); they cannot run in place of another build\n".utf8),
                               to: .standardError, acknowledging: nil)
@@ -155,6 +149,9 @@ struct Supervisor {
                           to: .standardError, acknowledging: nil)
         case .none?, nil:
             break
+        }
+        if let file = configuration.record, let copies {
+            recordWriter = RecordWriter(file: file, copies: copies, written: record, signals: signals)
         }
         let (machine, actions) = SupervisionMachine.starting(settings, record: record, at: .now)
         self.machine = machine
@@ -210,8 +207,15 @@ struct Supervisor {
                 if ended[worker.process] != nil { break }
             }
         }
-        // Orphans of ended workers end too; a worker may end between the two looks.
-        for (process, termination) in ProcessControl.reapAll() { ended[process] = termination }
+        // Orphans of ended workers end too; a worker may end between the two looks; so does a
+        // record's writer.
+        for (process, termination) in ProcessControl.reapAll() {
+            if process == recordWriter?.process {
+                events += recordWriter?.ended(process, termination) ?? []
+            } else {
+                ended[process] = termination
+            }
+        }
         let now = MonotonicInstant.now
         for worker in workers.values.sorted(by: { $0.generation < $1.generation }) {
             let page = worker.page
@@ -320,8 +324,7 @@ struct Supervisor {
                 worker.kill()
             case .endProcesses(let generation):
                 guard let process = reaped.removeValue(forKey: generation) else { break }
-                let kept = inheritedChildren.union(workers.values.map(\.process))
-                sayEnded(ProcessControl.endProcesses(inGroup: process, orphansExcept: kept))
+                sayEnded(ProcessControl.endProcesses(inGroup: process, orphansExcept: ownChildren))
             case .say(let announcement):
                 output.append(Array((announcement.line + "\n").utf8), to: .standardError, acknowledging: nil)
             case .notify(let notice):
@@ -329,8 +332,8 @@ struct Supervisor {
             case .pingWatchdog:
                 configuration.systemd.pingWatchdog()
             case .hold(let asked):
-                let kept = self.written.permanent
-                let held = builds.hold(asked, loadedBy: workers.values.map(\.process)) { [copies] build in
+                let kept = recordWriter?.written.permanent ?? []
+                let held = builds.hold(asked, loadedBy: workers.values.map(\.process)) { [copies = recordWriter?.copies] build in
                     guard let entry = kept.first(where: { $0.published.isSameBuild(as: build) }), let identity = entry.copy,
                         let file = copies?.open(entry)
                     else { return nil }
@@ -346,8 +349,8 @@ struct Supervisor {
                 package.close()
             case .discardHandOff(let from):
                 handOffs.removeValue(forKey: from)?.close()
-            case .keepRecord(let record):
-                keep(record)
+            case .keepRecord(let record, let number):
+                events += recordWriter?.keep(record, number: number, held: builds) ?? []
             case .checkRestart(let client, let selection, let running):
                 let problems = RestartCheck.versionProblems(in: configuration.search, builds: selection, running: running)
                 events.append(.restartChecked(client: client, problems: problems))
@@ -365,29 +368,6 @@ struct Supervisor {
         return events
     }
 
-    /// Writes the record; a failure is said once, and the host runs on as if it had none.
-    /// Each permanent build gets its copy first, so that the record never names a copy that is
-    /// not on disk; the copies it no longer names are removed once it is.
-    private mutating func keep(_ record: BuildRecord) {
-        guard let file = configuration.record, !recordUnwritable else { return }
-        var record = record
-        do {
-            // A permanent build with no copy (none is held in a run that is no service) cannot
-            // run from the record: it is not kept.
-            try copies?.keep(&record, made: written.permanent, from: builds)
-            record.permanent.removeAll { $0.copy == nil }
-            record.stamp(since: written, now: Int64(WallClock.secondsSinceEpoch))
-            guard record != written else { return }
-            try file.write(record)
-            written = record
-            copies?.prune(keeping: record)
-        } catch {
-            recordUnwritable = true
-            output.append(Array("plugin-host: warning: cannot keep the record at \(file.path): \(error); what the host proves from now on is forgotten when it stops (--state DIR chooses where it is kept)\n".utf8),
-                          to: .standardError, acknowledging: nil)
-        }
-    }
-
     /// Forks a generation with the builds and sockets it needs.
     ///
     /// - Returns: That it started, with the held builds it was handed; or why it could not.
@@ -400,8 +380,9 @@ struct Supervisor {
         // The worker keeps none of the supervisor's own descriptors: a plugin must not
         // accept on the control socket, nor answer its clients.
         var closing = [directories?.descriptor, configuration.systemd.socket?.descriptor].compactMap { $0 } + control.descriptors
-        // Nor the channels of other generations, nor what they handed over.
+        // Nor the channels of other generations, nor what they handed over, nor the record's writer's.
         closing += workers.values.compactMap { $0.handOff.map { FileDescriptor(rawValue: $0.descriptor) } }
+        if let writer = recordWriter?.interest?.descriptor { closing.append(writer) }
         closing += handOffs.values.flatMap { $0.descriptors.map(FileDescriptor.init(rawValue:)) }
         let channel = try? DescriptorChannel.pair()
         if let channel {
@@ -423,6 +404,12 @@ struct Supervisor {
             channel?.0.close()
             return .couldNotStart(generation: plan.number, reason: "\(error)")
         }
+    }
+
+    /// The children that are no orphan of a generation's: those the host had before any plugin
+    /// ran, the live workers, and a record's writer.
+    private var ownChildren: Set<ProcessID> {
+        inheritedChildren.union(workers.values.map(\.process)).union(recordWriter?.process.map { [$0] } ?? [])
     }
 
     /// The status document of `status`, with what the driver sees now.
@@ -456,6 +443,11 @@ struct Supervisor {
     /// with `status`.
     private mutating func finish(_ status: ExitStatus) -> Never {
         let budget = machine.configuration.ending
+        // What the host proved is written before it ends, for as long as the budget allows.
+        if let unwritten = recordWriter?.finish(within: budget.record) {
+            output.append(Array("plugin-host: warning: the record at \(configuration.record?.path ?? "") is not all written: \(unwritten) (its state directory does not answer)\n".utf8),
+                          to: .standardError, acknowledging: nil)
+        }
         for worker in workers.values { worker.kill() }
         let deadline = MonotonicInstant.now + budget.reap
         while !workers.isEmpty, MonotonicInstant.now < deadline {
@@ -467,7 +459,7 @@ struct Supervisor {
             ProcessControl.sleep(nanoseconds: 2_000_000)
         }
         for process in reaped.values { sayEnded(ProcessControl.endProcesses(inGroup: process, orphansExcept: nil)) }
-        sayEnded(ProcessControl.endProcesses(inGroup: nil, orphansExcept: inheritedChildren.union(workers.values.map(\.process))))
+        sayEnded(ProcessControl.endProcesses(inGroup: nil, orphansExcept: ownChildren))
         for socket in configuration.sockets { socket.close() }
         control.flush(until: .now + budget.answers)
         control.close()
@@ -511,6 +503,11 @@ struct Supervisor {
             interests.append(Poll.Interest(descriptor: watch.descriptor, writing: false))
             return interests.count - 1
         }
+        let writerAt = recordWriter?.interest.map { writer in
+            interests.append(Poll.Interest(descriptor: writer.descriptor, writing: false))
+            if writer.writing { interests.append(Poll.Interest(descriptor: writer.descriptor, writing: true)) }
+            return interests.count - 1
+        }
         let controlAt = interests.count
         interests += control.interests
         let ready = Poll.wait(for: interests, timeout: wake.map { max(.zero, $0 - .now) })
@@ -523,6 +520,10 @@ struct Supervisor {
         }
         if let directoriesAt, ready[directoriesAt], directories?.takeChanges() == true {
             waiting.append(.directoryChanged)
+        }
+        if writerAt != nil {
+            recordWriter?.flush()
+            waiting += recordWriter?.receive() ?? []
         }
     }
 }

@@ -56,7 +56,7 @@ struct ControlSocket {
         }
         guard failure == 0 else {
             _ = Glibc.close(descriptor)
-            throw SocketError(address: path, errno: failure, doing: "listen on it")
+            throw SocketError(address: path, errno: failure)
         }
         return ControlSocket(descriptor: FileDescriptor(rawValue: descriptor), path: path, identity: try? FileStatus(linkAt: path).identity)
     }

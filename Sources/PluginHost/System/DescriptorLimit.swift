@@ -53,8 +53,18 @@ enum DescriptorTable {
     }
 }
 
-/// Closes `descriptors`, ignoring those already closed: for a forked child that must not
-/// keep its parent's.
-func closeDescriptors(_ descriptors: [Int32]) {
-    for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
+extension DescriptorTable {
+    /// Closes every open descriptor of the process but `kept`, as `/proc/self/fd` lists them:
+    /// for a forked child that must keep none of its parent's sockets, pipes and files.
+    static func closeAll(except kept: Set<Int32>) {
+        guard let directory = opendir("/proc/self/fd") else { return }
+        let listing = dirfd(directory)
+        var open: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name), descriptor != listing, !kept.contains(descriptor) { open.append(descriptor) }
+        }
+        closedir(directory)
+        for descriptor in open { _ = close(descriptor) }
+    }
 }

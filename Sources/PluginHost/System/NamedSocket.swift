@@ -88,7 +88,7 @@ struct NamedSocket: Sendable, Equatable {
         }
         guard failure == 0 else {
             _ = Glibc.close(descriptor)
-            throw SocketError(address: address, errno: failure, doing: "listen on it")
+            throw SocketError(address: address, errno: failure)
         }
         return NamedSocket(name: name, descriptor: descriptor, createdFile: abstract ? nil : path)
     }
@@ -106,7 +106,19 @@ struct NamedSocket: Sendable, Equatable {
         return connected != 0 && errno == ECONNREFUSED
     }
 
-    private static func openTCP(name: String, address: String) throws(SocketError) -> NamedSocket {
+    /// The forms an address takes, as an error names them.
+    static let addressForms = "unix:PATH, /PATH, @NAME, HOST:PORT, [IPV6]:PORT or :PORT"
+
+    /// Whether `address` has one of the forms ``open(name:address:)`` reads, by its text alone:
+    /// a command line that gives another is wrong before anything is opened.
+    static func isWellFormed(_ address: String) -> Bool {
+        if address.hasPrefix("unix:") { return address.count > 5 }
+        if address.hasPrefix("/") || address.hasPrefix("@") { return address.count > 1 }
+        return tcpParts(of: address) != nil
+    }
+
+    /// The host (none for every address) and the port of a TCP address; `nil` when it is none.
+    private static func tcpParts(of address: String) -> (host: String?, port: UInt16)? {
         var host: String?
         var port = address
         if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
@@ -116,8 +128,13 @@ struct NamedSocket: Sendable, Equatable {
             host = colon == address.startIndex ? nil : String(address[..<colon])
             port = String(address[address.index(after: colon)...])
         }
-        guard let number = UInt16(port), number > 0 else {
-            throw SocketError(address: address, reason: "expected unix:PATH, /PATH, @NAME, HOST:PORT, [IPV6]:PORT or :PORT")
+        guard let number = UInt16(port), number > 0 else { return nil }
+        return (host, number)
+    }
+
+    private static func openTCP(name: String, address: String) throws(SocketError) -> NamedSocket {
+        guard let (host, number) = tcpParts(of: address) else {
+            throw SocketError(address: address, reason: "expected " + addressForms)
         }
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
@@ -146,7 +163,7 @@ struct NamedSocket: Sendable, Equatable {
             failure = errno
             _ = Glibc.close(descriptor)
         }
-        throw SocketError(address: address, errno: failure, doing: "listen on it")
+        throw SocketError(address: address, errno: failure)
     }
 }
 
@@ -162,6 +179,11 @@ struct SocketError: Error, Equatable, CustomStringConvertible {
 
     init(address: String, errno code: Int32, doing what: String) {
         self.init(address: address, reason: "cannot \(what): \(String(cString: strerror(code))) (errno: \(code))")
+    }
+
+    /// Listening itself failed, for the system's reason.
+    init(address: String, errno code: Int32) {
+        self.init(address: address, reason: "\(String(cString: strerror(code))) (errno: \(code))")
     }
 
     var description: String { "cannot listen on \(address): \(reason)" }

@@ -23,15 +23,16 @@ enum ProcessControl {
     /// handler of the other's. Both continue with the signals blocked; each unblocks them
     /// once its own handlers are in place (``unblockAllSignals()``).
     ///
+    /// - Parameter purpose: What the child is for, as an error names it: `the worker process`.
     /// - Returns: The child's id in the parent, 0 in the child.
     /// - Throws: ``SystemError`` when the system refuses another process.
-    static func forkBlockingSignals() throws(SystemError) -> ProcessID {
+    static func forkBlockingSignals(for purpose: String = "the worker process") throws(SystemError) -> ProcessID {
         var all = sigset_t()
         sigfillset(&all)
         pthread_sigmask(SIG_BLOCK, &all, nil)
         let child = fork()
         guard child >= 0 else {
-            let error = SystemError("fork the worker process")
+            let error = SystemError("fork " + purpose)
             unblockAllSignals()
             throw error
         }
@@ -41,6 +42,20 @@ enum ProcessControl {
     /// Unblocks every signal in the calling thread.
     static func unblockAllSignals() {
         unblockAllSignalsOfThisThread()
+    }
+
+    /// Lowers the calling process's scheduling priority to the least (nice 19): for work that
+    /// must not take a processor from the plugins'.
+    static func yieldProcessorToOthers() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+    }
+
+    /// Ignores `signals` from now on (`SIG_IGN`): for a child whose work must finish whoever
+    /// signals its process group.
+    static func ignore(_ signals: [Signal]) {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = SIG_IGN
+        for signal in signals { _ = sigaction(signal.rawValue, &action, nil) }
     }
 
     /// Puts process `process` into a new process group of its own.

@@ -9,7 +9,8 @@ import Musl
 /// A file opened for reading at arbitrary offsets; closed when the value goes away.
 final class ReadOnlyFile {
     let path: String
-    private let descriptor: Int32
+    /// The descriptor: a forked child that reads the file keeps it open.
+    let descriptor: Int32
 
     /// Opens `path` for reading. Opening does not block, even on a FIFO.
     ///

@@ -129,6 +129,9 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
     /// The record on disk is damaged (a disk that lost a write): the next start that reads it
     /// says so and ignores it.
     case tearRecord
+    /// The state directory's file system is frozen for this long (`fsfreeze`): every write of
+    /// the record under way, or begun meanwhile, finishes only once it thaws.
+    case freezeState(seconds: Int)
 
     var description: String {
         switch self {
@@ -152,6 +155,7 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
         case .clientLeaves: ".clientLeaves"
         case .killSupervisor: ".killSupervisor"
         case .tearRecord: ".tearRecord"
+        case .freezeState(let seconds): ".freezeState(seconds: \(seconds))"
         }
     }
 }

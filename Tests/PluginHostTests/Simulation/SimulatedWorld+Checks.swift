@@ -384,7 +384,7 @@ extension SimulatedWorld {
         }
     }
 
-    /// The record on disk holds exactly the builds the truth leaves out (at most
+    /// The record the machine last asked to keep holds exactly the builds the truth leaves out (at most
     /// `BuildRecord.leftOutPerPlugin` of a plugin, the newest), so that a start after any end
     /// of the host leaves out what this one proved bad, and nothing else. A host that ends at
     /// its first failure without going on (a batch run, `--restart=no`, a failure before it
@@ -394,28 +394,28 @@ extension SimulatedWorld {
         guard setup.keepsRecord, recordCheckedAt != truth.evidenceChanges else { return }
         recordCheckedAt = truth.evidenceChanges
         var kept: Set<WorldTruth.Build> = []
-        for entry in recordOnDisk.leftOut {
+        for entry in recordDecided.leftOut {
             guard let plugin = Self.plugin(named: entry.name) else {
-                violate("the record on disk leaves out \(entry.name), a plugin the world does not have")
+                violate("the record the host asked to keep leaves out \(entry.name), a plugin the world does not have")
                 continue
             }
             kept.insert(WorldTruth.Build(plugin: plugin, identity: entry.identity))
         }
         let truly = Set(truth.evidence.keys)
         for build in kept.subtracting(truly).sorted(by: { $0.stamp < $1.stamp }) {
-            violate("the record on disk leaves out \(build), a build with no evidence of fault: the next start would leave it out")
+            violate("the record the host asked to keep leaves out \(build), a build with no evidence of fault: the next start would leave it out")
         }
         // Within its documented bound: the newest 8 builds left out and 3 permanent builds of a plugin.
-        for (name, entries) in Dictionary(grouping: recordOnDisk.leftOut.map(\.name), by: { $0 }) where entries.count > 8 {
-            violate("the record on disk leaves out \(entries.count) builds of \(name); docs/operations.md bounds it to the newest 8")
+        for (name, entries) in Dictionary(grouping: recordDecided.leftOut.map(\.name), by: { $0 }) where entries.count > 8 {
+            violate("the record the host asked to keep leaves out \(entries.count) builds of \(name); docs/operations.md bounds it to the newest 8")
         }
-        for (name, entries) in Dictionary(grouping: recordOnDisk.permanent.map(\.name), by: { $0 }) where entries.count > WorldTruth.permanentKept {
-            violate("the record on disk keeps \(entries.count) permanent builds of \(name); docs/operations.md bounds it to the newest \(WorldTruth.permanentKept)")
+        for (name, entries) in Dictionary(grouping: recordDecided.permanent.map(\.name), by: { $0 }) where entries.count > WorldTruth.permanentKept {
+            violate("the record the host asked to keep keeps \(entries.count) permanent builds of \(name); docs/operations.md bounds it to the newest \(WorldTruth.permanentKept)")
         }
         for build in truly.subtracting(kept).sorted(by: { $0.stamp < $1.stamp }) {
             let ofPlugin = kept.filter { $0.plugin == build.plugin }.count
             if ofPlugin < BuildRecord.leftOutPerPlugin {
-                violate("the record on disk does not leave out \(build), which \(truth.evidence[build]!.reason): the next start would run it")
+                violate("the record the host asked to keep does not leave out \(build), which \(truth.evidence[build]!.reason): the next start would run it")
             }
         }
     }
@@ -551,6 +551,8 @@ extension SimulatedWorld {
             if bootstrapped != waiting.contains(where: { $0.phase == .bootstrapped }) {
                 violate("the host says the new worker \(bootstrapped ? "bootstrapped" : "loaded") its plugins, which it did not: \(announcement.line)")
             }
+        case .record(let news, _):
+            checkRecordNews(news)
         case .nothingLeftToServe, .restartLimitReached, .upgradingAgain, .upgradeCouldNotStart, .notRestoring, .trialPassed, .accepted,
              .rolledBack, .rollbackFailed, .workerSuspended, .workerResumed, .cannotStartWorker, .workerFailed, .warning, .handingOver,
              .stopping, .stoppingAtOnce, .workersDidNotEnd:
@@ -674,6 +676,12 @@ extension SimulatedWorld {
             must.append(request)
         case .workersDidNotEnd(let count, let grace):
             must += [count == 1 ? "a worker process" : "\(count) worker processes", TextFormat.seconds(grace)]
+        case .record(.stalled(let limit), let kept):
+            must += ["has not been written for over \(TextFormat.seconds(limit))", "its state directory does not answer", kept ?? ""]
+        case .record(.writtenAgain(let after), let kept):
+            must += ["written again", TextFormat.measuredSeconds(after), kept ?? ""]
+        case .record(.unwritable(let reason), let kept):
+            must += ["cannot keep the record", reason, kept ?? ""]
         }
         for words in must where !words.isEmpty && !line.has(words) {
             violate("the host's line does not say \"\(words)\", which its value holds: \(line)")
@@ -974,6 +982,7 @@ extension SimulatedWorld {
 
     mutating func checkInvariants(after event: SupervisionEvent) {
         checkRecord()
+        checkRecordWrites()
         // Every generation the machine knows alive has a worker, and every worker alive is
         // known: none is forgotten, so none is left running.
         // Counted first, without building anything: this runs after every event.
@@ -1091,6 +1100,11 @@ extension SimulatedWorld {
             violate("with no fault for \(TextFormat.seconds(settlingTime)), client \(id) still waits for the answer to its \(client.request)")
         }
         if !reloadsAsked.isEmpty { violate("with no fault for \(TextFormat.seconds(settlingTime)), a reload asked for at \(reloadsAsked[0]) was never made") }
+        // What the host proved is on disk once its state directory answers: no write is lost,
+        // the newest one last.
+        if setup.keepsRecord, exit == nil, recordWrite == nil, !recordTorn, recordOnDisk != recordDecided {
+            violate("with no fault for \(TextFormat.seconds(settlingTime)), the record on disk is not the one the host last asked to keep")
+        }
         // Nothing handed over waits with the supervisor once a generation serves and none starts.
         if case .serving = machine.state, machine.liveGenerations.count == 1 {
             for case .supervisor(let from) in items {

@@ -280,9 +280,23 @@ struct SimulatedWorld {
     /// The generation a reload is under way on, and how many reloads were made.
     var reloadUnderWay: Int?
     var reloadsMade = 0
-    /// The record of what the host proved, as the driver last wrote it to disk, and whether it
-    /// is yet to be checked against the truth (it was written, or the truth changed).
+    /// The record of what the host proved, as the machine last asked to keep it, and whether it
+    /// is yet to be checked against the truth (it was asked for, or the truth changed).
+    var recordDecided = BuildRecord()
+    /// The record as the driver last wrote it to disk: its writes take a moment, and wait for a
+    /// frozen state directory.
     var recordOnDisk = BuildRecord()
+    /// The write under way (as the driver's writer process runs it): its number, the record,
+    /// when it was asked for and when it finishes; and the newest record asked for meanwhile,
+    /// written next.
+    var recordWrite: (number: Int, record: BuildRecord, askedAt: MonotonicInstant, finishesAt: MonotonicInstant)?
+    var recordWriteNext: (number: Int, record: BuildRecord, askedAt: MonotonicInstant)?
+    /// Until when the state directory is frozen.
+    var stateFrozenUntil: MonotonicInstant?
+    /// Since when the host said its record's writes stall, while it says so; whether it said it
+    /// cannot keep its record.
+    var recordStallSaid: MonotonicInstant?
+    var recordUnwritableSaid = false
     /// The record the host started with.
     var recordAtStart = BuildRecord()
     /// How the host that runs was told its plugin directory (an index of
@@ -442,6 +456,10 @@ struct SimulatedWorld {
             restartSupervisor()
         case .tearRecord:
             recordTorn = true
+        case .freezeState(let seconds):
+            let until = now + .seconds(seconds)
+            stateFrozenUntil = max(stateFrozenUntil ?? until, until)
+            if let write = recordWrite { recordWrite?.finishesAt = max(write.finishesAt, until + Self.recordWriteTime) }
         }
     }
 
@@ -449,6 +467,9 @@ struct SimulatedWorld {
     /// starts is checked as any start after an end, then the run goes on with it.
     private mutating func restartSupervisor() {
         guard exit == nil else { return }
+        // The writer writes what it was handed, and the new supervisor waits for it before it
+        // reads the record (the wait is no part of the truth: nothing runs meanwhile).
+        settleRecordWrites()
         // The service manager's unit, or an operator, names the directory another way: the
         // driver reads the record it keeps under that spelling's key.
         hostSpelling = (hostSpelling + 1 + eventCount) % DirectorySpelling.all.count
@@ -509,9 +530,11 @@ struct SimulatedWorld {
         items = before.items.map { _ in .closed }
         recordTorn = before.recordTorn
         hostSpelling = before.hostSpelling
+        stateFrozenUntil = before.stateFrozenUntil
         recordKey = before.recordKey
         recordsElsewhere = before.recordsElsewhere
         recordOnDisk = record
+        recordDecided = record
         recordAtStart = record
         // The driver holds each permanent build's copy from its start.
         for entry in record.permanent {
@@ -658,12 +681,13 @@ struct SimulatedWorld {
 
     // MARK: Time
 
-    /// The next instant a worker does something by itself.
+    /// The next instant a worker, or the record's writer, does something by itself.
     var nextWorldEvent: MonotonicInstant? {
         var next: MonotonicInstant?
         func consider(_ instant: MonotonicInstant?) {
             if let instant, next.map({ instant < $0 }) ?? true { next = instant }
         }
+        consider(recordWrite?.finishesAt)
         for worker in workers.values {
             // A worker that ended only has its end to be seen; one stopped only its deadline.
             if worker.ending != nil {
@@ -692,6 +716,7 @@ struct SimulatedWorld {
             let event = nextWorldEvent.flatMap { $0 <= target ? $0 : nil }
             guard let next = [deadline, event].compactMap({ $0 }).min() else { break }
             now = max(now, next)
+            finishRecordWrite()
             runWorkers()
             deliver(.tick)
         }
@@ -786,15 +811,15 @@ struct SimulatedWorld {
             case .checkRestart(let client, _, _):
                 deliver(.restartChecked(client: client, problems: brokenOnDisk.contains(client)
                     ? ["plugin Ticker (plugins/libTicker.so) requires Domain ^1.0.0, but Domain 2.0.0 is installed"] : []))
-            case .keepRecord(let record):
-                guard setup.keepsRecord else { break }
-                recordOnDisk = record
-                recordTorn = false
+            case .keepRecord(let record, let number):
+                recordDecided = record
                 recordCheckedAt = nil
-                keepCopies(of: record)
+                keep(record, number: number)
             case .answer(let client, let answer):
                 receive(answer, by: client)
             case .exit(let status, let reason):
+                // What the driver handed its writer is written, within its end's budget or after.
+                settleRecordWrites()
                 exit = (status, reason, now)
                 checkExit(status, reason)
                 for number in workers.keys {
@@ -840,7 +865,7 @@ struct SimulatedWorld {
     /// The driver's `BuildCopies.keep`: each permanent build the record names keeps its copy,
     /// or gets one made from what the world holds of it as it ran; the others are removed. A
     /// copy is a file of its own that nothing writes, with the build's contents.
-    private mutating func keepCopies(of record: BuildRecord) {
+    mutating func keepCopies(of record: BuildRecord) {
         var kept: [WorldTruth.Build: UInt64] = [:]
         for entry in record.permanent {
             guard let plugin = Self.plugin(named: entry.name) else { continue }

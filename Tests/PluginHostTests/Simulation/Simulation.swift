@@ -88,7 +88,12 @@ enum Simulation {
         case 88: return .refuseNextFork
         case 89..<93: return .ask(FaultOperation.Request.allCases.randomElement(using: &random)!)
         case 93: return .clientLeaves
-        case 94: return Int.random(in: 0..<4, using: &random) == 0 ? .tearRecord : .killSupervisor
+        case 94:
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: return .tearRecord
+            case 1: return .freezeState(seconds: [2, 10].randomElement(using: &random)!)
+            default: return .killSupervisor
+            }
         default: return .advance(milliseconds: Int.random(in: 1...40_000, using: &random))
         }
     }
