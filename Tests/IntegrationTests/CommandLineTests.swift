@@ -29,12 +29,47 @@ struct CommandLineTests {
         (["status", "--to", "1.0.0"], "plugin-host: --to does not apply to 'plugin-host status'; see 'plugin-host status --help'\n"),
         (["rollback", "A", "B", "--to", "1.0.0", "--dir", "x"], "plugin-host: rollback --to VERSION takes one plugin name; see 'plugin-host rollback --help'\n"),
         (["help", "nope"], "plugin-host: no command 'nope'; the commands are accept, check, check-api, embed-manifest, graph, help, history, inspect, install, list, new, reload, restart, rollback, run, status, stop; see 'plugin-host --help'\n"),
+        (["--metrics-listen", "nope:xx"], "plugin-host: --metrics-listen nope:xx: expected unix:PATH, /PATH, @NAME, HOST:PORT, [IPV6]:PORT or :PORT, such as :9464; see 'plugin-host --help'\n"),
+        (["--listen", "web=:http"], "plugin-host: --listen web=:http: expected unix:PATH, /PATH, @NAME, HOST:PORT, [IPV6]:PORT or :PORT; see 'plugin-host --help'\n"),
+        (["new", "9bad"], "plugin-host: new: '9bad' is not a Swift identifier, which a plugin's module and its types are named by: use letters, digits and _, not beginning with a digit (such as Bad9); see 'plugin-host new --help'\n"),
+        (["new", "my-plugin"], "plugin-host: new: 'my-plugin' is not a Swift identifier, which a plugin's module and its types are named by: use letters, digits and _, not beginning with a digit (such as MyPlugin); see 'plugin-host new --help'\n"),
     ])
     func usageError(arguments: [String], line: String) throws {
         let result = try host(arguments)
         #expect(result.status == 64)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError == line)
+    }
+
+    @Test("a plugin directory that cannot be read is one error, with no empty table before it")
+    func listMissingDirectory() throws {
+        let result = try host(["list", "--dir", "/nonexistent/plugins"])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty, "\(result.standardOutput)")
+        #expect(result.standardError.hasPrefix("plugin-host: error: cannot open plugin directory /nonexistent/plugins: No such file or directory"),
+                "\(result.standardError)")
+    }
+
+    @Test("status --json with no host running still prints JSON on stdout: a refusal a reader can parse")
+    func statusJSONWithoutHost() throws {
+        let result = try host(["status", "--json", "--control", "/nonexistent/control.sock"])
+        #expect(result.status == 1)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardOutput)")
+        #expect(answer["ok"] as? Bool == false)
+        #expect((answer["error"] as? String)?.contains("no plugin-host is running at /nonexistent/control.sock") == true, "\(answer)")
+    }
+
+    @Test("a --control socket that cannot be made names the option and the reason, once")
+    func controlSocketError() throws {
+        let directory = try PluginDirectoryFixture.demo()
+        // A short path: a Unix socket's must fit in 108 bytes.
+        let notADirectory = URL(fileURLWithPath: Scratch.socketPath(named: "file"))
+        try Data("x".utf8).write(to: notADirectory)
+        let path = notADirectory.path + "/c.sock"
+        let result = try directory.runHost(["--control", path, "--watch"])
+        #expect(result.status == 1)
+        #expect(result.standardError == "plugin-host: error: cannot listen on --control \(path): Not a directory (errno: 20)\n",
+                "\(result.standardError)")
     }
 
     /// The commands, as docs/cli.md's synopsis lists them.

@@ -505,6 +505,25 @@ extension ControlSocketTests {
     }
 }
 
+extension ControlSocketTests {
+    @Test("refusals name what is wrong: a rollback of a plugin the host does not know, an accept with nothing on trial")
+    func refusalsSayWhy() throws {
+        let service = try ServiceFixture()
+        let console = OperatorConsole()
+        let (host, listener) = try service.start(console.arguments)
+        #expect(listener.wait(forPrefix: "READY=1") != nil, "\(host.standardError)")
+        let ghost = try console.run("rollback", ["Ghost"])
+        #expect(ghost.status == 1)
+        #expect(ghost.standardError == "plugin-host: error: cannot roll back Ghost: no plugin Ghost is left out or running; plugin-host status lists the plugins; nothing changed\n",
+                "\(ghost.standardError)")
+        let accept = try console.run("accept")
+        #expect(accept.status == 1)
+        #expect(accept.standardError == "plugin-host: error: no build is on trial; plugin-host status shows what is (--trial sets how long an upgrade's builds are on trial)\n",
+                "\(accept.standardError)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+}
+
 /// Parses a text exposition with the Prometheus Python client's parser; prints each family
 /// as `NAME TYPE`.
 private func parseWithPrometheus(_ text: String) throws -> CommandResult {

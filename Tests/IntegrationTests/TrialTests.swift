@@ -45,6 +45,12 @@ struct TrialTests {
         #expect(host.waitForError("plugin-host: bringing back the builds that ran before: Ticker 0.1.0"), "\(host.standardError)")
         try expectBroughtBack(service, host, listener, console)
         #expect(!host.standardError.contains("restarting the plugins without Ticker"), "\(host.standardError)")
+        // The status says what happened in one sentence, in the order it happened.
+        let text = try console.run("status").standardOutput
+        #expect(text.contains(" rolled back: Ticker 0.2.0 -> 0.1.0: Ticker 0.2.0, on trial, crashed during the run phase: SIGSEGV; brought back Ticker 0.1.0\n"),
+                "\(text)")
+        #expect(text.contains("Restarts: 1 in all; 1 healed by leaving a build out (at once, not counted); 0 of at most 5 within 1 min that leaving out did not heal; the next of those starts at once\n"),
+                "\(text)")
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 

@@ -387,6 +387,7 @@ extension Command {
         var joined = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         let digits = joined.prefix { $0.isNumber }
         joined = String(joined.dropFirst(digits.count)) + digits
+        joined = joined.prefix(1).uppercased() + joined.dropFirst()
         return isSwiftIdentifier(joined) ? joined : "Ripener"
     }
 }

@@ -99,7 +99,7 @@ struct ControlSocket {
             try makeDirectory(String(directory[..<slash]))
         }
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-            throw SocketError(address: directory, errno: errno, doing: "create the directory")
+            throw SocketError(address: directory, errno: errno, doing: "create the directory \(directory)")
         }
     }
 }
