@@ -102,6 +102,14 @@ struct ControlSocketTests {
         let after = try #require(console.status().map(HostStatusView.init))
         #expect(after.state(of: "Ticker") == "serving")
         #expect(service.echo().worker != nil)
+        // Said as what it is: an operator's restart that runs Ticker again, not an upgrade.
+        #expect(host.waitForError("plugin-host: restarted, as an operator asked (plugin-host restart): Ticker 0.1.0 now runs\n"), "\(host.standardError)")
+        #expect(!host.standardError.contains("upgraded:"), "\(host.standardError)")
+        #expect(after.generations.first?["cause"] as? String == "operator restart", "\(after.generations)")
+        #expect(try console.run("status").standardOutput.contains("Generation: 3, pid "), "\(after.generations)")
+        #expect(try console.run("status").standardOutput.contains("(operator restart)\n"))
+        #expect(try console.run("restart").status == 0)
+        #expect(host.waitForError("plugin-host: restarted, as an operator asked (plugin-host restart): the same builds serve\n"), "\(host.standardError)")
         #expect(follower.waitForChange { change, status in change == "taking over -> serving" && status.state(of: "Ticker") == "serving" })
 
         let stop = try console.run("stop")

@@ -10,7 +10,7 @@ struct StatusText {
         facts.append(("Supervisor", "pid \(status.pid)"))
         for generation in status.generations {
             let pid = generation.pid.map { ", pid \($0)" } ?? ""
-            facts.append(("Generation", "\(generation.number)\(pid): \(generation.role), for \(Self.span(generation.ageSeconds)) (\(generation.cause))"))
+            facts.append(("Generation", "\(generation.number)\(pid): \(generation.role), for \(Self.span(generation.ageSeconds)) (\(generation.cause.rawValue))"))
         }
         let restarts = status.restarts
         if restarts.enabled {

@@ -40,6 +40,9 @@ enum Announcement: Equatable, Sendable {
     case notRestoring(window: Duration)
     /// An upgrade's generation serves: what changed.
     case upgraded([BuildChange])
+    /// The generation an operator's restart started serves: what changed (a build with no
+    /// build before ran in none: tried again, or new).
+    case restartedAsAsked([BuildChange])
 
     // MARK: Trials and rollbacks
 

@@ -17,6 +17,19 @@ struct GenerationPlan: Equatable, Sendable {
         /// An upgrade failed after the generation before had stopped: the builds that ran
         /// before come back.
         case restore
+        /// An operator asked for a restart (`plugin-host restart`): this generation loads the
+        /// files as they are (the plugins named no longer left out) beside the serving one, and
+        /// takes over as an upgrade's does.
+        case operatorRestart = "operator restart"
+
+        /// Whether a generation started for this loads beside the serving one, reports what it
+        /// loaded and waits for the machine's word to bootstrap.
+        var loadsBeside: Bool {
+            switch self {
+            case .upgrade, .operatorRestart: true
+            case .start, .restart, .restore: false
+            }
+        }
     }
 
     /// 1 for the first generation, counting up.
@@ -34,7 +47,7 @@ struct GenerationPlan: Equatable, Sendable {
 
     /// Whether the generation reports what it loaded, then what it bootstrapped, and waits
     /// each time for the supervisor's word (``CandidateVerdict``).
-    var waitsBeforeBootstrap: Bool { cause == .upgrade }
+    var waitsBeforeBootstrap: Bool { cause.loadsBeside }
 
     /// Whether a plugin that fails is left out while the others run, as when plugins are
     /// added: in generations that heal a serving host.

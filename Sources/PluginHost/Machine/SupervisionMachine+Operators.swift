@@ -115,7 +115,7 @@ extension SupervisionMachine {
             return
         }
         ledger.forgive(names)
-        startUpgrade(of: serving)
+        startUpgrade(of: serving, cause: .operatorRestart)
         if case .upgrading(_, let candidate) = state { operators.awaitRestart(of: candidate, for: client) }
     }
 

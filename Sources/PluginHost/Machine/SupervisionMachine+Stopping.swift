@@ -52,7 +52,7 @@ extension SupervisionMachine {
         let current = currentGeneration
         for generation in liveGenerations {
             switch generation.life {
-            case .starting where generation.cause == .upgrade, .prepared:
+            case .starting where generation.cause.loadsBeside, .prepared:
                 kill(generation.number, because: .notNeeded, probing: false)
             case .starting, .proceeding, .serving:
                 askToStop(generation.number, signal: signal)

@@ -4,8 +4,8 @@
 extension SupervisionMachine {
     /// The serving generation saw plugin files change: a candidate loads the new builds
     /// beside it.
-    mutating func startUpgrade(of serving: Int) {
-        let candidate = startGeneration(.upgrade)
+    mutating func startUpgrade(of serving: Int, cause: GenerationPlan.Cause = .upgrade) {
+        let candidate = startGeneration(cause)
         notify(reloadingNow)
         notify(.status(.upgrading, nil))
         state = .upgrading(serving: serving, candidate: candidate)
@@ -18,7 +18,7 @@ extension SupervisionMachine {
     /// otherwise once the serving generation has stopped and handed over. Bootstrapped, it
     /// may serve.
     mutating func judge(_ number: Int, _ report: CandidateReport) {
-        guard let generation = generations[number], generation.isAlive, generation.cause == .upgrade else { return }
+        guard let generation = generations[number], generation.isAlive, generation.cause.loadsBeside else { return }
         let before: [PublishedPlugin]
         switch state {
         case .upgrading(let serving, let candidate):
@@ -133,13 +133,20 @@ extension SupervisionMachine {
         becomeServing(number)
     }
 
-    /// Says which builds an upgrade replaced.
+    /// Says which builds an upgrade replaced; of an operator's restart, that it serves, and
+    /// which builds it changed.
     mutating func sayUpgraded(_ number: Int, replacing replaced: [PublishedPlugin]) {
         let changes = (generations[number]?.running ?? []).compactMap { build -> Announcement.BuildChange? in
             guard let before = replaced.first(where: { $0.name == build.name }) else { return Announcement.BuildChange(build: build, before: nil) }
             return before.isSameBuild(as: build) ? nil : Announcement.BuildChange(build: build, before: before)
         }
-        say(.upgraded(changes))
+        if generations[number]?.cause == .operatorRestart {
+            say(.restartedAsAsked(changes))
+            // A restart that changed builds took up what the files hold now: an upgrade of them.
+            guard !changes.isEmpty else { return }
+        } else {
+            say(.upgraded(changes))
+        }
         records.lastUpgrade = UpgradeRecord(at: now, result: .upgraded, outcome: .upgraded(changes))
     }
 }

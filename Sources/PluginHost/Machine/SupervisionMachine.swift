@@ -476,7 +476,7 @@ struct SupervisionMachine: Sendable {
             switch generation.cause {
             case .start: return "starting"
             case .restart, .restore: return "recovering"
-            case .upgrade: return "loading beside the serving one"
+            case .upgrade, .operatorRestart: return "loading beside the serving one"
             }
         }
     }

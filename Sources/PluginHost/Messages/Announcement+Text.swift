@@ -62,6 +62,11 @@ extension Announcement {
             return "not restoring the builds that ran before: too many restarts leaving out did not heal within \(TextFormat.seconds(window)) (--restart-limit)"
         case .upgraded(let changes):
             return "upgraded: " + Self.upgradeDetail(changes)
+        case .restartedAsAsked(let changes):
+            return "restarted, as an operator asked (plugin-host restart): "
+                + (changes.isEmpty ? "the same builds serve" : changes.map { change in
+                    change.before.map { "\(change.build.name) \($0.version) -> \(change.build.version)" } ?? "\(change.build.nameAndVersion) now runs"
+                }.joined(separator: ", "))
 
         case .onTrial(let changes, let limit):
             return "on trial for \(TextFormat.seconds(limit)) (--trial): "

@@ -41,7 +41,7 @@ extension SimulatedWorld {
     /// An upgrade's generation that says it is ready takes over: the builds it changed are on
     /// trial from now on (a rollback's generation begins none).
     private mutating func beginTrials(of number: Int) {
-        guard let worker = workers[number], worker.cause == .upgrade, !worker.tookOver, stopRequests.isEmpty, exit == nil,
+        guard let worker = workers[number], WorldRules.loadsBeside(worker.cause), !worker.tookOver, stopRequests.isEmpty, exit == nil,
             let replaced = worker.replaces.flatMap({ workers[$0] })
         else { return }
         workers[number]?.tookOver = true
@@ -59,7 +59,7 @@ extension SimulatedWorld {
     private mutating func judgeEnd(of number: Int) {
         guard let worker = workers[number], stopRequests.isEmpty, exit == nil else { return }
         if case .killedBySupervisor(.notNeeded) = worker.death { return }
-        if worker.cause == .upgrade, !worker.saidReady {
+        if WorldRules.loadsBeside(worker.cause), !worker.saidReady {
             guard let replaced = worker.replaces.flatMap({ workers[$0] }) else { return }
             if !worker.proceeded {
                 // Before the generation before was disturbed, the upgrade fails and it serves
@@ -73,7 +73,7 @@ extension SimulatedWorld {
         if worker.askedToStop {
             // The generation before of a handover: a candidate that ended meanwhile is replaced
             // by the builds that ran before.
-            if let candidate = workers.values.filter({ $0.cause == .upgrade && $0.replaces == number }).max(by: { $0.number < $1.number }),
+            if let candidate = workers.values.filter({ WorldRules.loadsBeside($0.cause) && $0.replaces == number }).max(by: { $0.number < $1.number }),
                 !candidate.proceeded, candidate.endSeen, !candidate.saidReady {
                 restoreJudged(candidate, replacing: worker)
             }
@@ -376,7 +376,7 @@ extension SimulatedWorld {
         case .discardHandOff(let from):
             // Closed only when no generation will take it: none replaces `from` now.
             if let heir = workers.values.filter({ $0.isAlive && !$0.receivedHandOff && $0.number > from && $0.replaces == from }).first,
-                heir.cause == .upgrade, heir.bootstrapsBeside != true, !heir.killed, stopRequests.isEmpty, exit == nil {
+                WorldRules.loadsBeside(heir.cause), heir.bootstrapsBeside != true, !heir.killed, stopRequests.isEmpty, exit == nil {
                 violate("what generation \(from) handed over was closed, though generation \(heir.number) is to take over from it")
             }
         case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit, .handOver, .keepRecord:
@@ -530,7 +530,11 @@ extension SimulatedWorld {
             for build in restoring?.broughtBack ?? [] where build.name == plugin {
                 violate("the host says it cannot bring back \(plugin), but generation \(restoring?.number ?? 0) loads \(build)")
             }
-        case .upgraded(let changes):
+        case .upgraded(let changes), .restartedAsAsked(let changes):
+            // Said of the generation an operator's restart started, and of no other.
+            if case .restartedAsAsked = announcement, servingWorker.flatMap({ workers[$0] })?.cause != .operatorRestart {
+                violate("the host says an operator's restart serves, but the generation that serves is no restart an operator asked for: \(announcement.line)")
+            }
             guard let serving = servingWorker, let worker = workers[serving] else { break }
             let before = worker.replaces.flatMap { workers[$0] }?.told ?? []
             for change in changes {
@@ -543,7 +547,7 @@ extension SimulatedWorld {
             }
         case .candidateCannotRun(let plugin, let bootstrapped):
             // The candidate that waits for its word cannot run that plugin, by the truth.
-            let waiting = workers.values.filter { $0.cause == .upgrade && $0.ending == nil && ($0.phase == .prepared || $0.phase == .bootstrapped) }
+            let waiting = workers.values.filter { WorldRules.loadsBeside($0.cause) && $0.ending == nil && ($0.phase == .prepared || $0.phase == .bootstrapped) }
             let lost = waiting.compactMap { worker in lostPlugin(in: worker, at: worker.phase == .prepared ? .loaded : .bootstrapped)?.name }
             if !lost.contains(plugin) {
                 violate("the host says the new worker cannot run \(plugin); by the truth it cannot run \(lost.isEmpty ? "nothing it must" : lost.joined(separator: ", ")): \(announcement.line)")
@@ -625,6 +629,10 @@ extension SimulatedWorld {
         case .upgraded(let changes):
             must += changes.map { change in
                 change.before.map { "\(change.build.name) \($0.version) -> \(change.build.version)" } ?? "\(change.build.nameAndVersion) (new)"
+            }
+        case .restartedAsAsked(let changes):
+            must += ["restarted", "plugin-host restart"] + changes.map { change in
+                change.before.map { "\(change.build.name) \($0.version) -> \(change.build.version)" } ?? "\(change.build.nameAndVersion) now runs"
             }
         case .onTrial(let changes, let limit):
             // Held as it ran and not left out, the build before comes back; else the line says it cannot.

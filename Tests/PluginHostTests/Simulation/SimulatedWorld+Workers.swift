@@ -85,7 +85,7 @@ extension SimulatedWorld {
         selection.substitutes = selection.substitutes.compactMap { locate($0) }
         let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, stepStarted: now)
         worker.configurationRead = configuration
-        if plan.cause == .upgrade { worker.replaces = servingWorker }
+        if WorldRules.loadsBeside(plan.cause) { worker.replaces = servingWorker }
         var leftOut: Set<String> = []
         var chosen: [(plugin: Int, inode: UInt64, source: String)] = []
         var broughtBack: [WorldTruth.Build] = []
@@ -150,7 +150,7 @@ extension SimulatedWorld {
                     switch worker.cause {
                     case .restart, .restore:
                         continue
-                    case .upgrade:
+                    case .upgrade, .operatorRestart:
                         // The candidate tells the supervisor what did not load.
                         if worker.failedPlugin == nil { worker.failedPlugin = PluginNumber(index) }
                         continue
@@ -169,7 +169,7 @@ extension SimulatedWorld {
                 workers[number] = worker
                 return
             }
-            if worker.cause == .upgrade {
+            if WorldRules.loadsBeside(worker.cause) {
                 let loaded = worker.published.filter(\.loaded)
                 worker.bootstrapsBeside = !loaded.isEmpty && loaded.allSatisfy { setup.beside.contains($0.plugin) }
                 worker.phase = .prepared
@@ -177,7 +177,7 @@ extension SimulatedWorld {
                 deliver(.candidate(generation: number, candidateReport(of: worker, .loaded)))
                 return
             }
-            if worker.cause != .upgrade, !worker.receivedHandOff {
+            if !WorldRules.loadsBeside(worker.cause), !worker.receivedHandOff {
                 violate("generation \(number) bootstraps, and the supervisor never sent it what the generation before handed over (its worker would wait for it)")
             }
             worker.phase = .bootstrapping
@@ -201,7 +201,7 @@ extension SimulatedWorld {
                     // A generation that goes on without the plugins that fail reports this one
                     // not added; an upgrade's candidate tells the supervisor.
                     if worker.cause == .restart || worker.cause == .restore { continue }
-                    if worker.cause == .upgrade {
+                    if WorldRules.loadsBeside(worker.cause) {
                         if worker.failedPlugin == nil { worker.failedPlugin = PluginNumber(index) }
                         continue
                     }
@@ -220,7 +220,7 @@ extension SimulatedWorld {
                 scheduleMilestone(of: number, within: 1...10)
                 return
             }
-            if worker.cause == .upgrade {
+            if WorldRules.loadsBeside(worker.cause) {
                 workers[number]?.phase = .bootstrapped
                 deliver(.candidate(generation: number, candidateReport(of: worker, .bootstrapped)))
                 return
@@ -395,7 +395,7 @@ extension SimulatedWorld {
             violate("generation \(to) was sent a hand-off after it began to bootstrap")
         }
         workers[to]?.receivedHandOff = true
-        if let replaced = worker.replaces, replaced != from, worker.cause == .upgrade,
+        if let replaced = worker.replaces, replaced != from, WorldRules.loadsBeside(worker.cause),
             items.contains(.supervisor(from: replaced)) {
             violate("generation \(to) takes over from generation \(replaced) without what \(replaced) handed over (it was sent \(from.map { "generation \($0)'s" } ?? "nothing"))")
         }

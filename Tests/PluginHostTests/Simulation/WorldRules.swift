@@ -28,6 +28,12 @@ enum WorldRules {
         }
     }
 
+    /// "Upgrades" and "Restarts" (an operator's): a generation of an upgrade, or of an
+    /// operator's restart, loads beside the serving one and waits for the word to bootstrap.
+    static func loadsBeside(_ cause: GenerationPlan.Cause) -> Bool {
+        cause == .upgrade || cause == .operatorRestart
+    }
+
     /// "Left out": every plugin that requires one leaving leaves with it, transitively, among
     /// `plugins` (indices into the world's plugins).
     static func dependents(of leaving: Set<String>, among plugins: [Int]) -> Set<String> {
