@@ -54,6 +54,32 @@ struct TrialTests {
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
+    @Test("status --follow says a trial begin and its rollback, in an operator's words, and nothing of the supervisor's bookkeeping")
+    func followTrial() throws {
+        let service = try ServiceFixture(tickerSettings: #""nextBuildFails": "crash", "failAfterMs": 300"#)
+        let console = OperatorConsole()
+        let (host, listener) = try service.start(console.arguments + ["--watch", "--shutdown-timeout", "1"])
+        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=5 plugins running")
+        let follower = try RunningHost(Repository.host.path, ["status", "--control", console.path, "--follow"])
+        #expect(IntegrationTests.wait { follower.standardOutput.contains("● plugin-host: serving") }, "\(follower.standardOutput)")
+        try service.replace("Ticker", with: "TickerNext")
+        #expect(host.waitForError("plugin-host: bringing back the builds that ran before: Ticker 0.1.0"), "\(host.standardError)")
+        #expect(try #require(console.waitForStatus { $0.state == "serving" && $0.plugin("Ticker")?["version"] as? String == "0.1.0" }).state(of: "Ticker") == "serving")
+        let said = { follower.standardOutput.split(separator: "\n").map(String.init) }
+        #expect(IntegrationTests.wait { said().contains { $0.contains("Ticker 0.2.0 -> 0.1.0 serving, the build held from before") } },
+                "\(follower.standardOutput)")
+        let lines = said()
+        #expect(lines.contains { $0.contains("Ticker 0.2.0 on trial until ") && $0.contains(", replacing 0.1.0") }, "\(lines)")
+        #expect(lines.contains { $0.contains("rolled back: Ticker 0.2.0 -> 0.1.0: Ticker 0.2.0, on trial, crashed during the run phase: SIGSEGV") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("Echo 1.0.0 not serving") }, "no line for each plugin while generations change hands: \(lines)")
+        #expect(!follower.standardOutput.contains("news") && !follower.standardOutput.contains("builds held"), "\(follower.standardOutput)")
+        // Once the build before serves again, no line calls Ticker left out.
+        let last = lines.last { $0.contains("Ticker") } ?? ""
+        #expect(!last.contains("Ticker left out"), "\(lines)")
+        #expect(host.stop(with: SIGTERM).status == 0)
+        _ = follower.wait()
+    }
+
     @Test("bad upgrades never end the host: 20 new builds within a minute, every other one crashing on its trial, each rolled back and left out, the good ones serving in turn")
     func badUpgradesNeverEndTheHost() throws {
         let service = try ServiceFixture(tickerSettings: #""nextBuildFails": "crash", "failAfterMs": 300"#)

@@ -49,6 +49,7 @@ struct ControlCommand {
     /// interrupts.
     private func follow() throws(ControlClient.Failure) -> ExitStatus {
         var refusal: ControlReply?
+        var shown: StatusDocument?
         try ControlClient.ask(.follow, at: path) { answer in
             guard answer.ok else {
                 refusal = answer
@@ -56,29 +57,22 @@ struct ControlCommand {
             }
             if options.json {
                 console.write(answer.json.rendered() + "\n", to: .output)
-            } else if answer.change == "following", let status = answer.status {
-                console.write(StatusText(status: status).rendered + "\n", to: .output)
-            } else {
-                console.write(Self.changeLine(answer), to: .output)
+            } else if let status = answer.status {
+                if let before = shown {
+                    // What changed, as an operator reads it; nothing, when nothing did.
+                    if let line = StatusChange(before: before, after: status).line {
+                        console.write(TextFormat.utc(WallClock.secondsSinceEpoch) + " " + line + "\n", to: .output)
+                    }
+                } else {
+                    console.write(StatusText(status: status).rendered + "\n", to: .output)
+                }
+                shown = status
             }
             return true
         }
         if let refusal { return refused(refusal) }
         if !options.json { console.write("plugin-host: the host at \(path) has ended\n", to: .error) }
         return .success
-    }
-
-    /// `2026-11-25T20:01:02Z serving -> recovering: generation 4 recovering; Ticker left out`.
-    static func changeLine(_ answer: ControlReply) -> String {
-        var line = TextFormat.utc(WallClock.secondsSinceEpoch) + " " + (answer.change ?? "changed") + ":"
-        let generations = answer.status?.generations.map { "generation \($0.number) \($0.role)" } ?? []
-        line += " " + (generations.isEmpty ? "no generation runs" : generations.joined(separator: ", "))
-        let leftOut = answer.status?.plugins.filter { $0.state == .leftOut }.map(\.name) ?? []
-        if !leftOut.isEmpty { line += "; left out: " + leftOut.joined(separator: ", ") }
-        if let status = answer.status, status.state == "backing off", let seconds = status.backingOffSeconds {
-            line += "; next start in \(StatusText.span(seconds))"
-        }
-        return line + "\n"
     }
 
     /// What a reload, a restart or a stop did, in words.

@@ -129,7 +129,7 @@ extension SupervisionMachine {
     // MARK: Followers
 
     /// Shows the clients that follow the host what changed, when something did.
-    mutating func showFollowers(_ event: SupervisionEvent) {
+    mutating func showFollowers() {
         guard !operators.followers.isEmpty else { return }
         var current = status
         let before = operators.shownToFollowers
@@ -137,7 +137,8 @@ extension SupervisionMachine {
         guard current != before else { return }
         current.now = now
         operators.shownToFollowers = current
-        let what = before.map { $0.state != current.state ? "\($0.state) -> \(current.state)" : event.kind } ?? "following"
+        // The change of state, when there is one; what else changed, the status shows.
+        let what = before.map { $0.state != current.state ? "\($0.state) -> \(current.state)" : "changed" } ?? "following"
         for client in operators.followers { act(.answer(client: client, .change(what, current))) }
     }
 }

@@ -241,7 +241,7 @@ struct SupervisionMachine: Sendable {
         forgetEndedGenerations()
         ledger.follow(currentGeneration.flatMap { generations[$0] })
         keepRecordIfChanged()
-        showFollowers(event)
+        showFollowers()
         return takeActions()
     }
 
