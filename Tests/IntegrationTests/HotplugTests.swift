@@ -104,7 +104,8 @@ struct HotplugTests {
           arguments: ["garbage", "group-writable", "failing bootstrap", "same name", "cycle"])
     func badNewFile(kind: String) throws {
         let (directory, log) = try directory(["RecA", "RecB"], ["Broken": #""bootstrapFails": true"#])
-        let host = try start(directory)
+        let console = OperatorConsole()
+        let host = try start(directory, ["--watch"] + console.arguments)
         #expect(log.wait(for: "RecB serving"))
         let expected: String
         switch kind {
@@ -127,6 +128,17 @@ struct HotplugTests {
             expected = "cycle"
         }
         #expect(wait(until: { host.standardError.contains(expected) && host.standardError.contains("not added") }), "\(host.standardError)")
+        if kind == "garbage" {
+            // A file no plugin's name could be read from: the table has no name for it, and its
+            // line names the file once.
+            let broken = file("Broken", in: directory)
+            #expect(console.waitForStatus { $0.plugins.contains { $0["file"] as? String == broken } } != nil)
+            let text = try console.run("status").standardOutput
+            let row = text.split(separator: "\n").first { $0.hasSuffix(broken) }.map(String.init) ?? ""
+            #expect(row.hasPrefix("  -  ") && row.contains("not added"), "\(text)")
+            #expect(text.contains("\n  \(broken): not a loadable ELF shared object: not an ELF file;"), "\(text)")
+            #expect(text.components(separatedBy: broken).count - 1 == 2, "in the table's row and once in its line: \(text)")
+        }
         // Another change, and the rescan it causes, which says nothing more of the bad files.
         try drop("Listener", into: directory)
         #expect(wait(until: { host.standardError.contains("added plugin Listener") }))

@@ -117,6 +117,10 @@ struct RecordTests {
         #expect(second.waitForError("plugin-host: upgraded: Ticker 0.1.0 -> 0.2.0"), "\(second.standardError)")
         #expect(second.waitForError("plugin-host: on trial for 600 s (--trial): Ticker 0.2.0 (replacing 0.1.0)"), "\(second.standardError)")
         #expect(listener.wait(forPrefix: "READY=1", containing: "5 plugins running") != nil, "\(second.standardError)")
+        // The first generation's report says when the build on trial is tried again: once the host serves.
+        #expect(second.standardOutput.contains(
+            "Running the build before: Ticker 0.1.0, in place of \(service.file("Ticker").path): its build 0.2.0 was on trial when the host last stopped; "
+                + "the build that ran before, 0.1.0, runs until the host serves; 0.2.0 is then tried again as an upgrade, on trial\n"), "\(second.standardOutput)")
         // The build that ran before came from the record's copy: the file holds 0.2.0.
         #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(service.log.lines)")
         #expect(second.stop(with: SIGTERM).status == 0)

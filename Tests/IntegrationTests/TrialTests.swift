@@ -51,6 +51,9 @@ struct TrialTests {
                 "\(text)")
         #expect(text.contains("Restarts: 1 in all; 1 healed by leaving a build out (at once, not counted); 0 of at most 5 within 1 min that leaving out did not heal; the next of those starts at once\n"),
                 "\(text)")
+        // The failure names the build that failed, not the one that serves now.
+        #expect(text.range(of: #"  Ticker: 1 failure, the last [0-9T:-]+Z, of Ticker 0\.2\.0: crashed during the run phase: SIGSEGV\n"#, options: .regularExpression) != nil,
+                "\(text)")
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 

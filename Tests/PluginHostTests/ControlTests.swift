@@ -104,7 +104,7 @@ struct ControlTests {
         plugin.held = "0.3.0"
         plugin.trial = TrialStatus(version: "0.3.1", replaces: "0.3.0", until: MonotonicInstant(nanoseconds: 100_000_000_000), canRollBack: true)
         plugin.failures = 2
-        plugin.lastFailure = FailureRecord(at: MonotonicInstant(nanoseconds: 50_000_000_000), summary: "crashed during the run phase: SIGSEGV")
+        plugin.lastFailure = FailureRecord(at: MonotonicInstant(nanoseconds: 50_000_000_000), version: "0.3.0", summary: "crashed during the run phase: SIGSEGV")
         let left = PluginStatus(name: "Ticker", state: .leftOut, reason: "crashed", version: nil, file: nil)
         let written = document(plugins: [plugin, left], warnings: ["settings: unknown plugin \"Nope\""])
         let sent = try JSONParser.parse(Array(written.json.rendered().utf8))

@@ -32,7 +32,7 @@ struct TextReportTests {
         var report = RunReport(directory: "plugins")
         report.leftOut = [
             LeftOutPlugin(name: "Counter", file: "plugins/libCounter.so",
-                          reason: "its build 0.3.1 crashed during the run phase: SIGSEGV; the build that ran before, 0.3.0, runs until the file changes",
+                          reason: "its build 0.3.1 crashed during the run phase: SIGSEGV; the build that ran before, 0.3.0, runs in its place until the file changes",
                           runningInstead: "0.3.0"),
             LeftOutPlugin(name: "Probe", file: "plugins/libProbe.so", reason: "crashed during bootstrap: SIGSEGV; left out until its file changes"),
         ]

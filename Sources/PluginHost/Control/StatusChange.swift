@@ -46,11 +46,15 @@ struct StatusChange {
             let handsOver = (was?.state == .notServing || plugin.state == .notServing) && was?.version == plugin.version
             if was?.state != plugin.state || was?.version != plugin.version, !handsOver {
                 let moved = was.flatMap { was in was.version.flatMap { old in plugin.version.flatMap { old != $0 ? " \(old) ->" : nil } } } ?? ""
-                var words = plugin.name + moved + (version ?? "") + " " + plugin.state.rawValue
+                var words = plugin.label + moved + (version ?? "") + " " + plugin.state.rawValue
                 if let from = plugin.from, from != .file, plugin.isUp {
                     words += from == .record ? ", from the record's copy" : ", the build held from before"
                 }
-                if !plugin.isUp, let reason = plugin.reason { words += " (\(reason))" }
+                if !plugin.isUp, let reason = plugin.reason {
+                    // A reason names the file it is about; the line names it once.
+                    let about = plugin.label + ": "
+                    words += " (\(reason.hasPrefix(about) ? String(reason.dropFirst(about.count)) : reason))"
+                }
                 said.append(words)
             }
             if let trial = plugin.trial, was?.trial?.version != trial.version {

@@ -74,7 +74,7 @@ extension StatusDocument {
                               canRollBack: trial.canRollBack)
                     },
                     requires: plugin.requires, failures: plugin.failures,
-                    lastFailure: plugin.lastFailure.map { Failure(at: facts.wallTime($0.at), summary: $0.summary) },
+                    lastFailure: plugin.lastFailure.map { Failure(at: facts.wallTime($0.at), version: $0.version, summary: $0.summary) },
                     healthCheckSeconds: status.healthDurations[plugin.name])
             },
             restarts: Restarts(

@@ -87,6 +87,13 @@ struct StatusDocument: Codable, Equatable, Sendable {
         /// How long it took to answer its last health check.
         var healthCheckSeconds: Double?
 
+        /// Whether the host read the plugin's name from its file: a file it could not read a
+        /// plugin from (not an ELF object, no manifest) is listed under the file's path.
+        var isNamed: Bool { name != file }
+
+        /// `Ticker`; a file with no plugin's name read from it, by its path.
+        var label: String { isNamed ? name : file ?? name }
+
         /// Whether it serves (degraded included) in the generation that speaks for the host.
         var isUp: Bool { state == .serving || state == .degraded }
     }
@@ -112,6 +119,8 @@ struct StatusDocument: Codable, Equatable, Sendable {
 
     struct Failure: Codable, Equatable, Sendable {
         var at: WallTime
+        /// The version of the build that failed, which need not be the one that runs now.
+        var version: String?
         /// `crashed during the run phase: SIGSEGV`.
         var summary: String
     }

@@ -50,11 +50,14 @@ struct StatusText {
             text += "\n" + TextTable.render(
                 header: ["plugin", "version", "state", "build", "file"],
                 rows: status.plugins.map { plugin in
-                    [plugin.name, plugin.version ?? "-", plugin.state.rawValue, Self.build(of: plugin), plugin.file ?? "-"]
+                    [plugin.isNamed ? plugin.name : "-", plugin.version ?? "-", plugin.state.rawValue, Self.build(of: plugin), plugin.file ?? "-"]
                 })
             for plugin in status.plugins {
                 let name = plugin.name
-                if let reason = plugin.reason { text += "  \(name): \(reason)\n" }
+                // A reason names the file it is about; the line names it once.
+                if let reason = plugin.reason {
+                    text += "  " + (reason.hasPrefix(plugin.label + ": ") ? reason : "\(plugin.label): \(reason)") + "\n"
+                }
                 if let trial = plugin.trial {
                     text += "  \(name): \(trial.version) on trial until \(trial.until) (\(Self.span(trial.secondsLeft)) left); "
                         + (trial.canRollBack ? "a failure brings back \(trial.replaces)"
@@ -68,7 +71,8 @@ struct StatusText {
                     text += "  \(name): the file on disk is another build than the one that runs\n"
                 }
                 if plugin.failures > 0, let failure = plugin.lastFailure {
-                    text += "  \(name): \(plugin.failures) failure\(plugin.failures == 1 ? "" : "s"), the last \(failure.at): \(failure.summary)\n"
+                    text += "  \(name): \(plugin.failures) failure\(plugin.failures == 1 ? "" : "s"), the last \(failure.at), "
+                        + (failure.version.map { "of \(name) \($0)" } ?? "of an unknown build") + ": \(failure.summary)\n"
                 }
             }
         }

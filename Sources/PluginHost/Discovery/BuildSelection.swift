@@ -18,6 +18,9 @@ struct BuildSelection: Sendable, Equatable {
         let file: String
         let identity: FileIdentity
         let reason: String
+        /// Whether it waits for the host to serve, to be tried again as an upgrade (it was on
+        /// trial when the host last stopped), rather than for its file to change.
+        var awaitsTrial = false
     }
 
     /// A build that ran before, to load in place of an excluded one.

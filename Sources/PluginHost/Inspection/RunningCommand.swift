@@ -72,7 +72,7 @@ struct RunningCommand {
         facts.append(("requires", plugin.requires.isEmpty ? "-" : plugin.requires.joined(separator: ", ")))
         facts.append(("failures", "\(plugin.failures)"))
         if let failure = plugin.lastFailure {
-            facts.append(("last failure", "\(failure.at) \(failure.summary)"))
+            facts.append(("last failure", "\(failure.at), of \(failure.version.map { "\(plugin.name) \($0)" } ?? "an unknown build"): \(failure.summary)"))
         }
         let width = facts.map(\.0.count).max() ?? 0
         return facts.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 + "\n" }.joined()

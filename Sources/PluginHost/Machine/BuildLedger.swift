@@ -119,8 +119,10 @@ struct BuildLedger: Sendable {
     /// The builds left out, and those awaiting their trial, as a generation's plan names them.
     var excluded: [BuildSelection.Excluded] {
         records.flatMap { record in
-            (record.leftOut + (record.awaitingTrial.map { [$0] } ?? []))
-                .map { BuildSelection.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason) }
+            record.leftOut.map { BuildSelection.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason) }
+                + (record.awaitingTrial.map {
+                    [BuildSelection.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason, awaitsTrial: true)]
+                } ?? [])
         }
     }
 
@@ -219,7 +221,7 @@ struct BuildLedger: Sendable {
             update(entry.name) { record in
                 record.awaitingTrial = LeftOutBuild(
                     build: entry.published, identity: entry.identity,
-                    reason: "was on trial when the host last stopped; tried again as an upgrade once the host serves")
+                    reason: "was on trial when the host last stopped")
             }
         }
     }

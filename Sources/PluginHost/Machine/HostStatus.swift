@@ -83,6 +83,9 @@ struct TrialStatus: Equatable, Sendable {
 /// A failure the supervisor blamed on a plugin.
 struct FailureRecord: Equatable, Sendable {
     var at: MonotonicInstant
+    /// The version of the build that failed: not always the one that runs now (a build that
+    /// failed on trial is left out, and the one before it serves).
+    var version: String?
     /// `crashed during the run phase: SIGSEGV`.
     var summary: String
 }

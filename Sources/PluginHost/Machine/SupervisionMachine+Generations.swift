@@ -196,8 +196,8 @@ extension SupervisionMachine {
         let rollback = upgrades.rollback(by: number)
         if let account = ending.account { say(.workerFailed(account)) }
         for culprit in ending.culprits {
-            guard let name = evidence.plugins[number: culprit]?.name else { continue }
-            ledger.recordFailure(of: name, FailureRecord(at: now, summary: ending.summary))
+            guard let culprit = evidence.plugins[number: culprit] else { continue }
+            ledger.recordFailure(of: culprit.name, FailureRecord(at: now, version: culprit.version, summary: ending.summary))
         }
         if operators.awaitsRestart(of: number) {
             answerRestart(of: number, .endedBeforeServing(generation: number, ending))

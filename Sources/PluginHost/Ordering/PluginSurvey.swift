@@ -38,14 +38,19 @@ struct PluginSurvey {
                 // The record's copy of a build is that build.
                 held.status = held.status?.standing(for: substitute.identity)
                 selected.candidates.append(held)
+                let version = candidate.manifest.version
+                let until = exclusion.awaitsTrial
+                    ? "until the host serves; \(version) is then tried again as an upgrade, on trial"
+                    : "in its place until the file changes"
                 leftOut.append(LeftOutPlugin(
                     name: candidate.name, file: candidate.file,
-                    reason: "its build \(candidate.manifest.version) \(exclusion.reason); the build that ran before, "
-                        + "\(held.manifest.version), runs until the file changes",
+                    reason: "its build \(version) \(exclusion.reason); the build that ran before, \(held.manifest.version), runs \(until)",
                     runningInstead: held.manifest.version.description))
             } else {
-                leftOut.append(LeftOutPlugin(
-                    name: candidate.name, file: candidate.file, reason: "\(exclusion.reason); left out until its file changes"))
+                let until = exclusion.awaitsTrial
+                    ? "left out until the host serves, then tried again as an upgrade, on trial"
+                    : "left out until its file changes"
+                leftOut.append(LeftOutPlugin(name: candidate.name, file: candidate.file, reason: "\(exclusion.reason); \(until)"))
             }
         }
         // What requires a plugin left out is left out too, transitively.

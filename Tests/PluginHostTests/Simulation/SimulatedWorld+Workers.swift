@@ -359,7 +359,7 @@ extension SimulatedWorld {
             workers[number]?.fileBuildsWhenTold[build.name] = buildOnDisk(build.plugin)?.build
             conditions.append(PluginCondition(
                 name: build.name, state: .leftOut, file: Self.plugins[build.plugin].file,
-                reason: "its build \(buildOnDisk(build.plugin)!.build.version) failed; the build that ran before, \(build.version), runs until the file changes"))
+                reason: "its build \(buildOnDisk(build.plugin)!.build.version) failed; the build that ran before, \(build.version), runs in its place until the file changes"))
         }
         // A plugin whose load or bootstrap failed in this worker, and whose file is still there,
         // is not added, with why (a rescan tries it again).
