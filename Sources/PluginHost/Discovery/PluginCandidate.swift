@@ -45,13 +45,6 @@ struct PluginCandidate: Equatable, Sendable {
             && fileName.dropFirst(3).prefix(name.count).elementsEqual(name) && fileName.suffix(3).elementsEqual(".so".utf8)
     }
 
-    /// Whether `other` is the same file as this one, unchanged since it was read: the same
-    /// device and inode, size and modification time.
-    func isUnchanged(comparedTo other: PluginCandidate) -> Bool {
-        guard let status, let current = other.status else { return false }
-        return status.isSameFile(as: current) && status.size == current.size && status.modificationTime == current.modificationTime
-    }
-
     /// The plugin as the operator reads it: `Domain (plugins/libDomain.so)`.
     var label: String { "\(manifest.name) (\(file))" }
 

@@ -20,8 +20,10 @@
 /// generation's own life is one ``Generation/Life`` value. The rest is owned by parts, each
 /// a concern of its own: the builds (``BuildLedger``), the restarts (``RestartHistory``), what
 /// operators wait for (``OperatorRequests``), the stop (``Stopping``), what operators may ask
-/// about (``HostRecords``), and the machine's own deadlines (``Timers``). Every switch is
-/// exhaustive.
+/// about (``HostRecords``), what each generation handed over (``HandOffs``), the upgrades
+/// under way and the rollbacks beside the serving generation (``UpgradesUnderWay``), the
+/// record's writes (``RecordWrites``), and the machine's own deadlines (``Timers``). Every
+/// switch is exhaustive.
 struct SupervisionMachine: Sendable {
     /// What the operator asked of supervision.
     struct Configuration: Equatable, Sendable {
