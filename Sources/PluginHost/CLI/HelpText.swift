@@ -8,30 +8,6 @@ enum HelpText {
 
     static var abiVersion: Int { PluginABIVersion.current }
 
-    static let usage = """
-        Usage: plugin-host [run] [--dir DIR]... [--config FILE] [--json] [--keep-going] [--jobs N]
-                           [--timeout SECONDS] [--shutdown-timeout SECONDS] [--timeline FILE.svg] [--allow-any-owner]
-                           [--watch] [--health-interval SECONDS] [--restart on-failure|no] [--restart-limit N/SECONDS]
-                           [--restart-delay SECONDS] [--restart-max-delay SECONDS] [--trial SECONDS] [--state DIR]
-                           [--listen NAME=ADDRESS]... [--control PATH] [--metrics-listen ADDRESS]
-               plugin-host list [--dir DIR]... [--json]
-               plugin-host inspect [--json] FILE
-               plugin-host check [--dir DIR]...
-               plugin-host graph [--dir DIR]...
-               plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
-               plugin-host embed-manifest MANIFEST --output FILE.swift [--plugin NAME]
-               plugin-host check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...) [--dir DIR] [--output FILE.swift]
-               plugin-host install FILE.so [--interface FILE.swiftinterface] [--dir DIR]
-               plugin-host status [--dir DIR | --control PATH] [--json] [--follow | --metrics]
-               plugin-host reload | stop [--dir DIR | --control PATH] [--json]
-               plugin-host restart | accept | rollback [--dir DIR | --control PATH] [--json] [PLUGIN]...
-               plugin-host rollback PLUGIN --to VERSION [--dir DIR | --control PATH] [--json]
-               plugin-host list | graph | inspect NAME --running [--dir DIR | --control PATH]
-               plugin-host history [--dir DIR]... [--state DIR] [--json] [PLUGIN]
-               plugin-host help [COMMAND] | COMMAND --help
-
-        """
-
     /// `plugin-host new --help`.
     static let newHelp = """
         Usage: plugin-host new NAME [--requires A,B] [--optional C,D] [--service] [--into DIR]
@@ -108,7 +84,7 @@ enum HelpText {
         """
         plugin-host: compose an application out of drop-in plugins.
 
-        \(usage)
+        \(CommandTable.usage)
         Reads the manifest of every *.so file in the plugin directories without running any
         plugin code, orders the plugins so that each comes after the plugins it requires,
         reports every problem at once, then loads them in that order and bootstraps each
@@ -116,60 +92,17 @@ enum HelpText {
         services and shuts down.
 
         Commands (none of list, inspect, check, graph loads a plugin):
-          run            load and run the plugins (the default)
-          list           one line per plugin: name, version, ABI, requires, file, loadable or why not
-          inspect FILE   the whole manifest of one plugin file, with its path, size and time
-          check          report every problem; exit 0 if the plugins would bootstrap, else 1
-          graph          the dependency graph as Graphviz DOT (problems in red)
-          new NAME       write a plugin project (Package.swift, manifest, source, tests, Makefile)
-                         that builds against this install with `swift build` or `make`;
-                         --requires A,B (linked), --optional C,D (looked up if present),
-                         --service (a component that runs a service and handles readiness,
-                         health and drain); --into DIR
-          embed-manifest MANIFEST --output FILE.swift [--plugin NAME]
-                         check a plugin's manifest.json as the host reads it and write the
-                         Swift constant that embeds it (SwiftPM's build runs it; exit 1 with
-                         what is wrong)
-          check-api MANIFEST (--interface FILE.swiftinterface | SOURCE.swift...) [--dir DIR]
-                         compare a plugin's public API with its build installed last in the
-                         plugin directory (--dir, else this tree's);
-                         within the same major version, exit 1 naming each declaration
-                         removed or changed (both builds of a new project run it)
-          install FILE.so [--interface FILE.swiftinterface] [--dir DIR]
-                         check a built plugin against the directory (ABI, requirements,
-                         ranges, API), then rename it and its interface in; exit 1 and
-                         nothing changed when refused
-
+        \(CommandTable.listing(of: .files))
         Commands that ask a running host, through its control socket (--control PATH, or the
         default path of the host of the plugin directories; see docs/operations.md):
-          status         its state, generations, plugins and the builds that run, restarts,
-                         last reload and upgrade, warnings; --json (schema 1), --follow (a
-                         line per change until interrupted), --metrics (Prometheus text)
-          reload         what SIGHUP does, waiting for the outcome: exit 0 applied, 1 refused
-          restart [PLUGIN]...
-                         a new generation beside the serving one; the plugins named are tried
-                         again if left out; exit 0 once it serves
-          accept [PLUGIN]...
-                         the builds on trial of the plugins named (all, when none is) are
-                         permanent now; the builds before are let go
-          rollback [PLUGIN]... [--to VERSION]
-                         the builds that run of the plugins named (every build on trial,
-                         when none is) are left out now and the builds before come back:
-                         the build a trial replaced, else the newest permanent build kept
-                         before, or the kept build of VERSION; exit 0 once the generation
-                         that brings them back serves
-          stop           what SIGTERM does, waiting for the end; prints the exit status
-          list, inspect NAME, graph with --running
+        \(CommandTable.listing(of: .runningHost))  list, inspect NAME, graph with --running
                          the builds the host runs, not the files on disk
 
         Each command has its own help: plugin-host COMMAND --help, or plugin-host help COMMAND.
 
         Reading the record of what hosts of these directories proved (in --state DIR, else
         where a host keeps it; a host need not run):
-          history [PLUGIN]
-                         each build on trial, permanent (newest first; copies kept) and
-                         left out with why, and since when; --json
-
+        \(CommandTable.listing(of: .record))
         Options:
           --dir DIR      a plugin directory; repeat it for several. PLUGIN_HOST_PATH (colon-
                          separated) adds more after them. Without --dir: PLUGIN_HOST_PATH, then

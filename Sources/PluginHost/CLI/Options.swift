@@ -37,33 +37,8 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 extension Command {
-    /// The subcommands; anything else is a run.
-    static let subcommands: Set<String> = [
-        "run", "list", "inspect", "check", "graph", "new", "embed-manifest", "check-api", "install", "status", "reload", "restart", "accept", "rollback",
-        "stop", "history", "help",
-    ]
-
-    /// The options of each subcommand.
-    static let options: [String: Set<String>] = [
-        "run": ["--dir", "--allow-any-owner", "--config", "--json", "--keep-going", "--timeout", "--jobs", "--shutdown-timeout",
-                "--timeline", "--watch", "--health-interval", "--restart", "--restart-limit", "--restart-delay", "--restart-max-delay", "--trial", "--state",
-                "--listen", "--control", "--metrics-listen"],
-        "list": ["--dir", "--allow-any-owner", "--json", "--running", "--control"],
-        "check": ["--dir", "--allow-any-owner"],
-        "graph": ["--dir", "--allow-any-owner", "--running", "--control"],
-        "inspect": ["--json", "--running", "--control", "--dir"],
-        "new": ["--requires", "--optional", "--service", "--into"],
-        "embed-manifest": ["--output", "--plugin"],
-        "check-api": ["--output", "--interface", "--dir"],
-        "install": ["--interface", "--dir"],
-        "status": ["--dir", "--control", "--json", "--follow", "--metrics"],
-        "reload": ["--dir", "--control", "--json"],
-        "restart": ["--dir", "--control", "--json"],
-        "accept": ["--dir", "--control", "--json"],
-        "rollback": ["--dir", "--control", "--json", "--to"],
-        "stop": ["--dir", "--control", "--json"],
-        "history": ["--dir", "--state", "--json"],
-    ]
+    /// The subcommands (``CommandTable``); anything else is a run.
+    static var subcommands: Set<String> { CommandTable.names }
 
     /// Parses the arguments that follow the program name.
     ///
@@ -118,14 +93,15 @@ extension Command {
         var follow = false
         var metrics = false
         var rollbackTarget: String?
-        let accepted = Self.options[subcommand] ?? []
+        let entry = CommandTable.entry(subcommand)
+        let accepted = entry?.options ?? []
         while let argument = try parser.next() {
             guard case .option(let name) = argument else {
                 if case .positional(let value) = argument { positional.append(value) }
                 continue
             }
             guard accepted.contains(name) else {
-                let known = Self.options.values.reduce(Set<String>()) { $0.union($1) }
+                let known = CommandTable.all.reduce(Set<String>()) { $0.union($1.options) }
                 throw UsageError(message: known.contains(name)
                     ? "\(name) does not apply to 'plugin-host \(subcommand)'" : "unknown option '\(name.debugEscaped)'")
             }
@@ -226,14 +202,14 @@ extension Command {
         var search = directories + (searchPath ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
         if directories.isEmpty, let defaultDirectory { search.append(defaultDirectory) }
         let searchOptions = SearchOptions(directories: search, allowAnyOwner: allowAnyOwner)
-        let asksHost = ["status", "reload", "restart", "accept", "rollback", "stop"].contains(subcommand) || running
+        let asksHost = entry?.asksHost == true || running
         if asksHost {
             guard control != nil || !search.isEmpty else {
                 throw UsageError(message: "which host? give its --control socket, or its plugin directory with --dir or PLUGIN_HOST_PATH")
             }
             let options = ControlOptions(target: control.map(ControlTarget.path) ?? .directories(search), json: json)
             if follow && metrics { throw UsageError(message: "--follow and --metrics do not go together") }
-            if !["restart", "accept", "rollback", "inspect"].contains(subcommand), let extra = positional.first {
+            if entry?.takesPluginNames != true, subcommand != "inspect", let extra = positional.first {
                 throw UsageError(message: "unexpected argument '\(extra.debugEscaped)'")
             }
             switch subcommand {
@@ -253,7 +229,10 @@ extension Command {
             }
             return
         }
-        if control != nil, subcommand != "run" { throw UsageError(message: "--control applies to a run, to --running and to status, reload, restart, accept, rollback, stop") }
+        if control != nil, subcommand != "run" {
+            let asking = CommandTable.all.filter(\.asksHost).map(\.name).joined(separator: ", ")
+            throw UsageError(message: "--control applies to a run, to --running and to \(asking)")
+        }
         if subcommand == "inspect", directories.count > 0 { throw UsageError(message: "--dir does not apply to 'plugin-host inspect FILE'; it takes the file's path") }
         if ["run", "list", "check", "graph", "history"].contains(subcommand) {
             if subcommand == "history", positional.count > 1 { throw UsageError(message: "history takes at most one plugin name") }
