@@ -249,13 +249,14 @@ struct RecordFile {
         return .record(record)
     }
 
-    /// An identity's five numbers as fields.
-    private static func fields(_ identity: FileIdentity) -> [String] {
+    /// An identity's five numbers as fields, as the record writes them (and the record's
+    /// writer is handed them).
+    static func fields(_ identity: FileIdentity) -> [String] {
         [String(identity.device), String(identity.inode), String(identity.size), String(identity.modificationNanoseconds), String(identity.changeNanoseconds)]
     }
 
     /// The identity in five fields; `nil` when they are not its numbers.
-    private static func identity(_ fields: ArraySlice<ArraySlice<UInt8>>) -> FileIdentity? {
+    static func identity(_ fields: ArraySlice<ArraySlice<UInt8>>) -> FileIdentity? {
         let at = fields.startIndex
         guard fields.count == 5, let device = number(fields[at]), let inode = number(fields[at + 1]),
             let size = number(fields[at + 2]).flatMap(Int64.init(exactly:)), let modified = signedNumber(fields[at + 3]),

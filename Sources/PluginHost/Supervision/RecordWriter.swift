@@ -80,7 +80,7 @@ struct RecordWriter {
         }
         ProcessControl.unblockAllSignals()
         theirs.close()
-        ours.neverWaiting()
+        ours.descriptor.neverWaiting()
         (process, stream) = (child, ours)
     }
 
@@ -101,11 +101,12 @@ struct RecordWriter {
             return [.recordKept(number: number, failure: "no process could be started to write it")]
         }
         let supervisor = ProcessControl.current
-        let copied = Set(written.permanent.filter { $0.copy != nil }.map { "\($0.name)\t\($0.identity.inode)\t\($0.identity.modificationNanoseconds)" })
+        // Every permanent build held: the writer copies those it has no copy of yet (``BuildCopies/keep``).
         var sources: [String] = []
-        for build in record.permanent where !copied.contains("\(build.name)\t\(build.identity.inode)\t\(build.identity.modificationNanoseconds)") {
+        for build in record.permanent {
             guard let (file, identity) = held.file(of: build.published) else { continue }
-            sources.append(Self.line([build.name] + Self.fields(build.identity) + Self.fields(identity) + ["/proc/\(supervisor)/fd/\(file.descriptor)"]))
+            let fields = [build.name] + RecordFile.fields(build.identity) + RecordFile.fields(identity) + ["/proc/\(supervisor)/fd/\(file.descriptor)"]
+            sources.append(fields.joined(separator: "\t"))
         }
         outgoing += Self.frame(number: number, kind: 0, [RecordFile.encode(record, directories: []), Array(sources.joined(separator: "\n").utf8)])
         unanswered = number
@@ -202,7 +203,7 @@ struct RecordWriter {
                 while let (number, _, parts) = takeFrame(from: &incoming) { newest = (number, parts) }
             } while newest == nil || stream.hasBytesWaiting
             guard let (number, parts) = newest, parts.count == 2, case .record(let record) = RecordFile.decode(parts[0]) else { continue }
-            let sources = String(decoding: parts[1], as: UTF8.self).split(separator: "\n").compactMap(Source.init)
+            let sources = parts[1].split(separator: UInt8(ascii: "\n")).compactMap(Source.init)
             do {
                 // Locked while it has records to write: a start waits for them, and reads what
                 // the host before it proved.
@@ -236,10 +237,11 @@ struct RecordWriter {
         let held: FileIdentity
         let path: String
 
-        init?(_ line: Substring) {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 12, let build = RecordWriter.identity(fields[1...5]), let held = RecordWriter.identity(fields[6...10]) else { return nil }
-            (name, self.build, self.held, path) = (fields[0], build, held, fields[11])
+        init?(_ line: ArraySlice<UInt8>) {
+            let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+            guard fields.count == 12, let build = RecordFile.identity(fields[1...5]), let held = RecordFile.identity(fields[6...10]) else { return nil }
+            (name, self.build, self.held) = (String(decoding: fields[0], as: UTF8.self), build, held)
+            path = String(decoding: fields[11], as: UTF8.self)
         }
     }
 
@@ -301,19 +303,4 @@ struct RecordWriter {
         bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    private static func fields(_ identity: FileIdentity) -> [String] {
-        [String(identity.device), String(identity.inode), String(identity.size), String(identity.modificationNanoseconds), String(identity.changeNanoseconds)]
-    }
-
-    fileprivate static func identity(_ fields: ArraySlice<String>) -> FileIdentity? {
-        let values = Array(fields)
-        guard values.count == 5, let device = UInt64(values[0]), let inode = UInt64(values[1]), let size = Int64(values[2]),
-            let modified = Int64(values[3]), let changed = Int64(values[4])
-        else { return nil }
-        return FileIdentity(device: device, inode: inode, size: size, modificationNanoseconds: modified, changeNanoseconds: changed)
-    }
-
-    private static func line(_ fields: [String]) -> String {
-        fields.joined(separator: "\t")
-    }
 }
