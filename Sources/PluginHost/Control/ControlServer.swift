@@ -65,7 +65,7 @@ struct ControlServer {
         self.socket = socket
         self.metrics = metrics
         self.owner = owner
-        if let metrics { Connection.neverBlock(FileDescriptor(rawValue: metrics.descriptor)) }
+        if let metrics { FileDescriptor(rawValue: metrics.descriptor).neverWaiting() }
     }
 
     /// The descriptors to wait for: the listening sockets, clients yet to ask, clients with an

@@ -21,12 +21,6 @@ struct ByteStream: Sendable {
         return (ByteStream(descriptor: FileDescriptor(rawValue: ends[0])), ByteStream(descriptor: FileDescriptor(rawValue: ends[1])))
     }
 
-    /// Makes reading and writing on this end never wait.
-    func neverWaiting() {
-        let flags = fcntl(descriptor.rawValue, F_GETFL)
-        if flags >= 0 { _ = fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK) }
-    }
-
     /// Writes as much of `bytes` from `offset` as the socket takes now.
     ///
     /// - Returns: How many bytes were written (0 when it takes none now); `nil` when the other

@@ -188,13 +188,6 @@ struct Connection: Hashable, Sendable {
         return unsafeBitCast(symbol, to: AcceptWithFlags.self)
     }()
 
-    /// Makes the listening socket `listening` return at once from an accept with nothing
-    /// waiting.
-    static func neverBlock(_ listening: FileDescriptor) {
-        let flags = fcntl(listening.rawValue, F_GETFL)
-        if flags >= 0 { _ = fcntl(listening.rawValue, F_SETFL, flags | O_NONBLOCK) }
-    }
-
     // MARK: A client's side, blocking
 
     /// Connects to the Unix socket at `path`.

@@ -15,6 +15,13 @@ struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
     static let standardOutput = FileDescriptor(rawValue: 1)
     static let standardError = FileDescriptor(rawValue: 2)
 
+    /// Makes reading, writing and accepting on it return at once instead of waiting
+    /// (`O_NONBLOCK`).
+    func neverWaiting() {
+        let flags = fcntl(rawValue, F_GETFL)
+        if flags >= 0 { _ = fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }
+    }
+
     /// Closes it; nothing may use it afterwards.
     func close() {
         _ = Glibc.close(rawValue)
