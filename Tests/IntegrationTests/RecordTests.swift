@@ -165,6 +165,37 @@ struct RecordTests {
         #expect(ticker.last?.contains("left out: crashed during the run phase: SIGSEGV ") == true, "\(history.standardOutput)")
     }
 
+    @Test("a permanent build that crashes is left out, not permanent: history names as permanent the build the next start runs, and rollback --to the left-out build says why it cannot come back")
+    func permanentBuildThatCrashes() throws {
+        let service = try ServiceFixture()
+        let state = try Scratch.directory(named: "state")
+        let console = OperatorConsole()
+        let (first, _) = try upgradeOnTrial(service, state: state, console: console)
+        #expect(try console.run("accept", ["Ticker"]).status == 0)
+        #expect(IntegrationTests.wait { RecordOnDisk.text(in: state).components(separatedBy: "permanent\tTicker\t").count == 3 }, "\(RecordOnDisk.text(in: state))")
+        try Data().write(to: service.trigger)
+        #expect(first.waitForError("plugin-host: error: plugin Ticker (\(service.file("Ticker").path)) crashed during the run phase: SIGSEGV"), "\(first.standardError)")
+        #expect(IntegrationTests.wait { RecordOnDisk.text(in: state).contains("left-out\tTicker\t") }, "\(RecordOnDisk.text(in: state))")
+        try FileManager.default.removeItem(at: service.trigger)
+        #expect(first.stop(with: SIGTERM).status == 0)
+
+        // Each build once, with its one life: 0.2.0 left out, 0.1.0 the permanent one a start runs.
+        let history = try Command.run(Repository.host.path, ["history", "Ticker", "--dir", service.directory.plugins.path, "--state", state.path, "--json"])
+        #expect(history.status == 0, "\(history.standardError)")
+        let builds = try #require((try JSONSerialization.jsonObject(with: Data(history.standardOutput.utf8)) as? [String: Any])?["builds"] as? [[String: Any]])
+        #expect(builds.map { "\($0["version"] ?? "") \($0["verdict"] ?? "") \($0["copy"] ?? "")" } == ["0.1.0 permanent 1", "0.2.0 left out 1"], "\(history.standardOutput)")
+
+        let (second, listener) = try service.start(console.arguments + ["--state", state.path] + watching)
+        #expect(listener.wait(forPrefix: "READY=1", containing: "running the build before: Ticker 0.1.0") != nil, "\(second.standardError)")
+        #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(service.log.lines)")
+        let refused = try console.run("rollback", ["Ticker", "--to", "0.2.0"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains(
+            "cannot roll back Ticker: 0.2.0 is left out (crashed during the run phase: SIGSEGV), and a rollback never brings back a build left out; "
+                + "plugin-host restart Ticker lets it be tried again; no other build is kept; nothing changed"), "\(refused.standardError)")
+        #expect(second.stop(with: SIGTERM).status == 0)
+    }
+
     @Test("after a restart, rollback --to brings back a permanent build kept before, from the record's copy, and the build it replaces stays out at the next start")
     func rollbackToAfterRestart() throws {
         let service = try ServiceFixture()
@@ -192,6 +223,15 @@ struct RecordTests {
         #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(service.log.lines)")
         let status = try #require(console.waitForStatus { $0.state == "serving" && $0.plugin("Ticker")?["version"] as? String == "0.1.0" })
         #expect(status.plugin("Ticker")?["from"] as? String == "record", "\(status.plugin("Ticker") ?? [:])")
+        // The build rolled back away from is left out, once, and says so when asked for.
+        let back = try console.run("rollback", ["Ticker", "--to", "0.2.0"])
+        #expect(back.status == 1)
+        #expect(back.standardError.contains(
+            "cannot roll back Ticker: 0.2.0 is left out (rolled back by an operator (plugin-host rollback)), and a rollback never brings back a build left out; "
+                + "plugin-host restart Ticker lets it be tried again"), "\(back.standardError)")
+        let history = try Command.run(Repository.host.path, ["history", "Ticker", "--dir", service.directory.plugins.path, "--state", state.path])
+        let ticker = history.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  Ticker ") }
+        #expect(ticker.map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == ["Ticker 0.1.0 permanent", "Ticker 0.2.0 left"], "\(history.standardOutput)")
         #expect(second.stop(with: SIGTERM).status == 0)
 
         let (third, next) = try service.start(["--state", state.path] + watching)

@@ -178,37 +178,13 @@ struct SupervisionSimulationTests {
         #expect(outcome.violations == [], "\(Simulation.report(outcome))")
     }
 
-    @Test("a build on trial whose file is written in place: the trial goes on with the build the restart loads, and an operator's rollback names it (seeds 20867976, 21672734)")
-    func trialOfARewrittenBuild() {
-        let sequences: [(UInt64, [FaultOperation])] = [
-            (20_867_976, [
-                .replace(plugin: Self.echo, with: .good), .advance(milliseconds: 250), .rewriteInPlace(plugin: Self.echo, with: .good),
-                .advance(milliseconds: 1), .refuseNextFork, .advance(milliseconds: 1000), .ask(.rollback),
-                .replace(plugin: Self.echo, with: .crashesInBootstrap),
-            ]),
-            (21_672_734, [
-                .replace(plugin: Self.domain, with: .good), .advance(milliseconds: 250), .rewriteInPlace(plugin: Self.domain, with: .good),
-                .advance(milliseconds: 100), .refuseNextFork, .replace(plugin: Self.domain, with: .good), .ask(.rollback),
-            ]),
-        ]
-        for (seed, operations) in sequences {
-            let outcome = Simulation.run(seed: seed, operations: operations)
-            #expect(outcome.violations == [], "\(Simulation.report(outcome))")
-        }
-    }
-
-    @Test("after a rollback whose generation failed, a new trial's line says the build it replaces can come back when the driver holds it (seed 9000307642)")
-    func trialLineAfterAFailedRollback() {
-        let operations: [FaultOperation] = [
-            .replace(plugin: Self.persistence, with: .good), .advance(milliseconds: 5000), .unhealthy(plugin: Self.persistence),
-            .environmentBreaks(plugin: Self.domain, build: .failsToLoad), .advanceToNextDeadline,
-            .environmentBreaks(plugin: Self.domain, build: .good), .replace(plugin: Self.persistence, with: .good), .ask(.restartLeftOut),
-        ]
-        let outcome = Simulation.run(seed: 9_000_307_642, operations: operations)
+    @Test("every fault sequence that once found a bug passes, replayed by its seed", arguments: Regressions.all)
+    func regression(_ sequence: Regressions.Sequence) {
+        let outcome = Simulation.run(seed: sequence.seed, operations: sequence.operations)
         #expect(outcome.violations == [], "\(Simulation.report(outcome))")
     }
 
-    @Test("the first generation's plugin crashes once its report is out and its services run, before its word that it is ready reaches the supervisor: a restart without it, not the host's end (seed 1806)")
+    @Test("the first generation's plugin crashes once its report is out and its services run, before its word that it is ready reaches the supervisor: a restart without it, not the host's end")
     func crashAfterTheFirstReport() {
         var setup = Self.setup(watching: false)
         setup.readyLatency = .milliseconds(5)
@@ -229,9 +205,6 @@ struct SupervisionSimulationTests {
         }
         #expect(number == 2)
         #expect(!Self.runs("Ticker", in: number, world) && Self.runs("Echo", in: number, world))
-        // The random sequence that found it, replayed.
-        let outcome = Simulation.run(seed: 1806, operations: [.ask(.rollbackOne), .advance(milliseconds: 5), .rewriteInPlace(plugin: 2, with: .good)])
-        #expect(outcome.violations == [], "\(Simulation.report(outcome))")
     }
 
     @Test("a worker killed from outside while its services wait blames nobody: the same plugins restart")

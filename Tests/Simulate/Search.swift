@@ -28,8 +28,13 @@ final class Search: Sendable {
         var mine = Gathered()
         while !failed.load(ordering: .relaxed) {
             let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard index < sequences else { break }
-            let outcome = Simulation.run(seed: firstSeed &+ UInt64(index))
+            guard index < Regressions.all.count + sequences else { break }
+            // The sequences that once found a bug first, then the random ones.
+            let outcome = if index < Regressions.all.count {
+                Simulation.run(seed: Regressions.all[index].seed, operations: Regressions.all[index].operations)
+            } else {
+                Simulation.run(seed: firstSeed &+ UInt64(index - Regressions.all.count))
+            }
             mine.ran += 1
             mine.events += outcome.events
             mine.endings[outcome.ending, default: 0] += 1

@@ -1,6 +1,6 @@
-// `make simulate`: runs seeded random fault sequences against the supervisor's state
-// machine, on every processor, and ends with `N sequences, M events, K invariant
-// violations`. A violation is printed with its seed and the shrunk sequence that replays it.
+// `make simulate`: runs the fault sequences that once found a bug (`Regressions`), then
+// seeded random ones, against the supervisor's state machine, on every processor, and ends
+// with `N sequences, M events, K invariant violations`. A violation is printed with its seed and the shrunk sequence that replays it.
 //
 // Usage: simulate [SEQUENCES [SEED]]   (SEED: the first sequence's; the default is random)
 //        simulate --diagram            (the state diagram of docs/architecture.md)

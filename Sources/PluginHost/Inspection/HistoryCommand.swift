@@ -10,9 +10,10 @@ struct HistoryOptions: Equatable {
 }
 
 /// `plugin-host history [PLUGIN]`: what the record of the plugin directories holds, read from
-/// the file the supervisor keeps, so that it answers whether a host runs or not: each build on
-/// trial, the permanent builds (newest first, the first the one a start runs), and the builds
-/// left out with why, each with its version, file and when the record first kept it so.
+/// the file the supervisor keeps, so that it answers whether a host runs or not: each build
+/// once, with its life (``BuildLife``): on trial, permanent (the one a start runs), kept (those
+/// `rollback --to` brings back), left out with why; each with its version, file and when the
+/// record first kept it so.
 ///
 /// The record is the one a host of these directories keeps, whatever their spelling: in
 /// `--state`, else where such a host keeps it; the one a host of them keeps under an earlier
@@ -32,7 +33,8 @@ struct HistoryCommand {
     struct Entry: Equatable {
         let plugin: String
         let version: String
-        /// `on trial`, `permanent` (the build a start runs), `kept` (permanent before), `left out`.
+        /// The build's life (``BuildLife/verdict``): `on trial`, `permanent` (the build a start
+        /// runs), `kept` (what `rollback --to` brings back), `left out`.
         let verdict: String
         let reason: String?
         let file: String
@@ -125,25 +127,12 @@ struct HistoryCommand {
         return status.record
     }
 
-    /// The builds of `record`, by plugin (those with a permanent build first); for each: on trial, then
-    /// permanent (newest first), then left out (newest first).
+    /// The builds of `record`, each once with its life, by plugin (those with a permanent
+    /// build first); for each: on trial, permanent, kept (newest first), left out (newest first).
     static func entries(of record: BuildRecord) -> [Entry] {
-        var plugins: [String] = []
-        for name in record.permanent.map(\.name) + record.onTrial.map(\.name) + record.leftOut.map(\.name) where !plugins.contains(name) {
-            plugins.append(name)
-        }
-        return plugins.flatMap { plugin -> [Entry] in
-            let trials = record.onTrial.filter { $0.name == plugin }.map { build in
-                Entry(plugin: plugin, version: build.version, verdict: "on trial", reason: nil, file: build.file, since: build.since, copy: false)
-            }
-            let permanent = record.permanent.filter { $0.name == plugin }.reversed().enumerated().map { index, build in
-                Entry(plugin: plugin, version: build.version, verdict: index == 0 ? "permanent" : "kept", reason: nil, file: build.file,
-                      since: build.since, copy: build.copy != nil)
-            }
-            let leftOut = record.leftOut.filter { $0.name == plugin }.reversed().map { build in
-                Entry(plugin: plugin, version: build.version, verdict: "left out", reason: build.reason, file: build.file, since: build.since, copy: false)
-            }
-            return trials + permanent + leftOut
+        record.entries.map { build in
+            Entry(plugin: build.name, version: build.version, verdict: build.life.verdict, reason: build.life.reason, file: build.file,
+                  since: build.since, copy: build.copy)
         }
     }
 

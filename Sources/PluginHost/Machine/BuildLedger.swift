@@ -29,6 +29,8 @@ struct BuildLedger: Sendable {
         /// Whether it ran in the last generation that served: once it stops serving, it is
         /// waiting to serve again rather than gone.
         var ranLast = false
+        /// The build that served last, in any generation that served.
+        var lastServed: PublishedPlugin?
         /// The build an upgrade brought in, while it is on trial.
         var trial: Trial?
         /// The builds that became permanent (served, and not on trial), the newest last.
@@ -39,13 +41,17 @@ struct BuildLedger: Sendable {
         /// generation loads it until the host serves, and it is then tried again as an upgrade.
         var awaitingTrial: LeftOutBuild?
 
-        /// Whether there is nothing to say of it: not running, not told of, nothing left out,
-        /// never blamed.
-        var isForgettable: Bool {
+        /// Whether the status has something to say of it: it runs, was told of, has a build
+        /// left out or on trial, or was blamed.
+        var isShown: Bool {
             // Matched, not compared with `nil`: comparing copies each optional record first.
-            guard case .none = serving, case .none = condition, case .none = held, case .none = trial, case .none = awaitingTrial else { return false }
-            return leftOut.isEmpty && failures == 0 && !ranLast
+            guard case .none = serving, case .none = condition, case .none = held, case .none = trial, case .none = awaitingTrial else { return true }
+            return !leftOut.isEmpty || failures != 0 || ranLast
         }
+
+        /// Whether nothing of it is to be kept: the status says nothing of it, and it has no
+        /// permanent build (those outlive its file's removal, should the file come back).
+        var isForgettable: Bool { !isShown && permanent.isEmpty }
     }
 
     /// A build an upgrade brought in, on trial until an instant: a failure blamed on it
@@ -199,8 +205,8 @@ struct BuildLedger: Sendable {
     }
 
     /// Leaves out the builds a record on disk kept, as proved by the process that wrote it.
-    /// Its permanent builds are known, the newest not left out held (the driver holds its
-    /// copy), and each build it has on trial awaits its trial again.
+    /// Its permanent builds are known, each build it has on trial awaits its trial again, and
+    /// the permanent one (by its life) is held: the driver holds its copy.
     mutating func remember(_ record: BuildRecord) {
         for entry in record.leftOut {
             let build = PublishedPlugin(name: entry.name, file: entry.file, version: entry.version, identity: entry.identity, state: .running)
@@ -212,11 +218,6 @@ struct BuildLedger: Sendable {
                 if record.permanent.count > BuildRecord.permanentPerPlugin { record.permanent.removeFirst() }
             }
         }
-        for index in records.indices {
-            if let newest = records[index].permanent.last(where: { !isLeftOut($0) }) {
-                records[index].held = newest
-            }
-        }
         for entry in record.onTrial where !isLeftOut(entry.published) {
             update(entry.name) { record in
                 record.awaitingTrial = LeftOutBuild(
@@ -224,6 +225,20 @@ struct BuildLedger: Sendable {
                     reason: "was on trial when the host last stopped")
             }
         }
+        for index in records.indices {
+            if let permanent = lives(of: records[index].name).first(where: { $0.life == .permanent }) {
+                records[index].held = permanent.build
+            }
+        }
+    }
+
+    /// The builds of `name` the host knows, each once with its life: the same rule the record
+    /// on disk is read by (``BuildLife/lives(onTrial:permanent:leftOut:isSame:)``).
+    func lives(of name: String) -> [(build: PublishedPlugin, life: BuildLife)] {
+        guard let record = self[name] else { return [] }
+        return BuildLife.lives(
+            onTrial: [record.trial?.build, record.awaitingTrial?.build].compactMap { $0 }, permanent: record.permanent,
+            leftOut: record.leftOut.map { ($0.build, $0.reason) }, isSame: { $0.isSameBuild(as: $1) })
     }
 
     /// The builds awaiting their trial since the start may be loaded now: the host serves.
@@ -328,13 +343,16 @@ struct BuildLedger: Sendable {
         recordChanges += 1
     }
 
-    /// The trial of `name` passed, or an operator accepted it: its build is permanent.
+    /// The trial of `name` passed, or an operator accepted it: its build is permanent. When
+    /// another build of the plugin served last (its trial's build stopped running), that one
+    /// stays the newest: the newest permanent build is the one that served last.
     ///
     /// - Returns: The trial that ended, if there was one.
     @discardableResult
     mutating func passTrial(of name: String) -> Trial? {
         guard let trial = endTrial(of: name), let index = positions[name] else { return nil }
         makePermanent(trial.build, at: index)
+        if let last = records[index].lastServed, !last.isSameBuild(as: trial.build), !isLeftOut(last) { makePermanent(last, at: index) }
         return trial
     }
 
@@ -433,6 +451,7 @@ struct BuildLedger: Sendable {
             records[index].origin = serves ? build.map { origin(of: $0, loadedBy: speaking) } : nil
             if serves, let build {
                 records[index].ranLast = true
+                records[index].lastServed = build
                 // Its trial's build was written in place, or replaced, and a restart loaded the
                 // file as it is now: the trial goes on with the build that serves.
                 if let trial = records[index].trial, !trial.build.isSameBuild(as: build), !trial.replaced.isSameBuild(as: build), !isLeftOut(build) {
@@ -496,7 +515,7 @@ struct BuildLedger: Sendable {
 
     /// Each plugin once, as the status and the metrics tell it.
     var statuses: [PluginStatus] {
-        records.map { record in
+        records.filter(\.isShown).map { record in
             var status = PluginStatus(
                 name: record.name, state: .notServing, reason: nil, version: record.condition?.version, file: record.file,
                 failures: record.failures, lastFailure: record.lastFailure)
@@ -560,9 +579,10 @@ struct BuildLedger: Sendable {
     /// from before in place of their file's, which are left out, which files were not added.
     private var summary: PluginSummary {
         let statuses = self.statuses
+        let records = self.records.filter(\.isShown)
         var summary = PluginSummary()
         var notAdded: Set<String> = []
-        // The statuses are in the records' order: each is read beside its record, by index.
+        // The statuses are in the shown records' order: each is read beside its record, by index.
         for index in statuses.indices {
             let status = statuses[index]
             if status.state.runs {

@@ -93,3 +93,47 @@ extension BuildRecord {
         return record
     }
 }
+
+extension BuildRecord {
+    /// One build the record holds, with its one life.
+    struct Entry: Equatable, Sendable {
+        let name: String
+        let file: String
+        let version: String
+        let identity: FileIdentity
+        let life: BuildLife
+        /// When the record first kept it so, in seconds since 1970, when the driver said.
+        let since: Int64?
+        /// Whether the driver keeps a copy of its bytes, so that it can run again after its
+        /// file was replaced.
+        let copy: Bool
+    }
+
+    /// Every build the record holds, each once with its life (``BuildLife/lives(onTrial:permanent:leftOut:isSame:)``),
+    /// by plugin: those with a permanent build first, in the order the record keeps them.
+    var entries: [Entry] {
+        var plugins: [String] = []
+        for name in permanent.map(\.name) + onTrial.map(\.name) + leftOut.map(\.name) where !plugins.contains(name) {
+            plugins.append(name)
+        }
+        return plugins.flatMap(entries(of:))
+    }
+
+    /// The builds of plugin `name` the record holds, each once with its life.
+    func entries(of name: String) -> [Entry] {
+        let permanent = self.permanent.filter { $0.name == name }
+        let leftOut = self.leftOut.filter { $0.name == name }
+        let lives = BuildLife.lives(
+            onTrial: onTrial.filter { $0.name == name }.map(\.identity), permanent: permanent.map(\.identity),
+            leftOut: leftOut.map { ($0.identity, $0.reason) }, isSame: { $0.hasSameContents(as: $1) })
+        return lives.compactMap { identity, life in
+            let kept = permanent.last { $0.identity.hasSameContents(as: identity) }
+            let copy = kept?.copy != nil
+            if case .leftOut = life, let build = leftOut.last(where: { $0.identity.hasSameContents(as: identity) }) {
+                return Entry(name: name, file: build.file, version: build.version, identity: identity, life: life, since: build.since, copy: copy)
+            }
+            guard let build = onTrial.first(where: { $0.name == name && $0.identity.hasSameContents(as: identity) }) ?? kept else { return nil }
+            return Entry(name: name, file: build.file, version: build.version, identity: identity, life: life, since: build.since, copy: copy)
+        }
+    }
+}

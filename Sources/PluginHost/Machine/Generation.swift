@@ -32,6 +32,9 @@ struct Generation: Equatable, Sendable {
     struct Abandonment: Equatable, Sendable {
         /// The plugin that runs now and that the candidate cannot run.
         var blamed: PluginNumber?
+        /// Whether it was told once it had bootstrapped (it was handed what the generation
+        /// before handed over), or before, when it has nothing to pass on.
+        var bootstrapped: Bool
     }
     /// What its worker as a whole was doing when it ended.
     var endedIn: WorkerPhase = .startUp
@@ -41,9 +44,10 @@ struct Generation: Equatable, Sendable {
     enum Life: Equatable, Sendable {
         /// Its worker surveys, loads and bootstraps the plugins.
         case starting
-        /// An upgrade's new generation: its plugins are loaded, and it waits for the word to
-        /// bootstrap them, once the generation before has stopped.
-        case prepared
+        /// An upgrade's new generation: its plugins are loaded, as `report` says, and it waits
+        /// for the word to bootstrap them, once the generation before has stopped; what that
+        /// generation runs when it ends is judged against the report again.
+        case prepared(CandidateReport)
         /// Told to bootstrap the plugins it had loaded, after the generation before stopped.
         case proceeding
         /// It said every component is ready.

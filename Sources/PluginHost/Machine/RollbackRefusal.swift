@@ -8,6 +8,9 @@ enum RollbackRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// No permanent build of the plugin (of `version`, when asked for) is kept besides the
     /// one that runs, or the one asked for is left out.
     case noKeptBuild(String, version: String?, running: String, kept: [String])
+    /// The build of `version` asked for is left out, and why: only an operator's restart of
+    /// the plugin (or a change of its file) lets it be tried again.
+    case leftOut(String, version: String, because: String, kept: [String])
 
     var description: String {
         switch self {
@@ -23,6 +26,9 @@ enum RollbackRefusal: Error, Equatable, Sendable, CustomStringConvertible {
             }
             return "\(name): " + what + (kept.isEmpty ? "" : " (kept: \(kept.joined(separator: ", ")))")
                 + "; plugin-host history \(name) lists the builds kept"
+        case .leftOut(let name, let version, let reason, let kept):
+            return "\(name): \(version) is left out (\(reason)), and a rollback never brings back a build left out; "
+                + "plugin-host restart \(name) lets it be tried again" + (kept.isEmpty ? "; no other build is kept" : "; kept: \(kept.joined(separator: ", "))")
         }
     }
 }

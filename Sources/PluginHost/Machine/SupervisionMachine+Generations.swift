@@ -256,6 +256,12 @@ extension SupervisionMachine {
             let replaced = generation.running
             if generations[candidate]?.ending != nil {
                 restore(after: candidate, replacing: replaced)
+            } else if case .prepared(let report) = generations[candidate]?.life, let lost = report.firstLost(of: replaced) {
+                // What the old one ran at its end (a rescan added a plugin after the candidate
+                // loaded) is more than the candidate can run: it gives up, and the builds
+                // before are restored once it has ended.
+                state = .takingOver(candidate, replacing: replaced)
+                abandon(candidate, lost: lost, bootstrapped: false)
             } else {
                 handOver(to: candidate)
                 act(.ask(generation: candidate, .verdict(.bootstrapAfter)))
@@ -279,10 +285,13 @@ extension SupervisionMachine {
     /// spoke for the host (serving, recovering, taking over), or it served while an upgrade's
     /// candidate loaded beside it. A candidate that failed before it took over, a generation
     /// that drained after one bootstrapped beside it, and any while the host stops, are
-    /// replaced by none: what they handed over is closed.
+    /// replaced by none: what they handed over is closed. A candidate told to give up before
+    /// it bootstrapped was handed nothing, and leaves the hand-off of the generation before to
+    /// the generation that restores it.
     private func succeeds(_ number: Int) -> Bool {
         switch state {
-        case .serving(let current), .recovering(let current), .takingOver(let current, _): current == number
+        case .takingOver(let current, _): current == number && generations[number]?.abandoned?.bootstrapped != false
+        case .serving(let current), .recovering(let current): current == number
         case .upgrading(let serving, _), .handingOver(let serving, _): serving == number
         case .starting, .backingOff, .stopping, .finished: false
         }

@@ -185,15 +185,19 @@ extension SupervisionMachine {
     }
 
     /// What rolling back `name` brings back: the build its trial replaced, when that is what
-    /// is asked for; else the newest permanent build kept before the one that runs (of
-    /// `version`, when given) that is not left out. Told as the trial it ends: the build that
-    /// runs, and the build that replaces it.
+    /// is asked for; else, of the builds whose life lets them come back (permanent or kept,
+    /// ``BuildLife/canComeBack``) other than the one that runs, the newest (of `version`, when
+    /// given). Told as the trial it ends: the build that runs, and the build that replaces it.
     private func rollback(of name: String, to version: String?) -> Result<BuildLedger.Trial, RollbackRefusal> {
         guard let record = ledger[name] else { return .failure(.unknown(name)) }
         guard let running = record.serving else { return .failure(.notServing(name)) }
         if let trial = ledger.trial(of: running), version == nil || trial.replaced.version == version { return .success(trial) }
-        let kept = record.permanent.reversed().filter { !$0.isSameBuild(as: running) && !ledger.isLeftOut($0) }
+        let lives = ledger.lives(of: name)
+        let kept = lives.filter { $0.life.canComeBack && !$0.build.isSameBuild(as: running) }.map(\.build)
         guard let target = kept.first(where: { version == nil || $0.version == version }) else {
+            if let version, version != running.version, let reason = lives.lazy.compactMap({ $0.build.version == version ? $0.life.reason : nil }).first {
+                return .failure(.leftOut(name, version: version, because: reason, kept: kept.map(\.version)))
+            }
             return .failure(.noKeptBuild(name, version: version, running: running.version, kept: kept.map(\.version)))
         }
         return .success(BuildLedger.Trial(build: running, replaced: target, until: now, replacedHeld: isHeld(target)))

@@ -33,24 +33,34 @@ extension SupervisionMachine {
             return
         }
         if let lost = report.firstLost(of: before) {
-            generations[number]?.abandoned = Generation.Abandonment(blamed: lost.number)
-            say(.candidateCannotRun(plugin: lost.name, bootstrapped: report.stage == .bootstrapped))
-            act(.ask(generation: number, .verdict(.abandon)))
+            abandon(number, lost: lost, bootstrapped: report.stage == .bootstrapped)
             return
         }
         switch report.stage {
         case .loaded:
             guard case .upgrading(let serving, _) = state, case .starting = generation.life else { return }
+            // A serving generation the machine already ended (it overran) is failing, not
+            // stopping for the candidate: its end is judged as a failure, and the candidate
+            // is not needed.
+            guard generations[serving]?.isAlive == true else { return }
             if report.bootstrapsBeside {
                 act(.ask(generation: number, .verdict(.bootstrapBeside)))
             } else {
-                generations[number]?.life = .prepared
+                generations[number]?.life = .prepared(report)
                 askToStop(serving, signal: .terminate)
                 state = .handingOver(old: serving, candidate: number)
             }
         case .bootstrapped:
             act(.ask(generation: number, .verdict(.serve)))
         }
+    }
+
+    /// Tells candidate `number` to give up: it cannot run plugin `lost`, which runs now, and
+    /// that plugin is blamed.
+    mutating func abandon(_ number: Int, lost: (name: String, number: PluginNumber?), bootstrapped: Bool) {
+        generations[number]?.abandoned = Generation.Abandonment(blamed: lost.number, bootstrapped: bootstrapped)
+        say(.candidateCannotRun(plugin: lost.name, bootstrapped: bootstrapped))
+        act(.ask(generation: number, .verdict(.abandon)))
     }
 
     /// The candidate ended before the generation before was disturbed: the builds to blame

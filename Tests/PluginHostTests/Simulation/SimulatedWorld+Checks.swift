@@ -64,7 +64,13 @@ extension SimulatedWorld {
             if !worker.proceeded {
                 // Before the generation before was disturbed, the upgrade fails and it serves
                 // on; during the handover, the end is judged once the generation before ends.
-                if !replaced.endSeen, !replaced.askedToStop { upgradeFailed(worker, replacing: replaced) }
+                if !replaced.endSeen, !replaced.askedToStop {
+                    upgradeFailed(worker, replacing: replaced)
+                } else if replaced.endSeen, replaced.askedToStop {
+                    // The generation before stopped for it, and then the candidate ended before
+                    // it was told to bootstrap: the builds before are restored.
+                    restoreJudged(worker, replacing: replaced)
+                }
                 return
             }
             restoreJudged(worker, replacing: replaced)
@@ -379,8 +385,49 @@ extension SimulatedWorld {
                 WorldRules.loadsBeside(heir.cause), heir.bootstrapsBeside != true, !heir.killed, stopRequests.isEmpty, exit == nil {
                 violate("what generation \(from) handed over was closed, though generation \(heir.number) is to take over from it")
             }
-        case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit, .handOver, .keepRecord:
+            // A generation that stopped for a candidate that then gave up before it was told to
+            // bootstrap was replaced all the same: what it handed over goes to the generation
+            // that restores the builds before.
+            if let gaveUp = workers.values.filter({ $0.replaces == from && WorldRules.loadsBeside($0.cause) }).max(by: { $0.number < $1.number }),
+                !gaveUp.proceeded, gaveUp.endSeen, gaveUp.bootstrapsBeside != true, workers[from]?.askedToStop == true, workers[from]?.endSeen == true, stopRequests.isEmpty, exit == nil {
+                violate("what generation \(from) handed over was closed when generation \(gaveUp.number), which never bootstrapped, ended; the generation that restores the builds before is to receive it")
+            }
+        case .keepRecord(let record, _):
+            checkHistory(of: record)
+        case .ask, .kill, .endProcesses, .notify, .pingWatchdog, .checkRestart, .exit, .handOver:
             break
+        }
+    }
+
+    /// `plugin-host history`'s reading of the record the host asks to keep tells each build's
+    /// life as docs/operations.md's table has it, by the truth: `permanent` is the build a start
+    /// would run (the newest permanent build with no evidence of fault, not on trial), `kept`
+    /// exactly the other permanent builds with no evidence of fault (what `rollback --to`
+    /// accepts), `left out` the builds with evidence, `on trial` those on trial or awaiting it.
+    private mutating func checkHistory(of record: BuildRecord) {
+        guard exit == nil, stopRequests.isEmpty else { return }
+        // History's lines, each with the build it names (its lines are the record's entries, in order).
+        let shown = zip(record.entries, HistoryCommand.entries(of: record)).map { (name: $1.plugin, identity: $0.identity, verdict: $1.verdict) }
+        for plugin in Self.plugins.indices {
+            let name = Self.plugins[plugin].name
+            let leftOut = truth.evidence.keys.filter { $0.plugin == plugin }
+            // The record keeps the newest few left out of a plugin: an older one may read otherwise.
+            guard leftOut.count <= BuildRecord.leftOutPerPlugin else { continue }
+            let onTrial = Set(truth.trials(at: now).map(\.build) + truth.awaitingTrial.keys).filter { $0.plugin == plugin }
+            let proved = truth.permanent(of: plugin, at: now).reversed().filter { !truth.isLeftOut($0) && !onTrial.contains($0) }
+            func said(_ verdict: String) -> [WorldTruth.Build] {
+                shown.filter { $0.name == name && $0.verdict == verdict }.map { WorldTruth.Build(plugin: plugin, identity: $0.identity) }
+            }
+            let permanent = said("permanent"), kept = said("kept")
+            if permanent != Array(proved.prefix(1)) {
+                violate("history names \(permanent) permanent of \(name), the build a start runs; the truth: \(proved.first.map { "\($0)" } ?? "none")")
+            }
+            if Set(kept) != Set(proved.dropFirst()) {
+                violate("history names \(kept) kept of \(name), the builds rollback --to brings back; the truth: \(Array(proved.dropFirst()))")
+            }
+            if let wrong = said("left out").first(where: { !truth.isLeftOut($0) }) {
+                violate("history names \(wrong) left out, a build with no evidence of fault")
+            }
         }
     }
 

@@ -209,15 +209,30 @@ struct WorldTruth {
     mutating func accept(_ builds: [Build], at now: MonotonicInstant) {
         settleTrials(at: now)
         endTrials(of: builds)
-        for build in builds { makePermanent(build) }
+        for build in builds {
+            makePermanent(build)
+            if let serving = servingInstead(of: build) { makePermanent(serving) }
+        }
     }
 
     /// The permanent builds of `plugin` kept at `now`, the newest last.
     func permanent(of plugin: Int, at now: MonotonicInstant) -> [Build] {
         var kept = permanentBuilds[plugin] ?? []
-        // A trial that ran to its end since the last change passed: its build is the newest.
-        if let passed = trials[plugin], passed.until <= now { Self.add(passed.build, to: &kept) }
+        // A trial that ran to its end since the last change passed: its build is the newest,
+        // unless another build of the plugin serves (the trial's build no longer ran).
+        if let passed = trials[plugin], passed.until <= now {
+            Self.add(passed.build, to: &kept)
+            if let serving = servingInstead(of: passed.build) { Self.add(serving, to: &kept) }
+        }
         return kept
+    }
+
+    /// The build of `build`'s plugin that served last, when it is another and nothing leaves it
+    /// out: the newest permanent build is the one that served last, so a trial's build that
+    /// stopped running passes behind it.
+    private func servingInstead(of build: Build) -> Build? {
+        guard let serving = toBringBack[build.plugin], serving != build, !isLeftOut(serving) else { return nil }
+        return serving
     }
 
     /// The trials that ran to their end by `now` passed: their builds are permanent, in the
@@ -226,6 +241,7 @@ struct WorldTruth {
         for trial in trials.values.sorted(by: { $0.until < $1.until }) where trial.until <= now {
             trials[trial.build.plugin] = nil
             makePermanent(trial.build)
+            if let serving = servingInstead(of: trial.build) { makePermanent(serving) }
         }
     }
 

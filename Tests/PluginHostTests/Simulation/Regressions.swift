@@ -1,0 +1,81 @@
+#if !STANDALONE_SIMULATOR
+@testable import PluginHost
+#endif
+
+/// Fault sequences that once found a bug, shrunk, each kept by the seed that found it: the
+/// simulator runs them before its random sequences (so a planted bug that only such a rare
+/// sequence reaches is caught by every run), and `make test` replays each by name.
+enum Regressions {
+    struct Sequence: Sendable, CustomStringConvertible {
+        /// What the bug it found did wrong, as the machine's promise reads.
+        let promise: String
+        let seed: UInt64
+        let operations: [FaultOperation]
+
+        var description: String { "seed \(seed): \(promise)" }
+    }
+
+    private static let persistence = 0, domain = 1, echo = 2, ticker = 3
+
+    static let all: [Sequence] = [
+        Sequence(
+            promise: "a trial that passes while its plugin last served another build passes behind it: the build that served last stays permanent",
+            seed: 165_894,
+            operations: [
+                .replace(plugin: ticker, with: .good), .advance(milliseconds: 1000), .rewriteInPlace(plugin: ticker, with: .crashesInBootstrap),
+                .advance(milliseconds: 1000), .rewriteInPlace(plugin: persistence, with: .junk),
+            ]),
+        Sequence(
+            promise: "an accepted trial whose plugin last served another build passes behind it",
+            seed: 165_894,
+            operations: [
+                .signal(.hangUp, to: .hostThenService), .replace(plugin: ticker, with: .good), .advance(milliseconds: 1000),
+                .rewriteInPlace(plugin: ticker, with: .crashesInBootstrap), .signal(.hangUp, to: .hostThenService), .advance(milliseconds: 1000),
+                .replace(plugin: persistence, with: .good), .rewriteInPlace(plugin: persistence, with: .junk), .advance(milliseconds: 7824),
+                .ask(.acceptOne),
+            ]),
+        Sequence(
+            promise: "once its report is out and its services run, the first generation serves: a crash then is a restart",
+            seed: 1806,
+            operations: [.ask(.rollbackOne), .advance(milliseconds: 5), .rewriteInPlace(plugin: echo, with: .good)]),
+        Sequence(
+            promise: "a candidate waiting for the generation before to stop is judged again by what that generation ran at its end",
+            seed: 5_000_839_699,
+            operations: [
+                .advance(milliseconds: 100), .kill(.newest, .exitCall), .replace(plugin: persistence, with: .junk),
+                .advance(milliseconds: 29548), .suspend(.current), .rewriteInPlace(plugin: ticker, with: .good),
+                .advance(milliseconds: 5000), .ask(.restart), .replace(plugin: persistence, with: .good), .advance(milliseconds: 1000),
+            ]),
+        Sequence(
+            promise: "a serving generation ended for overrunning while a candidate loads is a failure, not a hand-over",
+            seed: 9_000_471_931,
+            operations: [
+                .advance(milliseconds: 100), .advance(milliseconds: 5000), .kill(.current, .exitCall), .advance(milliseconds: 5000),
+                .advance(milliseconds: 100), .advance(milliseconds: 5), .hang(.newest), .ask(.reload), .advanceToNextDeadline,
+                .replace(plugin: domain, with: .good), .advance(milliseconds: 39105), .kill(.current, .crashNamingPlugin),
+            ]),
+        Sequence(
+            promise: "a build on trial whose file is written in place: the trial goes on with the build the restart loads",
+            seed: 20_867_976,
+            operations: [
+                .replace(plugin: echo, with: .good), .advance(milliseconds: 250), .rewriteInPlace(plugin: echo, with: .good),
+                .advance(milliseconds: 1), .refuseNextFork, .advance(milliseconds: 1000), .ask(.rollback),
+                .replace(plugin: echo, with: .crashesInBootstrap),
+            ]),
+        Sequence(
+            promise: "an operator's rollback names the build on trial the restart loaded",
+            seed: 21_672_734,
+            operations: [
+                .replace(plugin: domain, with: .good), .advance(milliseconds: 250), .rewriteInPlace(plugin: domain, with: .good),
+                .advance(milliseconds: 100), .refuseNextFork, .replace(plugin: domain, with: .good), .ask(.rollback),
+            ]),
+        Sequence(
+            promise: "after a rollback whose generation failed, a new trial's line says the build it replaces can come back",
+            seed: 9_000_307_642,
+            operations: [
+                .replace(plugin: persistence, with: .good), .advance(milliseconds: 5000), .unhealthy(plugin: persistence),
+                .environmentBreaks(plugin: domain, build: .failsToLoad), .advanceToNextDeadline,
+                .environmentBreaks(plugin: domain, build: .good), .replace(plugin: persistence, with: .good), .ask(.restartLeftOut),
+            ]),
+    ]
+}
