@@ -79,6 +79,15 @@ enum WorkerPhase: Int32, Sendable, CustomStringConvertible, PageCode {
 
     static let fallback = WorkerPhase.startUp
 
+    /// Whether the worker was past its run phase: its services ran, and it was stopping them,
+    /// shutting down or exiting.
+    var isAfterItsServicesRan: Bool {
+        switch self {
+        case .stopping, .shuttingDown, .exiting: true
+        case .startUp, .survey, .loading, .bootstrapping, .report, .running, .prepared, .bootstrapped: false
+        }
+    }
+
     var description: String {
         switch self {
         case .startUp: "start-up"

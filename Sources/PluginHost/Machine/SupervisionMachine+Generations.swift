@@ -220,8 +220,9 @@ extension SupervisionMachine {
         case .starting(let current):
             guard current == number else { break }
             // Once its report is out and its services run, the first generation serves, whether
-            // or not its word that it is ready came before its end: it ends as a serving one does.
-            if evidence.workerPhase == .running {
+            // or not its word that it is ready came before its end: it ends as a serving one does,
+            // also when it ended unasked once its services had stopped (none to run, or done).
+            if evidence.workerPhase == .running || (!ending.isIntended && evidence.workerPhase.isAfterItsServicesRan) {
                 recover(from: number)
             } else {
                 finish(ending.status, ending.isIntended ? .finished : .failedBeforeReady)

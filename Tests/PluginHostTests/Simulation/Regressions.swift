@@ -19,6 +19,13 @@ enum Regressions {
 
     static let all: [Sequence] = [
         Sequence(
+            promise: "a first generation whose services ran and that ended unasked while stopping them served: it ends as a serving one does, not as one that failed before it was ready",
+            seed: 802_959_383,
+            operations: [
+                .advance(milliseconds: 5000), .remove(plugin: echo), .kill(.current, .killedInShortCall), .advanceToNextDeadline, .killSupervisor,
+                .advanceToNextDeadline, .advance(milliseconds: 5), .kill(.current, .underscoreExit),
+            ]),
+        Sequence(
             promise: "a trial that passes while its plugin last served another build passes behind it: the build that served last stays permanent",
             seed: 165_894,
             operations: [
