@@ -38,6 +38,13 @@ extension SimulatedWorld {
         }
     }
 
+    /// An operator's restart of `names` that the host acted on: their builds have no evidence
+    /// of fault from now on, so one that serves and is not on trial is permanent at once.
+    private mutating func forgive(_ names: [String]) {
+        truth.forgive(names)
+        if let serving = servingWorker { servedBy(serving) }
+    }
+
     /// An upgrade's generation that says it is ready takes over: the builds it changed are on
     /// trial from now on (a rollback's generation begins none).
     private mutating func beginTrials(of number: Int) {
@@ -207,10 +214,10 @@ extension SimulatedWorld {
                     violate("a restart whose files on disk break a running plugin was not refused at once")
                 }
             } else if starts, let names = restartNames[client] {
-                truth.forgive(names)
+                forgive(names)
             }
         case .control(let client, .restart):
-            if starts, let names = restartNames[client] { truth.forgive(names) }
+            if starts, let names = restartNames[client] { forgive(names) }
         case .control(let client, .accept(let names)):
             // Every trial, or those of the plugins named: all of them on trial, or it is refused.
             let trials = Self.trials(truth.trials(at: now), named: names)
@@ -348,7 +355,7 @@ extension SimulatedWorld {
             checkAnnouncement(announcement)
         case .notify(.ready(let summary)):
             guard let serving = servingWorker else {
-                violate("READY=1 sent while no generation serves (\(machine.state.name))")
+                violate("READY=1 sent while no generation serves (\(machine.state.hostState))")
                 return
             }
             checkSummary(summary, of: serving)
@@ -882,13 +889,13 @@ extension SimulatedWorld {
             }
         }
         if let serving {
-            for build in serving.told where !status.plugins.contains(where: { $0.name == build.name && $0.state != .leftOut && $0.state != .notServing }) && status.state == "serving" {
+            for build in serving.told where !status.plugins.contains(where: { $0.name == build.name && $0.state != .leftOut && $0.state != .notServing }) && status.state == .serving {
                 violate("generation \(serving.number) serves \(build), which the status does not show serving")
             }
         }
         // Every plugin the serving generation told of is in the status: serving, left out, or
         // not added, each with why; never absent.
-        if let serving, status.state == "serving" {
+        if let serving, status.state == .serving {
             for name in serving.toldNames.sorted() where !names.contains(name) {
                 violate("the status does not list \(name), which generation \(serving.number) told of (status lists \(names))")
             }
@@ -898,7 +905,7 @@ extension SimulatedWorld {
         }
         // Warnings end when they stop being true: a setting's waits for its plugin to start
         // again, in force while the generation that serves runs it with its old settings.
-        if let serving, status.state == "serving" {
+        if let serving, status.state == .serving {
             let said = Set(status.warnings.filter { $0.has("has no reload hook") }.compactMap { warning in
                 warning.split(separator: " ").dropFirst().first.map(String.init)
             })
@@ -958,7 +965,7 @@ extension SimulatedWorld {
         if case .change(let what, let status) = answer {
             if let before = shownToFollower[id], what.has(" -> ") {
                 let from = what.split(separator: " -> ").first.map(String.init) ?? what
-                if from != before.state { violate("follower \(id) was shown \(what), after being shown \(before.state)") }
+                if from != "\(before.state)" { violate("follower \(id) was shown \(what), after being shown \(before.state)") }
             }
             shownToFollower[id] = status
         }
