@@ -31,8 +31,8 @@ struct ControlTests {
     private func document(plugins: [PluginStatus] = [], warnings: [String] = []) -> StatusDocument {
         let start = MonotonicInstant(nanoseconds: 1_000_000_000)
         let status = HostStatus(
-            state: "serving", startedAt: start, now: start + .seconds(90), generations: [
-                GenerationStatus(role: "serving", number: 3, cause: .restart, startedAt: start + .seconds(60), readyAt: start + .seconds(61)),
+            state: .serving, startedAt: start, now: start + .seconds(90), generations: [
+                GenerationStatus(role: .serving, number: 3, cause: .restart, startedAt: start + .seconds(60), readyAt: start + .seconds(61)),
             ], plugins: plugins,
             restarts: RestartStatus(used: 1, limit: 5, window: .seconds(60), total: 2, inARow: 1, healed: 0, nextDelay: .milliseconds(200), enabled: true),
             warnings: warnings)
@@ -126,7 +126,7 @@ struct ControlTests {
             ControlReply(.reload(applied: false, reasons: ["settings.json: not JSON"]), document: nil),
             ControlReply(.restart(.serves(generation: 4)), document: nil),
             ControlReply(.stopped(.success), document: nil),
-            ControlReply(.refused("no build of Probe is on trial"), document: nil),
+            ControlReply(.refused(.noTrial(["Probe"])), document: nil),
         ]
         for answer in answers {
             let line = answer.json.rendered()
@@ -163,6 +163,6 @@ struct ControlTests {
 extension HostStatus {
     /// A status with nothing in it, for answers whose document is given apart.
     static let example = HostStatus(
-        state: "serving", startedAt: MonotonicInstant(nanoseconds: 0), now: MonotonicInstant(nanoseconds: 0),
+        state: .serving, startedAt: MonotonicInstant(nanoseconds: 0), now: MonotonicInstant(nanoseconds: 0),
         restarts: RestartStatus(used: 0, limit: 5, window: .seconds(60), total: 0, inARow: 0, healed: 0, nextDelay: .zero, enabled: true))
 }

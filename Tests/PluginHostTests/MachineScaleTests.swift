@@ -18,7 +18,7 @@ struct MachineScaleTests {
     func thousandPlugins() {
         var host = ScaledHost(plugins: Self.count)
         host.startServing()
-        #expect(host.machine.state.name == "serving")
+        #expect(host.machine.state.hostState == .serving)
 
         var client = 0
         for round in 0..<100_000 {
@@ -40,7 +40,7 @@ struct MachineScaleTests {
         }
 
         let status = host.machine.status
-        #expect(status.state == "serving")
+        #expect(status.state == .serving)
         #expect(status.plugins.count == Self.count)
         #expect(status.plugins.allSatisfy { $0.state == .serving }, "every plugin serves")
         #expect(host.restarts == 0, "no generation started after the first")

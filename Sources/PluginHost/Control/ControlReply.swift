@@ -46,7 +46,7 @@ extension ControlReply {
             self.init(ok: false, reload: Reload(applied: false, reasons: [ending.reloadReason(generation: generation)]))
         case .restart(let outcome): self.init(ok: outcome.ok, restart: Restart(serving: outcome.ok, message: outcome.message))
         case .stopped(let status): self.init(ok: true, stopped: Stopped(status: Int(status.rawValue)))
-        case .refused(let reason): self.init(ok: false, error: reason)
+        case .refused(let refusal): self.init(ok: false, error: refusal.description)
         }
     }
 

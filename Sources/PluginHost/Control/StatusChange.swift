@@ -14,7 +14,7 @@ struct StatusChange {
     var line: String? {
         let parts = generations + plugins + outcomes
         guard before.state != after.state || !parts.isEmpty else { return nil }
-        let state = before.state == after.state ? after.state : "\(before.state) -> \(after.state)"
+        let state = before.state == after.state ? "\(after.state)" : "\(before.state) -> \(after.state)"
         return parts.isEmpty ? state : state + ": " + parts.joined(separator: "; ")
     }
 

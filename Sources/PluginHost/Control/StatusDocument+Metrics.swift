@@ -2,7 +2,7 @@
 /// in the text exposition format (version 0.0.4).
 extension StatusDocument {
     /// The supervisor's states, each a series of `plugin_host_state`.
-    static let states = ["starting", "serving", "recovering", "backing off", "upgrading", "handing over", "taking over", "stopping"]
+    static let states = HostState.allCases.filter { $0 != .finished }
 
     var metrics: String {
         var text = ""
@@ -13,10 +13,10 @@ extension StatusDocument {
                 text += "\(name)\(labels) \(Self.number(sample.value))\n"
             }
         }
-        family("plugin_host_up", "gauge", "Whether a generation of the host serves (1) or not (0).", [([], state == "serving" ? 1 : 0)])
+        family("plugin_host_up", "gauge", "Whether a generation of the host serves (1) or not (0).", [([], state == .serving ? 1 : 0)])
         family(
             "plugin_host_state", "gauge", "The supervisor's state: 1 for the state it is in.",
-            Self.states.map { ([("state", $0)], state == $0 ? 1 : 0) })
+            Self.states.map { ([("state", $0.description)], state == $0 ? 1 : 0) })
         family("plugin_host_generation", "gauge", "The number of the generation that speaks for the host.", [([], Double(generations.first?.number ?? 0))])
         family("plugin_host_start_time_seconds", "gauge", "When the host started, in seconds since the Unix epoch.", [([], startedAt.secondsSinceEpoch)])
         family("plugin_host_restarts_total", "counter", "Restarts of the host's worker after a failure.", [([], Double(restarts.total))])

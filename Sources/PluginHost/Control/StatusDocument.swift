@@ -12,8 +12,8 @@ struct StatusDocument: Codable, Equatable, Sendable {
     var schema: Int
     /// The supervisor's process id.
     var pid: Int
-    /// `serving`, `backing off`: the supervisor's state.
-    var state: String
+    /// The supervisor's state: `serving`, `backing off` in the document.
+    var state: HostState
     var startedAt: WallTime
     var uptimeSeconds: Double
     /// When a restart waits, until when, and how long from now.
@@ -53,8 +53,9 @@ struct StatusDocument: Codable, Equatable, Sendable {
         var number: Int
         /// Its worker's process id.
         var pid: Int?
-        /// `serving`, `loading beside the serving one`, `draining`: what it does for the host.
-        var role: String
+        /// What it does for the host: `serving`, `loading beside the serving one`, `draining`
+        /// in the document.
+        var role: GenerationRole
         var cause: GenerationPlan.Cause
         var startedAt: WallTime
         var ageSeconds: Double

@@ -85,7 +85,7 @@ struct StatusText {
     /// `● plugin-host: serving; started 2026-11-25T20:01:02Z, up 3m 12s`.
     var headline: String {
         var line = "● plugin-host: \(status.state)"
-        if status.state == "backing off", let until = status.backingOffUntil {
+        if status.state == .backingOff, let until = status.backingOffUntil {
             line += " until \(until) (\(Self.span(status.backingOffSeconds ?? 0)) from now)"
         }
         return line + "; started \(status.startedAt), up \(Self.span(status.uptimeSeconds))"

@@ -61,7 +61,7 @@ enum ControlAnswer: Equatable, Sendable {
     /// The host ended, with this status.
     case stopped(ExitStatus)
     /// The request cannot be served now, and why.
-    case refused(String)
+    case refused(Refusal)
 
     /// The status the answer carries, if it carries one.
     var carriedStatus: HostStatus? {

@@ -3,8 +3,7 @@
 /// the warnings in force. The driver adds what only it can see (process ids, the sockets,
 /// the files on disk now, build ids) when it writes it out.
 struct HostStatus: Equatable, Sendable {
-    /// `serving`, `backing off`: ``SupervisionMachine/State/name``.
-    var state: String
+    var state: HostState
     /// When the host started, and when this was taken.
     var startedAt: MonotonicInstant
     var now: MonotonicInstant
@@ -28,9 +27,8 @@ struct HostStatus: Equatable, Sendable {
 
 /// A generation whose worker lives.
 struct GenerationStatus: Equatable, Sendable {
-    /// What it does for the host: `serving`, `starting`, `recovering`, `loading beside the
-    /// serving one`, `taking over`, `draining`, `stopping`, `being ended`.
-    var role: String
+    /// What it does for the host.
+    var role: GenerationRole
     var number: Int
     var cause: GenerationPlan.Cause
     var startedAt: MonotonicInstant

@@ -16,7 +16,7 @@ extension SupervisionMachine {
         case .reload:
             switch state {
             case .stopping, .finished:
-                act(.answer(client: client, .refused("the host is stopping")))
+                act(.answer(client: client, .refused(.hostStopping)))
             case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
                 reloadRequested(by: client)
             }
@@ -74,13 +74,12 @@ extension SupervisionMachine {
     mutating func restart(_ names: [String], for client: Int) {
         let unknown = names.filter { ledger[$0] == nil }
         guard unknown.isEmpty else {
-            act(.answer(client: client, .refused(
-                "no plugin \(unknown.joined(separator: ", ")) is left out or running; plugin-host status lists the plugins")))
+            act(.answer(client: client, .refused(.unknownPlugins(unknown))))
             return
         }
         switch state {
         case .serving where hasDrainingGeneration:
-            act(.answer(client: client, .refused("the generation before still drains; ask again once it has ended")))
+            act(.answer(client: client, .refused(.generationDrains)))
         case .serving(let serving):
             var builds = ledger.selection
             builds.excluded.removeAll { names.contains($0.name) }
@@ -94,9 +93,9 @@ extension SupervisionMachine {
             state = .recovering(started)
             operators.awaitRestart(of: started, for: client)
         case .starting, .recovering, .upgrading, .handingOver, .takingOver:
-            act(.answer(client: client, .refused("a new generation is starting already; ask again once the host serves")))
+            act(.answer(client: client, .refused(.generationStarting)))
         case .stopping, .finished:
-            act(.answer(client: client, .refused("the host is stopping")))
+            act(.answer(client: client, .refused(.hostStopping)))
         }
     }
 
@@ -106,12 +105,11 @@ extension SupervisionMachine {
     mutating func restartChecked(for client: Int, problems: [String]) {
         guard let names = operators.takeRestartCheck(of: client) else { return }
         guard case .serving(let serving) = state else {
-            act(.answer(client: client, .refused("the host no longer serves; ask again once it does")))
+            act(.answer(client: client, .refused(.noLongerServes)))
             return
         }
         guard problems.isEmpty else {
-            act(.answer(client: client, .refused(
-                problems.joined(separator: "; ") + "; not restarting: the running plugins keep serving (fix the files, then restart again)")))
+            act(.answer(client: client, .refused(.restartWouldBreak(problems))))
             return
         }
         ledger.forgive(names)

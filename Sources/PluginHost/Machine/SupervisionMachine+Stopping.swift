@@ -97,7 +97,7 @@ extension SupervisionMachine {
         state = .finished(status, reason)
         let (stops, others) = operators.takeAll()
         for client in stops { act(.answer(client: client, .stopped(status))) }
-        for client in others { act(.answer(client: client, .refused("the host ended with status \(status.rawValue) first"))) }
+        for client in others { act(.answer(client: client, .refused(.hostEnded(status)))) }
         // What this host proved outlives it: the record is kept before the end.
         keepRecordIfChanged()
         act(.exit(status, reason))

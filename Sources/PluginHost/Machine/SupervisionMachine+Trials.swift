@@ -121,15 +121,15 @@ extension SupervisionMachine {
             guard let trials = trialsNamed([], for: client) else { return }
             rollbacks = trials
         } else {
-            var problems: [String] = []
+            var problems: [RollbackRefusal] = []
             for name in names {
                 switch rollback(of: name, to: version) {
                 case .success(let rollback): rollbacks.append(rollback)
-                case .failure(let problem): problems.append(problem.description)
+                case .failure(let problem): problems.append(problem)
                 }
             }
             guard problems.isEmpty else {
-                act(.answer(client: client, .refused("cannot roll back " + problems.joined(separator: "; ") + "; nothing changed")))
+                act(.answer(client: client, .refused(.cannotRollBack(problems))))
                 return
             }
         }
@@ -148,9 +148,7 @@ extension SupervisionMachine {
         guard let serving = servingForRollback(client) else { return }
         let unheld = rollbacks.filter { !isHeld($0.replaced) }
         guard unheld.isEmpty else {
-            act(.answer(client: client, .refused(
-                "cannot roll back " + unheld.map { "\($0.build.name): \($0.replaced.nameAndVersion) can no longer be opened as it ran, and the record keeps no copy of it" }
-                    .joined(separator: "; ") + "; nothing changed")))
+            act(.answer(client: client, .refused(.cannotOpen(unheld.map(\.replaced)))))
             act(.hold(buildsToHold(running: generations[serving]?.running ?? [])))
             return
         }
@@ -177,8 +175,7 @@ extension SupervisionMachine {
     /// answered `client`, while it cannot.
     private mutating func servingForRollback(_ client: Int) -> Int? {
         guard case .serving(let serving) = state, !hasDrainingGeneration else {
-            act(.answer(client: client, .refused(
-                isStopping ? "the host is stopping" : "a new generation is starting already; ask again once the host serves")))
+            act(.answer(client: client, .refused(isStopping ? .hostStopping : .generationStarting)))
             return nil
         }
         return serving
@@ -217,9 +214,7 @@ extension SupervisionMachine {
         if names.isEmpty, !trials.isEmpty { return trials }
         let missing = names.isEmpty ? ["any"] : names.filter { name in !trials.contains { $0.build.name == name } }
         guard missing.isEmpty else {
-            act(.answer(client: client, .refused(
-                (names.isEmpty ? "no build is on trial" : "no build of \(missing.joined(separator: ", ")) is on trial")
-                    + "; plugin-host status shows what is (--trial sets how long an upgrade's builds are on trial)")))
+            act(.answer(client: client, .refused(.noTrial(names.isEmpty ? [] : missing))))
             return nil
         }
         return trials.filter { names.contains($0.build.name) }

@@ -96,18 +96,18 @@ struct SupervisionMachine: Sendable {
         case stopping(current: Int?)
         case finished(ExitStatus, EndReason)
 
-        /// `serving`, `backing off`: the state as operators read it.
-        var name: String {
+        /// The state as operators read it.
+        var hostState: HostState {
             switch self {
-            case .starting: "starting"
-            case .serving: "serving"
-            case .recovering: "recovering"
-            case .backingOff: "backing off"
-            case .upgrading: "upgrading"
-            case .handingOver: "handing over"
-            case .takingOver: "taking over"
-            case .stopping: "stopping"
-            case .finished: "finished"
+            case .starting: .starting
+            case .serving: .serving
+            case .recovering: .recovering
+            case .backingOff: .backingOff
+            case .upgrading: .upgrading
+            case .handingOver: .handingOver
+            case .takingOver: .takingOver
+            case .stopping: .stopping
+            case .finished: .finished
             }
         }
     }
@@ -459,26 +459,26 @@ struct SupervisionMachine: Sendable {
             window: configuration.restart.window, total: restarts.count, inARow: restarts.inARow, healed: restarts.healed,
             nextDelay: configuration.restart.wait(beforeRestartInARow: restarts.inARow + 1), enabled: configuration.restart.enabled)
         return HostStatus(
-            state: state.name, startedAt: startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
+            state: state.hostState, startedAt: startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
             plugins: ledger.statuses, restarts: restartsNow, lastReload: records.lastReload, lastUpgrade: records.lastUpgrade,
             reloadsApplied: records.reloadsApplied, reloadsRefused: records.reloadsRefused, warnings: records.warningsInForce,
             healthDurations: records.healthDurations, recordStalledSince: recordWrites.stalled)
     }
 
-    /// What `generation` does for the host, in a few words.
-    private func role(of generation: Generation) -> String {
+    /// What `generation` does for the host.
+    private func role(of generation: Generation) -> GenerationRole {
         switch generation.life {
-        case .killed: return "being ended"
-        case .stopping: return generation.number == currentGeneration && !isChangingHands ? "stopping" : "draining"
-        case .prepared: return "waiting to take over"
-        case .proceeding: return "taking over"
-        case .serving: return "serving"
-        case .ended: return "ended"
+        case .killed: return .beingEnded
+        case .stopping: return generation.number == currentGeneration && !isChangingHands ? .stopping : .draining
+        case .prepared: return .waitingToTakeOver
+        case .proceeding: return .takingOver
+        case .serving: return .serving
+        case .ended: return .ended
         case .starting:
             switch generation.cause {
-            case .start: return "starting"
-            case .restart, .restore: return "recovering"
-            case .upgrade, .operatorRestart: return "loading beside the serving one"
+            case .start: return .starting
+            case .restart, .restore: return .recovering
+            case .upgrade, .operatorRestart: return .loadingBeside
             }
         }
     }

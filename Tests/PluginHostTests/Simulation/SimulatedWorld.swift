@@ -771,8 +771,8 @@ struct SimulatedWorld {
         let stateBefore = machine.state
         judgeBefore(event)
         let actions = machine.handle(event, at: now)
-        if machine.state.name != stateBefore.name {
-            transitions.insert(Transition(from: stateBefore.name, event: event.kind, to: machine.state.name))
+        if machine.state.hostState != stateBefore.hostState {
+            transitions.insert(Transition(from: "\(stateBefore.hostState)", event: event.kind, to: "\(machine.state.hostState)"))
         }
         checkDecision(on: event, in: stateBefore, actions: actions)
         perform(actions)
