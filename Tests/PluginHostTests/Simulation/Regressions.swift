@@ -19,6 +19,14 @@ enum Regressions {
 
     static let all: [Sequence] = [
         Sequence(
+            promise: "history names as permanent the build that serves once an operator's restart forgives it",
+            seed: 273_338_788,
+            operations: [
+                .advance(milliseconds: 100), .replace(plugin: ticker, with: .good), .signal(.hangUp, to: .hostThenService),
+                .replace(plugin: ticker, with: .failsToLoad), .advance(milliseconds: 6690), .ask(.rollbackOne), .crash(.newest, inPlugin: domain),
+                .advance(milliseconds: 306), .ask(.restartLeftOut),
+            ]),
+        Sequence(
             promise: "a first generation whose services ran and that ended unasked while stopping them served: it ends as a serving one does, not as one that failed before it was ready",
             seed: 802_959_383,
             operations: [
