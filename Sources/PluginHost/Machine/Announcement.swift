@@ -110,9 +110,16 @@ enum Announcement: Equatable, Sendable {
         let build: PublishedPlugin
         /// The build before, `nil` for a plugin that is new.
         let before: PublishedPlugin?
-        /// Why a failure cannot bring the build before back (`is not held`, `is left out`);
-        /// `nil` when it can.
-        var beforeStaysAway: String?
+        /// Why a failure cannot bring the build before back; `nil` when it can.
+        var beforeStaysAway: StaysAway?
+    }
+
+    /// Why the build an upgrade replaced cannot come back.
+    enum StaysAway: Equatable, Sendable {
+        /// It is left out.
+        case leftOut
+        /// The driver does not hold it as it ran.
+        case notHeld
     }
 
     /// A build that was on trial when the host last stopped, and the permanent build that runs

@@ -15,7 +15,7 @@ extension SupervisionMachine {
             guard let before = replaced.first(where: { $0.name == build.name }), before.identity != nil, !before.isSameBuild(as: build)
             else { continue }
             ledger.beginTrial(of: build, replacing: before, until: now + limit)
-            let staysAway = ledger.isLeftOut(before) ? "is left out" : ledger.trial(of: build)?.replacedHeld == true ? nil : "is not held"
+            let staysAway: Announcement.StaysAway? = ledger.isLeftOut(before) ? .leftOut : ledger.trial(of: build)?.replacedHeld == true ? nil : .notHeld
             begun.append(Announcement.BuildChange(build: build, before: before, beforeStaysAway: staysAway))
         }
         guard !begun.isEmpty else { return }

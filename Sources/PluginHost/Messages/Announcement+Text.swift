@@ -173,3 +173,13 @@ extension Announcement.RestartCount {
             + (wait > .zero ? "; in \(TextFormat.seconds(wait)) (\(inARow) in a row, --restart-delay)" : "")
     }
 }
+
+extension Announcement.StaysAway: CustomStringConvertible {
+    /// `is left out`, `is not held`: as the trial's line says why the build before cannot come back.
+    var description: String {
+        switch self {
+        case .leftOut: "is left out"
+        case .notHeld: "is not held"
+        }
+    }
+}
