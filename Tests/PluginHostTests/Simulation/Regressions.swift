@@ -19,6 +19,14 @@ enum Regressions {
 
     static let all: [Sequence] = [
         Sequence(
+            promise: "the record's writes stall once the oldest unfinished request has waited 5 s, however many newer ones the next write covers",
+            seed: 6_001_065_944,
+            operations: [
+                .advance(milliseconds: 100), .advanceToNextDeadline, .freezeState(seconds: 10), .advanceToNextDeadline, .advance(milliseconds: 1000),
+                .rewriteInPlace(plugin: domain, with: .hangsInLoad), .advance(milliseconds: 1000), .advanceToNextDeadline,
+                .kill(.current, .killedInShortCall), .replace(plugin: domain, with: .good),
+            ]),
+        Sequence(
             promise: "history names as permanent the build that serves once an operator's restart forgives it",
             seed: 273_338_788,
             operations: [

@@ -19,7 +19,9 @@ extension SimulatedWorld {
             return
         }
         guard recordWrite == nil else {
-            recordWriteNext = (number, record, now)
+            // The writer writes the newest record it has next; the requests it covers have
+            // waited since the oldest of them was asked for.
+            recordWriteNext = (number, record, recordWriteNext?.askedAt ?? now)
             return
         }
         startRecordWrite(number, record, askedAt: now)
