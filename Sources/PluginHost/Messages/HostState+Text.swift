@@ -1,6 +1,6 @@
 /// The host's state and a generation's role in an operator's words, as `status`, its JSON and
 /// the metrics say them; the status document is read back by the same words.
-extension HostState: Codable, CustomStringConvertible {
+extension HostState: SaidInWords {
     /// `serving`, `backing off`.
     var description: String {
         switch self {
@@ -15,18 +15,9 @@ extension HostState: Codable, CustomStringConvertible {
         case .finished: "finished"
         }
     }
-
-    init(from decoder: Decoder) throws {
-        self = try Words.decode(Self.self, from: decoder)
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
 }
 
-extension GenerationRole: Codable, CustomStringConvertible {
+extension GenerationRole: SaidInWords {
     /// `serving`, `loading beside the serving one`, `draining`.
     var description: String {
         switch self {
@@ -42,26 +33,25 @@ extension GenerationRole: Codable, CustomStringConvertible {
         case .ended: "ended"
         }
     }
+}
 
+/// A value written, and read back, as its words (its description): the status document carries
+/// the value, and its JSON says the words.
+protocol SaidInWords: CaseIterable, Codable, CustomStringConvertible {}
+
+extension SaidInWords {
     init(from decoder: Decoder) throws {
-        self = try Words.decode(Self.self, from: decoder)
+        let container = try decoder.singleValueContainer()
+        let words = try container.decode(String.self)
+        guard let value = Self.allCases.first(where: { $0.description == words }) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\"\(words)\" is none of \(Self.allCases.map { "\"\($0)\"" }.joined(separator: ", "))")
+        }
+        self = value
     }
 
     func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
-    }
-}
-
-/// Reads a value by its words: the case whose description they are.
-private enum Words {
-    static func decode<Value: CaseIterable & CustomStringConvertible>(_ type: Value.Type, from decoder: Decoder) throws -> Value {
-        let container = try decoder.singleValueContainer()
-        let words = try container.decode(String.self)
-        guard let value = Value.allCases.first(where: { $0.description == words }) else {
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "\"\(words)\" is none of \(Value.allCases.map { "\"\($0)\"" }.joined(separator: ", "))")
-        }
-        return value
     }
 }
