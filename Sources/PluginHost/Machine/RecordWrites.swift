@@ -1,5 +1,5 @@
 /// The writes of the record of what the host proved (``BuildRecord``), as the machine asks for
-/// them and the driver finishes them. The driver writes in a process of its own, so that a
+/// them and the driver finishes them: a write is asked for when what the record keeps changed. The driver writes in a process of its own, so that a
 /// state directory on a disk that stalls (a frozen or hung file system) stalls nothing the
 /// supervisor does: no deadline, no watchdog ping, no answer waits for it. This part knows
 /// which writes are unfinished and since when, says once when they stall and once when they
@@ -15,6 +15,14 @@ struct RecordWrites: Equatable, Sendable {
         let since: MonotonicInstant
     }
 
+    /// The record as last asked to be kept, and the ledger's count of changes then.
+    private struct Kept: Equatable, Sendable {
+        let changes: Int
+        let record: BuildRecord
+    }
+
+    /// The record as last asked to be kept.
+    private var kept: Kept
     /// The unfinished writes, the oldest first.
     private var unfinished: [Unfinished] = []
     private var asked = 0
@@ -23,13 +31,25 @@ struct RecordWrites: Equatable, Sendable {
     /// Whether a write failed: the record is not kept from then on.
     private(set) var unwritable = false
 
-    /// A write is asked for at `now`.
+    /// The writes of a host that read `record` from disk, its ledger's count of changes then
+    /// `changes`: it is not written again until what it keeps changes.
+    init(kept record: BuildRecord, changes: Int) {
+        kept = Kept(changes: changes, record: record)
+    }
+
+    /// The ledger counts `changes` changes to what the record keeps, at `now`: when they moved
+    /// and the record it keeps differs from the one last asked for, a write of it is asked for
+    /// (`record` is read only then). Once a write failed, none is.
     ///
-    /// - Returns: Its number, for the driver to say when it is finished.
-    mutating func ask(at now: MonotonicInstant) -> Int {
+    /// - Returns: The write to ask the driver for, if any.
+    mutating func keep(_ record: () -> BuildRecord, changes: Int, at now: MonotonicInstant) -> SupervisionAction? {
+        guard changes != kept.changes, !unwritable else { return nil }
+        let newer = record()
+        defer { kept = Kept(changes: changes, record: newer) }
+        guard newer != kept.record else { return nil }
         asked += 1
         unfinished.append(Unfinished(number: asked, since: now))
-        return asked
+        return .keepRecord(newer, number: asked)
     }
 
     /// The driver finished write `number` at `now`: it kept the record, or it failed and says

@@ -271,10 +271,10 @@ extension SupervisionMachine {
             }
         case .takingOver(let candidate, let replaced):
             if number == candidate { restore(after: candidate, replacing: replaced) }
-        case .stopping(let current):
-            if current == number {
-                stopping.finalStatus = ending.status
-                state = .stopping(current: nil)
+        case .stopping(var stop):
+            if stop.current == number {
+                stop.currentEnded(with: ending.status)
+                state = .stopping(stop)
             }
             finishStopIfDone()
         case .finished:

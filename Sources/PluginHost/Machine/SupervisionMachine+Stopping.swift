@@ -1,18 +1,29 @@
-/// What the machine knows of the host's stop: which signal asked for it and when, whether
-/// systemd was told, and the status the host ends with once every generation stopped.
-struct Stopping: Equatable, Sendable {
-    /// A stop request: its signal and when it came.
-    struct Request: Equatable, Sendable {
-        var signal: Signal
-        var at: MonotonicInstant
+/// The host's stop, while it is under way: which signal asked for it and when, the generation
+/// whose end the host's status is while it lives, and the status the host ends with once every
+/// generation stopped. It exists only in the state ``SupervisionMachine/State/stopping(_:)``.
+struct Stop: Equatable, Sendable {
+    /// The signal that asked for the stop (`plugin-host stop` asks as SIGTERM would).
+    let signal: Signal
+    /// When it came.
+    let requestedAt: MonotonicInstant
+    /// The generation that spoke for the host when the stop began, while it lives.
+    var current: Int?
+    /// The status the host ends with once every generation has stopped: the current
+    /// generation's, once it ended.
+    var finalStatus = ExitStatus.success
+
+    /// Whether `signal`, at `instant`, is the request that began the stop delivered again (a
+    /// signal to the whole service reaches the host twice; timeout(1) signals the host, then
+    /// its process group), rather than another one, which ends the host at once.
+    func isRepeated(_ signal: Signal, at instant: MonotonicInstant, window: Duration) -> Bool {
+        signal == self.signal && instant - requestedAt < window
     }
 
-    /// The request that stopped the host.
-    var first: Request?
-    /// Whether systemd was told the host stops.
-    var announced = false
-    /// The status the host ends with once every generation has stopped.
-    var finalStatus = ExitStatus.success
+    /// The current generation ended with `status`: the host ends with it.
+    mutating func currentEnded(with status: ExitStatus) {
+        finalStatus = status
+        current = nil
+    }
 }
 
 extension SupervisionMachine {
@@ -21,14 +32,14 @@ extension SupervisionMachine {
     mutating func stopRequested(by signal: Signal, from source: SignalSource) {
         // A signal to the whole service reaches the worker and the supervisor at once: the
         // worker's copy counts only when the supervisor has not seen one.
-        if case .worker = source, stopping.first != nil { return }
+        if case .worker = source, isStopping { return }
         switch state {
         case .finished:
             return
-        case .stopping:
+        case .stopping(let stop):
             // The same signal delivered twice at once (timeout(1) signals the host, then its
             // process group) is one request; another one later means: now.
-            if let first = stopping.first, first.signal == signal, now - first.at < configuration.repeatedSignalWindow { return }
+            if stop.isRepeated(signal, at: now, window: configuration.repeatedSignalWindow) { return }
             say(.stoppingAtOnce(signal))
             for generation in liveGenerations { kill(generation.number, because: .stopAtOnce(signal), probing: false) }
             finish(ExitStatus(rawValue: 128 + signal.rawValue), .stoppedAtOnce)
@@ -41,7 +52,6 @@ extension SupervisionMachine {
     /// upgrade's candidate that has not begun to bootstrap ends at once); the host ends when
     /// they have, or at their deadline.
     mutating func beginStop(_ signal: Signal, because request: String? = nil) {
-        stopping.first = Stopping.Request(signal: signal, at: now)
         if let request {
             say(.stopping(.request(request)))
             announceStopping("Stopping (\(request))")
@@ -60,23 +70,21 @@ extension SupervisionMachine {
                 break
             }
         }
-        stopping.finalStatus = .success
-        state = .stopping(current: current.flatMap { generations[$0]?.isLive == true ? $0 : nil })
+        state = .stopping(Stop(signal: signal, requestedAt: now, current: current.flatMap { generations[$0]?.isLive == true ? $0 : nil }))
         finishStopIfDone()
     }
 
     /// Tells systemd the host is stopping, once.
     mutating func announceStopping(_ status: String) {
-        guard !stopping.announced else { return }
-        stopping.announced = true
+        guard notices.tellStopping() else { return }
         notify(.stopping(status))
     }
 
     // MARK: Ending
 
     mutating func finishStopIfDone() {
-        guard case .stopping = state, liveGenerations.isEmpty else { return }
-        finish(stopping.finalStatus, .stopped)
+        guard case .stopping(let stop) = state, liveGenerations.isEmpty else { return }
+        finish(stop.finalStatus, .stopped)
     }
 
     /// A worker sent SIGKILL is gone in a moment; one the kernel keeps longer (stuck in a

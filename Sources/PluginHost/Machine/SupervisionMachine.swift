@@ -92,8 +92,8 @@ struct SupervisionMachine: Sendable {
         case handingOver(old: Int, candidate: Int)
         /// The candidate bootstraps and gets ready; these are the builds that ran before.
         case takingOver(Int, replacing: [PublishedPlugin])
-        /// The host stops: every generation was asked to; the exit status is `current`'s.
-        case stopping(current: Int?)
+        /// The host stops: every generation was asked to.
+        case stopping(Stop)
         case finished(ExitStatus, EndReason)
 
         /// The state as operators read it.
@@ -112,30 +112,20 @@ struct SupervisionMachine: Sendable {
         }
     }
 
-    /// The machine's own deadlines besides those of generations and the backoff.
-    struct Timers: Equatable, Sendable {
-        /// When to ping systemd's watchdog next.
-        var ping: MonotonicInstant?
-        /// When to tell the serving worker to rescan the plugin directories.
-        var rescan: MonotonicInstant?
-    }
-
     let configuration: Configuration
     var state: State
     /// The generations whose worker lives, and those that ended but the state still names.
     var generations: [Int: Generation] = [:]
     /// What runs, what is held, what is left out, and the failures.
     var ledger = BuildLedger()
-    /// The record as last asked to be kept, and the ledger's count of changes then.
-    private var recordKept: (changes: Int, record: BuildRecord) = (0, BuildRecord())
-    /// The record's writes under way.
-    var recordWrites = RecordWrites()
+    /// The record's writes: what was asked to be kept last, and the writes under way.
+    var recordWrites = RecordWrites(kept: BuildRecord(), changes: 0)
     var restarts = RestartHistory()
     /// What operators wait for, and who follows the host.
     var operators = OperatorRequests()
-    var stopping = Stopping()
     var records = HostRecords()
-    var timers = Timers()
+    /// What the machine tells systemd of its own accord.
+    var notices: SystemdNotices
     /// Plugins seen to run a service, in any generation.
     var servicePlugins: Set<String> = []
     /// An upgrade waiting for a drain, the rollbacks beside the serving generation, what a
@@ -158,7 +148,7 @@ struct SupervisionMachine: Sendable {
     static func starting(_ configuration: Configuration, record: BuildRecord = BuildRecord(), at now: MonotonicInstant) -> (SupervisionMachine, [SupervisionAction]) {
         var machine = SupervisionMachine(configuration: configuration, now: now)
         machine.ledger.remember(record)
-        machine.recordKept = (machine.ledger.recordChanges, machine.ledger.record)
+        machine.recordWrites = RecordWrites(kept: machine.ledger.record, changes: machine.ledger.recordChanges)
         let leftOutHere = record.leftOut.filter(\.inDirectory)
         if !leftOutHere.isEmpty { machine.say(.leftOutByRecord(leftOutHere)) }
         let awaited = record.onTrial.compactMap { build -> Announcement.AwaitedTrial? in
@@ -175,8 +165,9 @@ struct SupervisionMachine: Sendable {
         self.configuration = configuration
         self.now = now
         startedAt = now
-        state = .stopping(current: nil)
-        timers.ping = configuration.watchdog.map { _ in now }
+        // Until the first generation is numbered.
+        state = .starting(0)
+        notices = SystemdNotices(watchdog: configuration.watchdog, startingAt: now)
     }
 
     /// Moves the machine on by `event`, which happened at `time`.
@@ -198,7 +189,7 @@ struct SupervisionMachine: Sendable {
                 }
             }
         case .directoryChanged:
-            if configuration.watching { timers.rescan = now + configuration.rescanQuiet }
+            if configuration.watching { upgrades.directoriesChanged(at: now, quiet: configuration.rescanQuiet) }
         case .tick:
             fireDueDeadlines()
         case .started(let number, let substitutes, let rewritten):
@@ -250,17 +241,14 @@ struct SupervisionMachine: Sendable {
     /// Asks the driver to keep the record on disk again when what it keeps changed, unless a
     /// write failed: the host then keeps no record.
     mutating func keepRecordIfChanged() {
-        guard ledger.recordChanges != recordKept.changes, !recordWrites.unwritable else { return }
-        let record = ledger.record
-        if record != recordKept.record { act(.keepRecord(record, number: recordWrites.ask(at: now))) }
-        recordKept = (ledger.recordChanges, record)
+        if let keep = recordWrites.keep({ ledger.record }, changes: ledger.recordChanges, at: now) { act(keep) }
     }
 
     /// The earliest instant at which a deadline falls due: the driver sends a
     /// ``SupervisionEvent/tick`` then, if nothing else happens first.
     var nextDeadline: MonotonicInstant? {
-        var next = timers.ping ?? .distantFuture
-        if let rescan = timers.rescan, case .serving = state { next = min(next, rescan) }
+        var next = notices.nextPing ?? .distantFuture
+        if let rescan = upgrades.nextRescan, case .serving = state { next = min(next, rescan) }
         if case .backingOff(let until, _) = state { next = min(next, until) }
         if let trialEnd = nextTrialEnd { next = min(next, trialEnd) }
         if let stall = recordWrites.nextDeadline(limit: configuration.recordStall) { next = min(next, stall) }
@@ -284,7 +272,7 @@ struct SupervisionMachine: Sendable {
         case .starting(let number), .serving(let number), .recovering(let number), .takingOver(let number, _): number
         case .upgrading(let serving, _): serving
         case .handingOver(let old, _): old
-        case .stopping(let current): current
+        case .stopping(let stop): stop.current
         case .backingOff, .finished: nil
         }
     }
@@ -372,7 +360,7 @@ struct SupervisionMachine: Sendable {
         case .starting(let number), .serving(let number), .recovering(let number), .takingOver(let number, _): [number]
         case .upgrading(let serving, let candidate): [serving, candidate]
         case .handingOver(let old, let candidate): [old, candidate]
-        case .stopping(let current): current.map { [$0] } ?? []
+        case .stopping(let stop): stop.current.map { [$0] } ?? []
         case .backingOff, .finished: []
         }
         for (number, generation) in generations where !generation.isLive && !named.contains(number) {
@@ -403,12 +391,8 @@ struct SupervisionMachine: Sendable {
     // MARK: Deadlines
 
     private mutating func fireDueDeadlines() {
-        if let ping = timers.ping, now >= ping, let interval = configuration.watchdog {
-            timers.ping = now + interval / 2
-            if isAnsweringForTheHost { actions.append(.pingWatchdog) }
-        }
-        if let at = timers.rescan, now >= at, case .serving(let number) = state {
-            timers.rescan = nil
+        if notices.pingIfDue(at: now, interval: configuration.watchdog), isAnsweringForTheHost { actions.append(.pingWatchdog) }
+        if case .serving(let number) = state, upgrades.rescanIfDue(at: now) {
             actions.append(.ask(generation: number, .rescan))
         }
         if case .backingOff(let until, let cause) = state, now >= until {

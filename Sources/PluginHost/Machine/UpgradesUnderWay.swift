@@ -1,4 +1,5 @@
-/// What the machine has under way for upgrades beyond its state: an upgrade asked for while a
+/// What the machine has under way for upgrades beyond its state: the rescan the plugin
+/// directories' changes wait for, an upgrade asked for while a
 /// generation drains (at most two generations live, so it waits for that one to end), the
 /// trials each generation loading beside the serving one rolls back once it serves, and the
 /// plugins whose held builds a restoring generation is to bring back.
@@ -9,6 +10,22 @@ struct UpgradesUnderWay: Equatable, Sendable {
     private var askedMeanwhile = false
     private var rollbacks: [Int: [BuildLedger.Trial]] = [:]
     private var restoring: [String] = []
+    /// When to tell the serving worker to rescan the plugin directories: once they have been
+    /// quiet for a while, so that a file being copied in is complete.
+    private(set) var nextRescan: MonotonicInstant?
+
+    /// The plugin directories changed at `now`: a rescan is due once they have been `quiet`
+    /// that long.
+    mutating func directoriesChanged(at now: MonotonicInstant, quiet: Duration) {
+        nextRescan = now + quiet
+    }
+
+    /// Whether the rescan is due at `now`: asked once.
+    mutating func rescanIfDue(at now: MonotonicInstant) -> Bool {
+        guard let due = nextRescan, now >= due else { return false }
+        nextRescan = nil
+        return true
+    }
 
     /// The serving generation asked for an upgrade.
     ///
