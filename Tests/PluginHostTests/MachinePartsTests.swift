@@ -60,30 +60,48 @@ struct MachinePartsTests {
         #expect(take({ upgrades.asked(whileDraining: false) }))
     }
 
-    @Test("files that change while a candidate runs are taken up when it fails, unless a generation started since loaded them")
-    func askedWhileACandidateRuns() {
+    @Test("a rescan is due once the directories have been quiet, and asked once")
+    func rescanWaitsForQuiet() {
         var upgrades = UpgradesUnderWay()
-        upgrades.askedWhileCandidateRuns()
-        #expect(take({ upgrades.candidateFailed() }))
-        #expect(!take({ upgrades.candidateFailed() }))
-        upgrades.askedWhileCandidateRuns()
-        upgrades.generationStarts()
-        #expect(!take({ upgrades.candidateFailed() }))
+        upgrades.directoriesChanged(at: MonotonicInstant(nanoseconds: 0), quiet: .milliseconds(200))
+        upgrades.directoriesChanged(at: MonotonicInstant(nanoseconds: 100_000_000), quiet: .milliseconds(200))
+        #expect(!take({ upgrades.rescanIfDue(at: MonotonicInstant(nanoseconds: 200_000_000)) }), "a change restarts the quiet")
+        #expect(take({ upgrades.rescanIfDue(at: MonotonicInstant(nanoseconds: 300_000_000)) }))
+        #expect(!take({ upgrades.rescanIfDue(at: MonotonicInstant(nanoseconds: 400_000_000)) }))
     }
 
-    @Test("a rollback's trials and a restore's plugins are each taken once")
-    func rollbacksAndRestoresAreTakenOnce() {
+    @Test("a restore's plugins are taken once")
+    func restoresAreTakenOnce() {
         var upgrades = UpgradesUnderWay()
-        let old = PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.1.0", identity: nil, state: .running)
-        let new = PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.2.0", identity: nil, state: .running)
-        let trial = BuildLedger.Trial(build: new, replaced: old, until: MonotonicInstant(nanoseconds: 0))
-        upgrades.rollBack([trial], by: 4)
-        #expect(take({ upgrades.rollback(by: 3) }) == nil)
-        #expect(take({ upgrades.rollback(by: 4) }) == [trial])
-        #expect(take({ upgrades.rollback(by: 4) }) == nil)
         upgrades.restore(["Ticker"])
         #expect(take({ upgrades.restoringStarted() }) == ["Ticker"])
         #expect(take({ upgrades.restoringStarted() }) == [])
+    }
+
+    // MARK: An upgrade
+
+    @Test("an upgrade's candidate loads beside the serving generation, which speaks for the host until the candidate takes over")
+    func upgradeSpeaksThroughTheGenerationBefore() {
+        let old = PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.1.0", identity: nil, state: .running)
+        var upgrade = Upgrade(candidate: 4, beside: 3)
+        #expect(upgrade.speaking == 3 && upgrade.servingBeside == 3 && upgrade.generations == [3, 4])
+        #expect(upgrade.hostState == .upgrading)
+        upgrade.phase = .handingOver(old: 3)
+        #expect(upgrade.speaking == 3 && upgrade.servingBeside == nil && upgrade.generations == [3, 4])
+        #expect(upgrade.hostState == .handingOver)
+        upgrade.phase = .takingOver(replacing: [old])
+        #expect(upgrade.speaking == 4 && upgrade.generations == [4])
+        #expect(upgrade.hostState == .takingOver)
+    }
+
+    @Test("a rollback's upgrade carries the trials it ends; another upgrade carries none")
+    func rollbackCarriesItsTrials() {
+        let old = PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.1.0", identity: nil, state: .running)
+        let new = PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.2.0", identity: nil, state: .running)
+        let trial = BuildLedger.Trial(build: new, replaced: old, until: MonotonicInstant(nanoseconds: 0))
+        #expect(Upgrade(candidate: 4, beside: 3, rollingBack: [trial]).rollingBack == [trial])
+        #expect(Upgrade(candidate: 4, beside: 3).rollingBack == nil)
+        #expect(!Upgrade(candidate: 4, beside: 3).askedMeanwhile, "a new upgrade loads the files as they are: no request is pending")
     }
 
     // MARK: Operator requests

@@ -60,9 +60,6 @@ extension SupervisionMachine {
         switch state {
         case .starting(let current), .recovering(let current):
             if current == number { becomeServing(number) }
-        case .takingOver(let candidate, let replaced):
-            guard candidate == number else { break }
-            tookOver(number, replacing: replaced)
         case .serving(let current):
             // Ready again after a reload, which may have added plugins that run a service.
             if current == number {
@@ -70,13 +67,21 @@ extension SupervisionMachine {
                 ledger.follow(generation)
                 notify(.ready(ledger.takeSummary()))
             }
-        case .upgrading(let serving, let candidate):
-            // Every plugin allowed it to bootstrap beside the serving generation, which now drains.
-            guard candidate == number else { break }
-            let replaced = generations[serving]?.running ?? []
-            askToStop(serving, signal: .terminate)
-            tookOver(number, replacing: replaced)
-        case .backingOff, .handingOver, .stopping, .finished:
+        case .upgrading(let upgrade):
+            guard upgrade.candidate == number else { break }
+            switch upgrade.phase {
+            case .loading(let serving):
+                // Every plugin allowed it to bootstrap beside the serving generation, which now drains.
+                let replaced = generations[serving]?.running ?? []
+                askToStop(serving, signal: .terminate)
+                tookOver(upgrade, replacing: replaced)
+            case .takingOver(let replaced):
+                tookOver(upgrade, replacing: replaced)
+            case .handingOver:
+                // While generations change hands, the host is ready when the new one is.
+                break
+            }
+        case .backingOff, .stopping, .finished:
             // While generations change hands, the host is ready when the new one is.
             break
         }
@@ -111,11 +116,13 @@ extension SupervisionMachine {
             guard current == number else { break }
             // At most two generations live: an upgrade waits for the one that drains to end.
             if upgrades.asked(whileDraining: hasDrainingGeneration) { startUpgrade(of: number) }
-        case .upgrading(let serving, _):
+        case .upgrading(var upgrade):
             // The files changed again while a candidate loads: if it fails, the serving
             // generation's request is taken up then (its worker does not ask twice).
-            if serving == number { upgrades.askedWhileCandidateRuns() }
-        case .starting, .recovering, .backingOff, .handingOver, .takingOver, .stopping, .finished:
+            guard upgrade.servingBeside == number else { break }
+            upgrade.askedMeanwhile = true
+            state = .upgrading(upgrade)
+        case .starting, .recovering, .backingOff, .stopping, .finished:
             // A rescan while generations change hands is asked for again once one serves.
             break
         }
@@ -165,15 +172,21 @@ extension SupervisionMachine {
         switch state {
         case .starting(let current):
             if current == number { finish(.failure, .cannotStartWorker) }
-        case .recovering(let current), .takingOver(let current, _):
+        case .recovering(let current):
             if current == number { finish(.crashed, .cannotStartWorker) }
-        case .upgrading(let serving, let candidate):
-            guard candidate == number else { break }
-            say(.upgradeCouldNotStart)
-            state = .serving(serving)
-            _ = upgrades.candidateFailed()
-            beginWaitingReload()
-        case .serving, .backingOff, .handingOver, .stopping, .finished:
+        case .upgrading(let upgrade):
+            guard upgrade.candidate == number else { break }
+            switch upgrade.phase {
+            case .loading(let serving):
+                say(.upgradeCouldNotStart)
+                state = .serving(serving)
+                beginWaitingReload()
+            case .takingOver:
+                finish(.crashed, .cannotStartWorker)
+            case .handingOver:
+                break
+            }
+        case .serving, .backingOff, .stopping, .finished:
             break
         }
     }
@@ -193,7 +206,6 @@ extension SupervisionMachine {
         generation.failedPlugin = generation.abandoned.map(\.blamed) ?? evidence.failedPlugin
         generation.endedIn = evidence.workerPhase
         generations[number] = generation
-        let rollback = upgrades.rollback(by: number)
         if let account = ending.account { say(.workerFailed(account)) }
         for culprit in ending.culprits {
             guard let culprit = evidence.plugins[number: culprit] else { continue }
@@ -239,38 +251,44 @@ extension SupervisionMachine {
             if current == number { recover(from: number) }
         case .backingOff:
             break
-        case .upgrading(let serving, let candidate):
-            if number == candidate {
-                if let rollback {
-                    say(.rollbackFailed(trials: rollback.map(Announcement.Rollback.init)))
+        case .upgrading(var upgrade):
+            let candidate = upgrade.candidate
+            switch upgrade.phase {
+            case .loading(let serving):
+                if number == candidate {
+                    if let rollback = upgrade.rollingBack {
+                        say(.rollbackFailed(trials: rollback.map(Announcement.Rollback.init)))
+                    }
+                    let again = upgradeFailed(candidate, serving: serving)
+                    state = .serving(serving)
+                    if upgrade.askedMeanwhile || again { startUpgrade(of: serving) } else { beginWaitingReload() }
+                } else if number == serving {
+                    kill(candidate, because: .notNeeded, probing: false)
+                    recover(from: serving)
                 }
-                let again = upgradeFailed(candidate, serving: serving)
-                state = .serving(serving)
-                if upgrades.candidateFailed() || again { startUpgrade(of: serving) } else { beginWaitingReload() }
-            } else if number == serving {
-                kill(candidate, because: .notNeeded, probing: false)
-                recover(from: serving)
+            case .handingOver(let old):
+                // The candidate ending first is seen once the old one has ended too.
+                guard number == old else { break }
+                let replaced = generation.running
+                if generations[candidate]?.ending != nil {
+                    restore(after: candidate, replacing: replaced)
+                    break
+                }
+                upgrade.phase = .takingOver(replacing: replaced)
+                state = .upgrading(upgrade)
+                if case .prepared(let report) = generations[candidate]?.life, let lost = report.firstLost(of: replaced) {
+                    // What the old one ran at its end (a rescan added a plugin after the candidate
+                    // loaded) is more than the candidate can run: it gives up, and the builds
+                    // before are restored once it has ended.
+                    abandon(candidate, lost: lost, bootstrapped: false)
+                } else {
+                    handOver(to: candidate)
+                    act(.ask(generation: candidate, .verdict(.bootstrapAfter)))
+                    generations[candidate]?.life = .proceeding
+                }
+            case .takingOver(let replaced):
+                if number == candidate { restore(after: candidate, replacing: replaced) }
             }
-        case .handingOver(let old, let candidate):
-            // The candidate ending first is seen once the old one has ended too.
-            guard number == old else { break }
-            let replaced = generation.running
-            if generations[candidate]?.ending != nil {
-                restore(after: candidate, replacing: replaced)
-            } else if case .prepared(let report) = generations[candidate]?.life, let lost = report.firstLost(of: replaced) {
-                // What the old one ran at its end (a rescan added a plugin after the candidate
-                // loaded) is more than the candidate can run: it gives up, and the builds
-                // before are restored once it has ended.
-                state = .takingOver(candidate, replacing: replaced)
-                abandon(candidate, lost: lost, bootstrapped: false)
-            } else {
-                handOver(to: candidate)
-                act(.ask(generation: candidate, .verdict(.bootstrapAfter)))
-                generations[candidate]?.life = .proceeding
-                state = .takingOver(candidate, replacing: replaced)
-            }
-        case .takingOver(let candidate, let replaced):
-            if number == candidate { restore(after: candidate, replacing: replaced) }
         case .stopping(var stop):
             if stop.current == number {
                 stop.currentEnded(with: ending.status)
@@ -291,9 +309,12 @@ extension SupervisionMachine {
     /// the generation that restores it.
     private func succeeds(_ number: Int) -> Bool {
         switch state {
-        case .takingOver(let current, _): current == number && generations[number]?.abandoned?.bootstrapped != false
+        case .upgrading(let upgrade):
+            switch upgrade.phase {
+            case .takingOver: upgrade.candidate == number && generations[number]?.abandoned?.bootstrapped != false
+            case .loading(let serving), .handingOver(let serving): serving == number
+            }
         case .serving(let current), .recovering(let current): current == number
-        case .upgrading(let serving, _), .handingOver(let serving, _): serving == number
         case .starting, .backingOff, .stopping, .finished: false
         }
     }

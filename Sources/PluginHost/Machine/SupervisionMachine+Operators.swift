@@ -17,7 +17,7 @@ extension SupervisionMachine {
             switch state {
             case .stopping, .finished:
                 act(.answer(client: client, .refused(.hostStopping)))
-            case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+            case .starting, .serving, .recovering, .backingOff, .upgrading:
                 reloadRequested(by: client)
             }
         case .restart(let names):
@@ -31,7 +31,7 @@ extension SupervisionMachine {
             switch state {
             case .stopping, .finished:
                 break
-            case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+            case .starting, .serving, .recovering, .backingOff, .upgrading:
                 beginStop(.terminate, because: "plugin-host stop")
             }
         }
@@ -43,7 +43,7 @@ extension SupervisionMachine {
     /// begins once a generation serves and no reload is under way.
     mutating func reloadRequested(by client: Int?) {
         switch state {
-        case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+        case .starting, .serving, .recovering, .backingOff, .upgrading:
             operators.requestReload(by: client)
             beginWaitingReload()
         case .stopping, .finished:
@@ -92,7 +92,7 @@ extension SupervisionMachine {
             let started = startGeneration(cause)
             state = .recovering(started)
             operators.awaitRestart(of: started, for: client)
-        case .starting, .recovering, .upgrading, .handingOver, .takingOver:
+        case .starting, .recovering, .upgrading:
             act(.answer(client: client, .refused(.generationStarting)))
         case .stopping, .finished:
             act(.answer(client: client, .refused(.hostStopping)))
@@ -113,8 +113,8 @@ extension SupervisionMachine {
             return
         }
         ledger.forgive(names)
-        startUpgrade(of: serving, cause: .operatorRestart)
-        if case .upgrading(_, let candidate) = state { operators.awaitRestart(of: candidate, for: client) }
+        let candidate = startUpgrade(of: serving, cause: .operatorRestart)
+        operators.awaitRestart(of: candidate, for: client)
     }
 
     /// Answers the clients waiting for generation `number`'s restart.

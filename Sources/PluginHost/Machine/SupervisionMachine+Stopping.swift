@@ -43,7 +43,7 @@ extension SupervisionMachine {
             say(.stoppingAtOnce(signal))
             for generation in liveGenerations { kill(generation.number, because: .stopAtOnce(signal), probing: false) }
             finish(ExitStatus(rawValue: 128 + signal.rawValue), .stoppedAtOnce)
-        case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver:
+        case .starting, .serving, .recovering, .backingOff, .upgrading:
             beginStop(signal)
         }
     }

@@ -91,8 +91,7 @@ extension SupervisionMachine {
     mutating func rollBack(_ trials: [BuildLedger.Trial], of serving: Int, because why: String) {
         say(.rollingBack(trials: trials.map(Announcement.Rollback.init), because: why))
         records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .unhealthyOnTrial(why), broughtBack: nil))
-        startUpgrade(of: serving)
-        if case .upgrading(_, let candidate) = state { upgrades.rollBack(trials, by: candidate) }
+        startUpgrade(of: serving, rollingBack: trials)
     }
 
     // MARK: Operators
@@ -164,11 +163,8 @@ extension SupervisionMachine {
         let told = rollbacks.map(Announcement.Rollback.init)
         say(.rollingBackAsAsked(told))
         records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: told, because: .asked, broughtBack: nil))
-        startUpgrade(of: serving)
-        if case .upgrading(_, let candidate) = state {
-            upgrades.rollBack(rollbacks, by: candidate)
-            operators.awaitRestart(of: candidate, for: client)
-        }
+        let candidate = startUpgrade(of: serving, rollingBack: rollbacks)
+        operators.awaitRestart(of: candidate, for: client)
     }
 
     /// The generation that serves, while an operator's rollback can begin; `nil`, having
@@ -224,7 +220,7 @@ extension SupervisionMachine {
     var isStopping: Bool {
         switch state {
         case .stopping, .finished: true
-        case .starting, .serving, .recovering, .backingOff, .upgrading, .handingOver, .takingOver: false
+        case .starting, .serving, .recovering, .backingOff, .upgrading: false
         }
     }
 }

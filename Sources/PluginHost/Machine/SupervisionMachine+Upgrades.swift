@@ -2,13 +2,18 @@
 /// hands over once it has; a candidate that fails before leaves the serving generation as it
 /// was, one that fails after is replaced by the builds that ran before (a rollback).
 extension SupervisionMachine {
-    /// The serving generation saw plugin files change: a candidate loads the new builds
-    /// beside it.
-    mutating func startUpgrade(of serving: Int, cause: GenerationPlan.Cause = .upgrade) {
+    /// The serving generation saw plugin files change (or an operator's restart or rollback
+    /// asks for builds the files hold, or held ones): a candidate loads them beside it; a
+    /// rollback's ends `trials`.
+    ///
+    /// - Returns: The candidate's number.
+    @discardableResult
+    mutating func startUpgrade(of serving: Int, cause: GenerationPlan.Cause = .upgrade, rollingBack trials: [BuildLedger.Trial]? = nil) -> Int {
         let candidate = startGeneration(cause)
         notify(reloadingNow)
         notify(.status(.upgrading, nil))
-        state = .upgrading(serving: serving, candidate: candidate)
+        state = .upgrading(Upgrade(candidate: candidate, beside: serving, rollingBack: trials))
+        return candidate
     }
 
     /// A candidate reported what it loaded, or bootstrapped, and waits for the machine's word.
@@ -19,18 +24,14 @@ extension SupervisionMachine {
     /// may serve.
     mutating func judge(_ number: Int, _ report: CandidateReport) {
         guard let generation = generations[number], generation.isAlive, generation.cause.loadsBeside else { return }
+        // Not a candidate the host waits for (it stops, or the serving generation ended): it
+        // is ended, and waits for no word.
+        guard case .upgrading(var upgrade) = state, upgrade.candidate == number else { return }
         let before: [PublishedPlugin]
-        switch state {
-        case .upgrading(let serving, let candidate):
-            guard candidate == number else { return }
-            before = generations[serving]?.running ?? []
-        case .takingOver(let candidate, let replaced):
-            guard candidate == number else { return }
-            before = replaced
-        case .starting, .serving, .recovering, .backingOff, .handingOver, .stopping, .finished:
-            // Not a candidate the host waits for (it stops, or the serving generation ended):
-            // it is ended, and waits for no word.
-            return
+        switch upgrade.phase {
+        case .loading(let serving): before = generations[serving]?.running ?? []
+        case .takingOver(let replaced): before = replaced
+        case .handingOver: return
         }
         if let lost = report.firstLost(of: before) {
             abandon(number, lost: lost, bootstrapped: report.stage == .bootstrapped)
@@ -38,7 +39,7 @@ extension SupervisionMachine {
         }
         switch report.stage {
         case .loaded:
-            guard case .upgrading(let serving, _) = state, case .starting = generation.life else { return }
+            guard let serving = upgrade.servingBeside, case .starting = generation.life else { return }
             // A serving generation the machine already ended (it overran) is failing, not
             // stopping for the candidate: its end is judged as a failure, and the candidate
             // is not needed.
@@ -48,7 +49,8 @@ extension SupervisionMachine {
             } else {
                 generations[number]?.life = .prepared(report)
                 askToStop(serving, signal: .terminate)
-                state = .handingOver(old: serving, candidate: number)
+                upgrade.phase = .handingOver(old: serving)
+                state = .upgrading(upgrade)
             }
         case .bootstrapped:
             act(.ask(generation: number, .verdict(.serve)))
@@ -130,8 +132,9 @@ extension SupervisionMachine {
 
     /// An upgrade's generation serves in place of the builds `replaced`: its changes are said,
     /// and go on trial; a rollback's brought back the builds before.
-    mutating func tookOver(_ number: Int, replacing replaced: [PublishedPlugin]) {
-        if let trials = upgrades.rollback(by: number) {
+    mutating func tookOver(_ upgrade: Upgrade, replacing replaced: [PublishedPlugin]) {
+        let number = upgrade.candidate
+        if let trials = upgrade.rollingBack {
             let running = generations[number]?.running ?? []
             let back = trials.filter { trial in running.contains { $0.isSameBuild(as: trial.replaced) } }.map(\.replaced)
             say(.rolledBack(broughtBack: back))

@@ -9,21 +9,21 @@
 ///  starting ──ready──▶ serving ──ends unexpectedly──▶ (backing off) ──▶ recovering ──ready──▶ serving
 ///                       │  ▲                                              │ fails: recover again, or end
 ///                       │  └──────────────────────────ready───────────────┘
-///                       └─ files changed ──▶ upgrading ──loaded, after──▶ handing over ──old ended──▶ taking over ──ready──▶ serving
-///                                             │  └─loaded, beside: bootstraps beside ──ready──▶ serving (the old drains)
-///                                             fails, or cannot run a plugin that runs: serving
-///                                             taking over, candidate failed: recovering with the builds before
-///  SIGINT/SIGTERM in any state: stopping ──every generation ended──▶ finished
+///                       └─ files changed ──▶ upgrading (``Upgrade``: loading beside, handing over, taking over) ──ready──▶ serving
+///                                             fails before the generation before stopped: serving, as it was
+///                                             fails after: recovering with the builds before
+///  SIGINT/SIGTERM in any state: stopping (``Stop``) ──every generation ended──▶ finished
 /// ```
 ///
-/// The host's state (``State``) names the generations that matter and their roles; each
-/// generation's own life is one ``Generation/Life`` value. The rest is owned by parts, each
-/// a concern of its own: the builds (``BuildLedger``), the restarts (``RestartHistory``), what
-/// operators wait for (``OperatorRequests``), the stop (``Stopping``), what operators may ask
-/// about (``HostRecords``), what each generation handed over (``HandOffs``), the upgrades
-/// under way and the rollbacks beside the serving generation (``UpgradesUnderWay``), the
-/// record's writes (``RecordWrites``), and the machine's own deadlines (``Timers``). Every
-/// switch is exhaustive.
+/// The host's state (``State``) names the generations that matter and their roles, and carries
+/// what exists only in it: an upgrade's candidate, its phase and the trials a rollback ends;
+/// a stop's signal and the status it ends with. Each generation's own life is one
+/// ``Generation/Life`` value. The rest is owned by parts, each a concern of its own: the
+/// builds (``BuildLedger``), the restarts (``RestartHistory``), what operators wait for
+/// (``OperatorRequests``), what operators may ask about (``HostRecords``), what each
+/// generation handed over (``HandOffs``), the rescans, drains and restores that upgrades wait
+/// for (``UpgradesUnderWay``), the record's writes (``RecordWrites``), and what systemd is told
+/// of the machine's own accord (``SystemdNotices``). Every switch is exhaustive.
 struct SupervisionMachine: Sendable {
     /// What the operator asked of supervision.
     struct Configuration: Equatable, Sendable {
@@ -86,12 +86,9 @@ struct SupervisionMachine: Sendable {
         /// No generation runs: the next one, started for this cause, waits until then, so
         /// that a crash loop does not start generations back to back.
         case backingOff(until: MonotonicInstant, then: GenerationPlan.Cause)
-        /// A candidate loads changed plugins while the serving generation keeps serving.
-        case upgrading(serving: Int, candidate: Int)
-        /// The candidate has loaded; the generation before drains and shuts down.
-        case handingOver(old: Int, candidate: Int)
-        /// The candidate bootstraps and gets ready; these are the builds that ran before.
-        case takingOver(Int, replacing: [PublishedPlugin])
+        /// A candidate replaces the serving generation: it loads the plugin files beside it,
+        /// then bootstraps beside it or once it has handed over.
+        case upgrading(Upgrade)
         /// The host stops: every generation was asked to.
         case stopping(Stop)
         case finished(ExitStatus, EndReason)
@@ -103,9 +100,7 @@ struct SupervisionMachine: Sendable {
             case .serving: .serving
             case .recovering: .recovering
             case .backingOff: .backingOff
-            case .upgrading: .upgrading
-            case .handingOver: .handingOver
-            case .takingOver: .takingOver
+            case .upgrading(let upgrade): upgrade.hostState
             case .stopping: .stopping
             case .finished: .finished
             }
@@ -269,9 +264,8 @@ struct SupervisionMachine: Sendable {
     /// status the host's is.
     var currentGeneration: Int? {
         switch state {
-        case .starting(let number), .serving(let number), .recovering(let number), .takingOver(let number, _): number
-        case .upgrading(let serving, _): serving
-        case .handingOver(let old, _): old
+        case .starting(let number), .serving(let number), .recovering(let number): number
+        case .upgrading(let upgrade): upgrade.speaking
         case .stopping(let stop): stop.current
         case .backingOff, .finished: nil
         }
@@ -315,7 +309,6 @@ struct SupervisionMachine: Sendable {
     ///
     /// - Returns: Its number.
     mutating func startGeneration(_ cause: GenerationPlan.Cause) -> Int {
-        upgrades.generationStarts()
         generationsStarted += 1
         var plan = GenerationPlan()
         plan.number = generationsStarted
@@ -357,9 +350,8 @@ struct SupervisionMachine: Sendable {
     private mutating func forgetEndedGenerations() {
         guard generations.values.contains(where: { !$0.isLive }) else { return }
         let named: Set<Int> = switch state {
-        case .starting(let number), .serving(let number), .recovering(let number), .takingOver(let number, _): [number]
-        case .upgrading(let serving, let candidate): [serving, candidate]
-        case .handingOver(let old, let candidate): [old, candidate]
+        case .starting(let number), .serving(let number), .recovering(let number): [number]
+        case .upgrading(let upgrade): Set(upgrade.generations)
         case .stopping(let stop): stop.current.map { [$0] } ?? []
         case .backingOff, .finished: []
         }
@@ -378,7 +370,7 @@ struct SupervisionMachine: Sendable {
     /// Whether one generation is giving way to another.
     var isChangingHands: Bool {
         switch state {
-        case .upgrading, .handingOver, .takingOver: true
+        case .upgrading: true
         case .starting, .serving, .recovering, .backingOff, .stopping, .finished: false
         }
     }
