@@ -169,6 +169,33 @@ struct ArchitectureTests {
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
     }
 
+    @Test("the machine's parts keep their state: no stored variable of a part the machine holds can be set from outside it, so the machine asks a part, and never assigns into it")
+    func machinePartsKeepTheirState() throws {
+        let machineFiles = try Self.files()[Self.machineFolder] ?? []
+        let texts = try machineFiles.map { ($0.lastPathComponent, try Self.code(of: $0)) }
+        let top = try #require(texts.first { $0.0 == "SupervisionMachine.swift" }?.1)
+        // The parts: the types of the machine's stored variables, as declared or initialized.
+        let stored = try NSRegularExpression(pattern: #"^    (?:private(?:\(set\))? )?var \w+(?:: ([A-Z]\w+)\s*$| = ([A-Z]\w+)\()"#, options: .anchorsMatchLines)
+        // The parts: the structs of Machine the machine keeps in its stored variables (its
+        // state is an enum of its own, and the time a value).
+        let parts = Set(stored.matches(in: top, range: NSRange(top.startIndex..., in: top)).compactMap { match in
+            (1...2).lazy.compactMap { Range(match.range(at: $0), in: top).map { String(top[$0]) } }.first
+        }).filter { part in texts.contains { $0.1.contains("struct \(part):") } }
+        #expect(parts.isSuperset(of: ["BuildLedger", "OperatorRequests", "HandOffs", "RestartHistory"]), "the machine's parts are found: \(parts.sorted())")
+        let settable = try NSRegularExpression(pattern: #"^    var (\w+)[^{]*$"#, options: .anchorsMatchLines)
+        var violations: [String] = []
+        for part in parts.sorted() {
+            guard let (file, text) = texts.first(where: { $0.1.contains("struct \(part):") }),
+                let start = text.range(of: "struct \(part):"), let end = text[start.upperBound...].range(of: "\n}")
+            else { continue }
+            let body = String(text[start.upperBound..<end.lowerBound])
+            for match in settable.matches(in: body, range: NSRange(body.startIndex..., in: body)) {
+                violations.append("\(file): \(part).\(body[Range(match.range(at: 1), in: body)!]) can be set by the machine: keep it private, and say what happened by a method")
+            }
+        }
+        #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
+    }
+
     @Test("the simulated world judges by rules of its own: it uses none of the machine's parts or judgements, so a bug in one cannot move the oracle with it")
     func worldSharesNoJudgementWithTheMachine() throws {
         let files = try Self.files()

@@ -6,11 +6,11 @@ struct HostRecords: Equatable, Sendable {
     /// host told; each was said when it first applied.
     private(set) var warnings: [String: [String]] = [:]
     private(set) var lastReload: ReloadRecord?
-    var lastUpgrade: UpgradeRecord?
+    private(set) var lastUpgrade: UpgradeRecord?
     private(set) var reloadsApplied = 0
     private(set) var reloadsRefused = 0
     /// How long each plugin took to answer its last health check, in seconds.
-    var healthDurations: [String: Double] = [:]
+    private(set) var healthDurations: [String: Double] = [:]
 
     /// The warnings in force, in a stable order.
     var warningsInForce: [String] { warnings.keys.sorted().flatMap { warnings[$0]! } }
@@ -34,6 +34,24 @@ struct HostRecords: Equatable, Sendable {
         let inForce = Set(warnings.values.joined())
         warnings = told.filter { !$0.value.isEmpty }
         return warningsInForce.filter { !inForce.contains($0) }
+    }
+
+    /// An upgrade (or a rollback, or a restore after a failed one) ended at `instant` with
+    /// `outcome`: it is the last upgrade.
+    mutating func upgradeEnded(at instant: MonotonicInstant, _ outcome: UpgradeRecord.Outcome) {
+        lastUpgrade = UpgradeRecord(at: instant, outcome: outcome)
+    }
+
+    /// The restore or rollback that ended last brought back `builds`, now that its generation
+    /// started or took over.
+    mutating func broughtBack(_ builds: [PublishedPlugin]) {
+        lastUpgrade?.broughtBack(builds)
+    }
+
+    /// The generation that speaks for the host told how long each plugin took to answer its
+    /// last health check.
+    mutating func tookHealthChecks(_ durations: [String: Double]) {
+        healthDurations = durations
     }
 
     /// A reload's outcome.

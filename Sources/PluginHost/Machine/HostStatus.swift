@@ -113,10 +113,19 @@ struct ReloadRecord: Equatable, Sendable {
 
 /// The last upgrade, or rollback.
 struct UpgradeRecord: Equatable, Sendable {
-    var at: MonotonicInstant
-    var result: Result
+    let at: MonotonicInstant
     /// What happened, as values; the status says it in words (`Messages/`).
-    var outcome: Outcome
+    private(set) var outcome: Outcome
+
+    /// How it ended, as its outcome says.
+    var result: Result {
+        switch outcome {
+        case .upgraded: .upgraded
+        case .failed: .failed
+        case .restored, .rolledBack: .rolledBack
+        case .refused: .refused
+        }
+    }
 
     /// How an upgrade ended, as the status names it.
     enum Result: String, Codable, Sendable {

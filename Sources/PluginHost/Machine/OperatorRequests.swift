@@ -29,7 +29,7 @@ struct OperatorRequests: Sendable {
     private(set) var stops: [Int] = []
     /// Clients that follow the host's changes, and what they were shown last.
     private(set) var followers: [Int] = []
-    var shownToFollowers: HostStatus?
+    private var shownToFollowers: HostStatus?
 
     // MARK: Reloads
 
@@ -110,8 +110,32 @@ struct OperatorRequests: Sendable {
         stops.append(client)
     }
 
-    mutating func follow(by client: Int) {
+    /// `client` follows the host from now, when its status is `status`: it is shown that
+    /// first, and each change from it after.
+    ///
+    /// - Returns: The first answer the follower gets.
+    mutating func follow(by client: Int, from status: HostStatus) -> SupervisionAction {
+        // Every follower is shown the same changes: the first one's starting point is theirs.
+        if followers.isEmpty { shownToFollowers = status }
         followers.append(client)
+        return .answer(client: client, .change("following", status))
+    }
+
+    /// The host's status is `current` at `now`: the followers are shown it when it changed
+    /// since they were shown the last, with the change of state when there is one ("serving
+    /// -> upgrading"), or "changed". The time alone moving on is no change.
+    ///
+    /// - Returns: The answers to send, one for each follower.
+    mutating func show(_ current: HostStatus, at now: MonotonicInstant) -> [SupervisionAction] {
+        guard !followers.isEmpty else { return [] }
+        var current = current
+        let before = shownToFollowers
+        current.now = before?.now ?? current.now
+        guard current != before else { return [] }
+        current.now = now
+        shownToFollowers = current
+        let what = before.map { $0.state != current.state ? "\($0.state) -> \(current.state)" : "changed" } ?? "following"
+        return followers.map { .answer(client: $0, .change(what, current)) }
     }
 
     /// Every client still owed an answer, taken: the host ends.

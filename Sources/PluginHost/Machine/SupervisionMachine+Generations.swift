@@ -42,7 +42,7 @@ extension SupervisionMachine {
             }
             say(.cannotBringBack(plugin: name, because: why))
         }
-        records.lastUpgrade?.broughtBack(broughtBack)
+        records.broughtBack(broughtBack)
     }
 
     mutating func ready(_ number: Int, plugins: [PublishedPlugin]) {
@@ -340,9 +340,9 @@ extension SupervisionMachine {
                 for warning in records.warn(about: topic, list) { say(.warning(warning)) }
             }
         case .health(let durations):
-            if number == currentGeneration { records.healthDurations = durations }
+            if number == currentGeneration { records.tookHealthChecks(durations) }
         case .upgradeRefused(let upgrade, let reasons):
-            records.lastUpgrade = UpgradeRecord(at: now, result: .refused, outcome: .refused(upgrade: upgrade, reasons: reasons))
+            records.upgradeEnded(at: now, .refused(upgrade: upgrade, reasons: reasons))
         case .candidate:
             // The driver passes a candidate's report as an event of its own (``judge(_:_:)``).
             break

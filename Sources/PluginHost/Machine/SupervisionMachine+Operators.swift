@@ -10,9 +10,7 @@ extension SupervisionMachine {
         case .follow:
             // What a follower is shown first is the status now; what it is shown next is what
             // changed from it.
-            if operators.followers.isEmpty { operators.shownToFollowers = status }
-            operators.follow(by: client)
-            act(.answer(client: client, .change("following", status)))
+            act(operators.follow(by: client, from: status))
         case .reload:
             switch state {
             case .stopping, .finished:
@@ -129,14 +127,6 @@ extension SupervisionMachine {
     /// Shows the clients that follow the host what changed, when something did.
     mutating func showFollowers() {
         guard !operators.followers.isEmpty else { return }
-        var current = status
-        let before = operators.shownToFollowers
-        current.now = before?.now ?? current.now
-        guard current != before else { return }
-        current.now = now
-        operators.shownToFollowers = current
-        // The change of state, when there is one; what else changed, the status shows.
-        let what = before.map { $0.state != current.state ? "\($0.state) -> \(current.state)" : "changed" } ?? "following"
-        for client in operators.followers { act(.answer(client: client, .change(what, current))) }
+        act(operators.show(status, at: now))
     }
 }

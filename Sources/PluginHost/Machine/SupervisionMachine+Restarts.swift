@@ -63,8 +63,7 @@ extension SupervisionMachine {
         say(.rollingBackAfterFailure(trials: trials.map(Announcement.Rollback.init), failure: ending.summary, dependents: dependents, restart: restartCount(startingAt: start, healed: healed)))
         notify(reloadingNow)
         notify(.status(.rollingBack(trials.map(Announcement.Rollback.init), failure: ending.summary), nil))
-        records.lastUpgrade = UpgradeRecord(
-            at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .failedOnTrial(ending.summary), broughtBack: nil))
+        records.upgradeEnded(at: now, .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .failedOnTrial(ending.summary), broughtBack: nil))
         schedule(.restore, at: start)
     }
 

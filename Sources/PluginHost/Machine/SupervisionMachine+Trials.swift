@@ -90,7 +90,7 @@ extension SupervisionMachine {
     /// replaced loads beside it and takes over, as an upgrade does.
     mutating func rollBack(_ trials: [BuildLedger.Trial], of serving: Int, because why: String) {
         say(.rollingBack(trials: trials.map(Announcement.Rollback.init), because: why))
-        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .unhealthyOnTrial(why), broughtBack: nil))
+        records.upgradeEnded(at: now, .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .unhealthyOnTrial(why), broughtBack: nil))
         startUpgrade(of: serving, rollingBack: trials)
     }
 
@@ -162,7 +162,7 @@ extension SupervisionMachine {
         }
         let told = rollbacks.map(Announcement.Rollback.init)
         say(.rollingBackAsAsked(told))
-        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .rolledBack(trials: told, because: .asked, broughtBack: nil))
+        records.upgradeEnded(at: now, .rolledBack(trials: told, because: .asked, broughtBack: nil))
         let candidate = startUpgrade(of: serving, rollingBack: rollbacks)
         operators.awaitRestart(of: candidate, for: client)
     }

@@ -78,12 +78,12 @@ extension SupervisionMachine {
         guard !suspects.isEmpty else {
             say(.upgradeFailedBlamingNobody(ended: ending.summary))
             notify(.status(.upgradeFailed(leftOut: []), nil))
-            records.lastUpgrade = UpgradeRecord(at: now, result: .failed, outcome: .failed(leftOut: []))
+            records.upgradeEnded(at: now, .failed(leftOut: []))
             return false
         }
         say(.upgradeFailed(leftOut: suspects))
         notify(.status(.upgradeFailed(leftOut: suspects), nil))
-        records.lastUpgrade = UpgradeRecord(at: now, result: .failed, outcome: .failed(leftOut: suspects))
+        records.upgradeEnded(at: now, .failed(leftOut: suspects))
         let innocent = changedBuilds(of: candidate, comparedTo: before).filter { build in !suspects.contains { $0.isSameBuild(as: build) } }
         guard !innocent.isEmpty else { return false }
         say(.upgradingAgain(with: innocent))
@@ -107,7 +107,7 @@ extension SupervisionMachine {
         upgrades.restore(suspects.map(\.name))
         say(.upgradeFailedAfterStop(leftOut: suspects, restart: restartCount(startingAt: start, healed: healed)))
         notify(.status(.restoring, nil))
-        records.lastUpgrade = UpgradeRecord(at: now, result: .rolledBack, outcome: .restored(leftOut: suspects, broughtBack: nil))
+        records.upgradeEnded(at: now, .restored(leftOut: suspects, broughtBack: nil))
         schedule(.restore, at: start)
     }
 
@@ -138,7 +138,7 @@ extension SupervisionMachine {
             let running = generations[number]?.running ?? []
             let back = trials.filter { trial in running.contains { $0.isSameBuild(as: trial.replaced) } }.map(\.replaced)
             say(.rolledBack(broughtBack: back))
-            records.lastUpgrade?.broughtBack(back)
+            records.broughtBack(back)
         } else {
             sayUpgraded(number, replacing: replaced)
             beginTrials(of: number, replacing: replaced)
@@ -160,6 +160,6 @@ extension SupervisionMachine {
         } else {
             say(.upgraded(changes))
         }
-        records.lastUpgrade = UpgradeRecord(at: now, result: .upgraded, outcome: .upgraded(changes))
+        records.upgradeEnded(at: now, .upgraded(changes))
     }
 }
