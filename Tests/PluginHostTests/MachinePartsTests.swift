@@ -104,6 +104,68 @@ struct MachinePartsTests {
         #expect(!Upgrade(candidate: 4, beside: 3).askedMeanwhile, "a new upgrade loads the files as they are: no request is pending")
     }
 
+    // MARK: Generations
+
+    @Test("generations are numbered as they start, from 1, and a ready word makes a starting one serve")
+    func generationsServeOnceReady() {
+        var generations = Generations()
+        let first = generations.start(.start, at: MonotonicInstant(nanoseconds: 0))
+        let second = generations.start(.upgrade, at: MonotonicInstant(nanoseconds: 5))
+        #expect((first, second) == (1, 2))
+        let ready = generations.ready(1, plugins: [], at: MonotonicInstant(nanoseconds: 9))
+        #expect(ready?.life == .serving && ready?.readyAt == MonotonicInstant(nanoseconds: 9))
+        #expect(generations.live.map(\.number) == [1, 2])
+    }
+
+    @Test("a life moves down its list, never up: a generation asked to stop, or ended by the machine, does not serve again by a late word")
+    func aLifeNeverMovesUp() {
+        var generations = Generations()
+        let stopping = generations.start(.start, at: MonotonicInstant(nanoseconds: 0))
+        let killed = generations.start(.upgrade, at: MonotonicInstant(nanoseconds: 0))
+        #expect(take({ generations.askedToStop(stopping, by: nil) }))
+        #expect(take({ generations.ready(stopping, plugins: [], at: MonotonicInstant(nanoseconds: 1)) }) == nil)
+        #expect(generations[stopping]?.life == .stopping(deadline: nil))
+        #expect(take({ generations.killed(killed, because: .notNeeded, at: MonotonicInstant(nanoseconds: 1), spokeForHost: false) }))
+        #expect(take({ generations.ready(killed, plugins: [], at: MonotonicInstant(nanoseconds: 2)) }) == nil)
+        #expect(!take({ generations.askedToStop(killed, by: nil) }), "a generation the machine ended is not asked to stop")
+        generations.proceeds(killed)
+        #expect(generations[killed]?.isAlive == false, "nor told to bootstrap back to life")
+    }
+
+    @Test("an ended generation hears nothing more, and is forgotten once the state no longer names it")
+    func endedGenerationsAreForgotten() {
+        var generations = Generations()
+        let number = generations.start(.start, at: MonotonicInstant(nanoseconds: 0))
+        let ending = WorkerEnding(status: .success, account: nil, culprits: [], phase: "run", summary: "")
+        #expect(take({ generations.ended(number, ending, plugins: [], in: .running, failedPlugin: nil) }) != nil)
+        #expect(take({ generations.ended(number, ending, plugins: [], in: .running, failedPlugin: nil) }) == nil, "it ends once")
+        #expect(!take({ generations.suspended(number, by: .stop, at: MonotonicInstant(nanoseconds: 1)) }))
+        generations.forgetEnded(except: [number])
+        #expect(generations[number] != nil, "the state still names it")
+        generations.forgetEnded(except: [])
+        #expect(generations[number] == nil)
+    }
+
+    @Test("a candidate told to give up is judged by the plugin the machine blamed, not the first failure its worker saw")
+    func abandonedCandidateIsJudgedByTheBlame() {
+        var generations = Generations()
+        let candidate = generations.start(.upgrade, at: MonotonicInstant(nanoseconds: 0))
+        generations.abandon(candidate, Generation.Abandonment(blamed: PluginNumber(2), bootstrapped: false))
+        let ending = WorkerEnding(status: .failure, account: nil, culprits: [], phase: "load", summary: "")
+        let ended = generations.ended(candidate, ending, plugins: [], in: .startUp, failedPlugin: PluginNumber(0))
+        #expect(ended?.failedPlugin == PluginNumber(2))
+    }
+
+    @Test("a worker stopped by a signal is news once, and its resumption says since when")
+    func suspensionsAreNewsOnce() {
+        var generations = Generations()
+        let number = generations.start(.start, at: MonotonicInstant(nanoseconds: 0))
+        #expect(take({ generations.suspended(number, by: .stop, at: MonotonicInstant(nanoseconds: 3)) }))
+        #expect(!take({ generations.suspended(number, by: .stop, at: MonotonicInstant(nanoseconds: 4)) }))
+        #expect(take({ generations.resumed(number) })?.since == MonotonicInstant(nanoseconds: 3))
+        #expect(take({ generations.resumed(number) }) == nil)
+    }
+
     // MARK: Operator requests
 
     @Test("reloads asked meanwhile are one reload: it begins when none is under way, and answers every client that asked")

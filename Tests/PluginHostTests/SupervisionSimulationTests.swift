@@ -45,7 +45,7 @@ struct SupervisionSimulationTests {
         #expect(world.truth.evidence.keys.filter { $0.name == "Echo" }.count == 2, "both builds of Echo are left out")
         #expect(!Self.runs("Echo", in: number, world), "the service runs without Echo")
         #expect(Self.runs("Ticker", in: number, world))
-        #expect(world.restartStarts.count == 2, "the rollback and one restart: no loop")
+        #expect(world.restarts.starts.count == 2, "the rollback and one restart: no loop")
     }
 
     @Test("after a rollback that worked, a crash of the brought-back build leaves it out; the service runs on")
@@ -220,7 +220,7 @@ struct SupervisionSimulationTests {
         }
         #expect(world.truth.evidence.isEmpty)
         #expect(Self.runs("Echo", in: number, world) && Self.runs("Ticker", in: number, world))
-        #expect(world.restartStarts.count == 1, "counted against the limit")
+        #expect(world.restarts.starts.count == 1, "counted against the limit")
     }
 
     @Test("a worker stopped by SIGSTOP past --timeout while its services wait blames nobody: the same plugins restart")
@@ -269,7 +269,7 @@ struct SupervisionSimulationTests {
             world.apply(.advance(milliseconds: 1_000))
         }
         #expect(world.violations == [])
-        #expect(world.restartStarts.count == 4)
+        #expect(world.restarts.starts.count == 4)
         #expect(world.truth.evidence.keys.filter { $0.name == "Ticker" }.count == 4, "each build of Ticker is left out")
     }
 
@@ -340,7 +340,7 @@ struct SupervisionSimulationTests {
         }
         #expect(world.violations == [])
         #expect(waits == [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400)])
-        #expect(world.restartStarts.count == 4)
+        #expect(world.restarts.starts.count == 4)
     }
 
     @Test("SIGTERM while a restart waits ends the host at once")

@@ -21,7 +21,7 @@ extension SupervisionMachine {
         if !lost.isEmpty {
             holdWhatRuns(adding: ledger.lose(heldIn: lost, because: "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is"))
         }
-        generations[number]?.substitutes = found
+        generations.loads(number, substitutes: found)
         guard let generation = generations[number], generation.cause == .restore else { return }
         let names = upgrades.restoringStarted()
         let broughtBack = heldBuilds(found)
@@ -46,24 +46,14 @@ extension SupervisionMachine {
     }
 
     mutating func ready(_ number: Int, plugins: [PublishedPlugin]) {
-        guard var generation = generations[number], generation.isAlive else { return }
-        generation.plugins = plugins
-        switch generation.life {
-        case .starting, .proceeding, .prepared:
-            generation.life = .serving
-            generation.readyAt = now
-        case .serving, .stopping, .killed, .ended:
-            break
-        }
-        generations[number] = generation
-        guard case .serving = generation.life else { return }
+        guard let generation = generations.ready(number, plugins: plugins, at: now) else { return }
         switch state {
         case .starting(let current), .recovering(let current):
             if current == number { becomeServing(number) }
         case .serving(let current):
             // Ready again after a reload, which may have added plugins that run a service.
             if current == number {
-                servicePlugins.formUnion(generation.running.filter(\.providesService).map(\.name))
+                generations.sawServices(in: generation.running)
                 ledger.follow(generation)
                 notify(.ready(ledger.takeSummary()))
             }
@@ -95,7 +85,7 @@ extension SupervisionMachine {
         for warning in records.takeWarnings(of: generation.warnings) { say(.warning(warning)) }
         answerRestart(of: number, .serves(generation: number))
         let running = generation.running
-        servicePlugins.formUnion(running.filter(\.providesService).map(\.name))
+        generations.sawServices(in: running)
         // Held before the host says it is ready, so that a file replaced once it is can
         // always be brought back; the driver says which it could hold.
         if isServiceRun(generation) {
@@ -109,8 +99,7 @@ extension SupervisionMachine {
     }
 
     mutating func upgradeRequested(by number: Int, plugins: [PublishedPlugin]) {
-        guard generations[number]?.isAlive == true else { return }
-        generations[number]?.plugins = plugins
+        guard generations.published(number, plugins) else { return }
         switch state {
         case .serving(let current):
             guard current == number else { break }
@@ -149,25 +138,20 @@ extension SupervisionMachine {
     // MARK: Stopped by a signal
 
     mutating func suspended(_ number: Int, process: ProcessID, by signal: Signal, running: [String]) {
-        guard var generation = generations[number], generation.isAlive, generation.suspension == nil else { return }
-        generation.suspension = Generation.Suspension(since: now, signal: signal)
-        generations[number] = generation
+        guard generations.suspended(number, by: signal, at: now) else { return }
         say(.workerSuspended(process: process, by: signal, running: running, limit: configuration.suspensionLimit))
     }
 
     mutating func resumed(_ number: Int, process: ProcessID) {
-        guard let suspension = generations[number]?.suspension else { return }
-        generations[number]?.suspension = nil
+        guard let suspension = generations.resumed(number) else { return }
         say(.workerResumed(process: process, after: now - suspension.since))
     }
 
     // MARK: Ending
 
     mutating func couldNotStart(_ number: Int, _ reason: String) {
-        guard var generation = generations[number], generation.isLive else { return }
+        guard generations.couldNotStart(number, reason) else { return }
         say(.cannotStartWorker(reason: reason))
-        generation.life = .ended(.couldNotStart(reason))
-        generations[number] = generation
         answerRestart(of: number, .couldNotStart(generation: number, reason: reason))
         switch state {
         case .starting(let current):
@@ -192,20 +176,16 @@ extension SupervisionMachine {
     }
 
     mutating func ended(_ number: Int, _ evidence: EndingEvidence) {
-        guard var generation = generations[number], generation.isLive else { return }
+        guard let life = generations[number]?.life, generations[number]?.isLive == true else { return }
         let ending: WorkerEnding
-        if case .killed(let reason, _, let spokeForHost) = generation.life {
+        if case .killed(let reason, _, let spokeForHost) = life {
             ending = WorkerEnding(judging: evidence, killedBecause: reason, spokeForHost: spokeForHost)
         } else {
             ending = WorkerEnding(judging: evidence)
         }
-        if !evidence.plugins.isEmpty { generation.plugins = evidence.plugins }
-        generation.life = .ended(ending)
-        // A candidate the machine told to give up is judged by whom the machine blamed, not by
-        // the first failure its worker saw.
-        generation.failedPlugin = generation.abandoned.map(\.blamed) ?? evidence.failedPlugin
-        generation.endedIn = evidence.workerPhase
-        generations[number] = generation
+        guard let generation = generations.ended(
+            number, ending, plugins: evidence.plugins, in: evidence.workerPhase, failedPlugin: evidence.failedPlugin)
+        else { return }
         if let account = ending.account { say(.workerFailed(account)) }
         for culprit in ending.culprits {
             guard let culprit = evidence.plugins[number: culprit] else { continue }
@@ -284,7 +264,7 @@ extension SupervisionMachine {
                 } else {
                     handOver(to: candidate)
                     act(.ask(generation: candidate, .verdict(.bootstrapAfter)))
-                    generations[candidate]?.life = .proceeding
+                    generations.proceeds(candidate)
                 }
             case .takingOver(let replaced):
                 if number == candidate { restore(after: candidate, replacing: replaced) }
@@ -325,7 +305,7 @@ extension SupervisionMachine {
         guard generations[number] != nil else { return }
         switch news {
         case .plugins(let conditions):
-            generations[number]?.conditions = conditions
+            generations.told(number, conditions)
             judgeHealthOnTrial(of: number)
         case .reload(let applied, let reasons):
             records.reloaded(at: now, applied: applied, reasons: reasons)
@@ -334,7 +314,7 @@ extension SupervisionMachine {
             }
             beginWaitingReload()
         case .warnings(let topic, let list):
-            generations[number]?.warnings[topic] = list.isEmpty ? nil : list
+            generations.warned(number, about: topic, list)
             // Another generation's (an upgrade's, loading) are in force once it serves.
             if number == currentGeneration {
                 for warning in records.warn(about: topic, list) { say(.warning(warning)) }

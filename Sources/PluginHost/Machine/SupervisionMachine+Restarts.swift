@@ -15,7 +15,7 @@ extension SupervisionMachine {
         }
         let plugins = generation.plugins
         // Its services ran (the first generation's, before its word that it is ready came, too).
-        if generation.endedIn == .running { servicePlugins.formUnion(plugins.running.filter(\.providesService).map(\.name)) }
+        if generation.endedIn == .running { generations.sawServices(in: plugins.running) }
         // Blame is on the evidence of the end alone: a plugin that failed earlier in this
         // worker (left out, not added) is not the culprit of an end that names nobody.
         let culpritBuilds = ending.culprits.compactMap { plugins[number: $0] }
@@ -27,7 +27,7 @@ extension SupervisionMachine {
             .map(\.plugin.name)
         let leaving = Set(gone.map(\.name) + dependents)
         let staying = live.map(\.name).filter { !leaving.contains($0) }
-        if staying.isEmpty || (!configuration.watching && servicePlugins.isDisjoint(with: staying)) {
+        if staying.isEmpty || (!configuration.watching && generations.servicePlugins.isDisjoint(with: staying)) {
             say(.nothingLeftToServe(culprits: culpritBuilds, withDependents: !dependents.isEmpty))
             // The host ends, but what it proved is kept: the next start leaves them out too.
             leaveOut(culpritBuilds, because: ending.summary)

@@ -47,7 +47,7 @@ extension SupervisionMachine {
             if report.bootstrapsBeside {
                 act(.ask(generation: number, .verdict(.bootstrapBeside)))
             } else {
-                generations[number]?.life = .prepared(report)
+                generations.prepared(number, report)
                 askToStop(serving, signal: .terminate)
                 upgrade.phase = .handingOver(old: serving)
                 state = .upgrading(upgrade)
@@ -60,7 +60,7 @@ extension SupervisionMachine {
     /// Tells candidate `number` to give up: it cannot run plugin `lost`, which runs now, and
     /// that plugin is blamed.
     mutating func abandon(_ number: Int, lost: (name: String, number: PluginNumber?), bootstrapped: Bool) {
-        generations[number]?.abandoned = Generation.Abandonment(blamed: lost.number, bootstrapped: bootstrapped)
+        generations.abandon(number, Generation.Abandonment(blamed: lost.number, bootstrapped: bootstrapped))
         say(.candidateCannotRun(plugin: lost.name, bootstrapped: bootstrapped))
         act(.ask(generation: number, .verdict(.abandon)))
     }

@@ -110,7 +110,7 @@ struct SupervisionMachine: Sendable {
     let configuration: Configuration
     var state: State
     /// The generations whose worker lives, and those that ended but the state still names.
-    var generations: [Int: Generation] = [:]
+    var generations = Generations()
     /// What runs, what is held, what is left out, and the failures.
     var ledger = BuildLedger()
     /// The record's writes: what was asked to be kept last, and the writes under way.
@@ -121,14 +121,11 @@ struct SupervisionMachine: Sendable {
     var records = HostRecords()
     /// What the machine tells systemd of its own accord.
     var notices: SystemdNotices
-    /// Plugins seen to run a service, in any generation.
-    var servicePlugins: Set<String> = []
     /// An upgrade waiting for a drain, the rollbacks beside the serving generation, what a
     /// restore brings back.
     var upgrades = UpgradesUnderWay()
     /// What generations handed over, and who inherits it.
     var handOffs = HandOffs()
-    var generationsStarted = 0
     /// When the host started.
     let startedAt: MonotonicInstant
     /// The time of the event being handled.
@@ -203,7 +200,7 @@ struct SupervisionMachine: Sendable {
         case .notification(let number, let notification):
             passOn(notification, from: number)
         case .health(let number, let goodUntil):
-            generations[number]?.health = goodUntil.map { .good(until: $0) } ?? .bad
+            generations.checkedHealth(number, goodUntil: goodUntil)
         case .overran(let number, let overrun):
             guard let generation = generations[number], generation.isAlive else { break }
             kill(number, because: .overran(overrun), probing: false)
@@ -247,7 +244,7 @@ struct SupervisionMachine: Sendable {
         if case .backingOff(let until, _) = state { next = min(next, until) }
         if let trialEnd = nextTrialEnd { next = min(next, trialEnd) }
         if let stall = recordWrites.nextDeadline(limit: configuration.recordStall) { next = min(next, stall) }
-        for generation in generations.values {
+        for generation in generations.all {
             switch generation.life {
             case .stopping(let deadline?): next = min(next, deadline)
             case .killed(_, let at, _): if case .stopping = state { next = min(next, at + configuration.reapGrace) }
@@ -273,7 +270,7 @@ struct SupervisionMachine: Sendable {
 
     /// The generations whose worker lives.
     var liveGenerations: [Generation] {
-        generations.values.filter(\.isLive).sorted { $0.number < $1.number }
+        generations.live
     }
 
     private mutating func takeActions() -> [SupervisionAction] {
@@ -309,12 +306,10 @@ struct SupervisionMachine: Sendable {
     ///
     /// - Returns: Its number.
     mutating func startGeneration(_ cause: GenerationPlan.Cause) -> Int {
-        generationsStarted += 1
         var plan = GenerationPlan()
-        plan.number = generationsStarted
+        plan.number = generations.start(cause, at: now)
         plan.cause = cause
         plan.builds = ledger.selection
-        generations[plan.number] = Generation(number: plan.number, cause: cause, startedAt: now, life: .starting)
         actions.append(.start(plan))
         // A generation that does not wait bootstraps at once: what the one it replaces handed
         // over goes with it. An upgrade's receives it once the generation before has stopped.
@@ -329,35 +324,26 @@ struct SupervisionMachine: Sendable {
 
     /// Asks a generation to stop, by the deadline `--shutdown-timeout` and the grace allow.
     mutating func askToStop(_ number: Int, signal: Signal) {
-        guard var generation = generations[number], generation.isAlive else { return }
-        generation.life = .stopping(deadline: configuration.stopLimit.map { now + $0 + OverrunPolicy.grace })
-        // Its health checks end with its services; it answers for the host until it is gone.
-        generation.health = .unknown
-        generations[number] = generation
+        guard generations.askedToStop(number, by: configuration.stopLimit.map { now + $0 + OverrunPolicy.grace }) else { return }
         actions.append(.ask(generation: number, .stop(signal: signal)))
     }
 
     mutating func kill(_ number: Int, because reason: KillReason, probing: Bool) {
-        guard var generation = generations[number], generation.isAlive else { return }
         // A generation that drains after serving spoke for the host as much as the current one:
         // only a candidate newer than it is "the new worker".
-        generation.life = .killed(reason, at: now, spokeForHost: number <= (currentGeneration ?? .max))
-        generations[number] = generation
+        guard generations.killed(number, because: reason, at: now, spokeForHost: number <= (currentGeneration ?? .max)) else { return }
         actions.append(.kill(generation: number, probing: probing))
     }
 
     /// Forgets the generations that ended and that the state no longer names.
     private mutating func forgetEndedGenerations() {
-        guard generations.values.contains(where: { !$0.isLive }) else { return }
         let named: Set<Int> = switch state {
         case .starting(let number), .serving(let number), .recovering(let number): [number]
         case .upgrading(let upgrade): Set(upgrade.generations)
         case .stopping(let stop): stop.current.map { [$0] } ?? []
         case .backingOff, .finished: []
         }
-        for (number, generation) in generations where !generation.isLive && !named.contains(number) {
-            generations[number] = nil
-        }
+        generations.forgetEnded(except: named)
     }
 
     /// Whether a generation the host no longer speaks through still drains: one an upgrade
@@ -377,7 +363,7 @@ struct SupervisionMachine: Sendable {
 
     /// Whether the host runs as a service: with `--watch`, or with a plugin that runs one.
     func isServiceRun(_ generation: Generation) -> Bool {
-        configuration.watching || generation.plugins.contains(where: \.providesService) || !servicePlugins.isEmpty
+        configuration.watching || generation.plugins.contains(where: \.providesService) || !generations.servicePlugins.isEmpty
     }
 
     // MARK: Deadlines

@@ -100,9 +100,9 @@ extension SimulatedWorld {
         if worker.stoppingByItself { return }
         if case .intended = worker.death { return }
         let builds = WorldTruth.blamed(worker).compactMap { worker.builds.indices.contains($0) ? worker.builds[$0] : nil }
-        if let readyAt = worker.readyAt, now - readyAt >= setup.machine.restart.maximumDelay { unhealedInARow = 0 }
+        if let readyAt = worker.readyAt, now - readyAt >= setup.machine.restart.maximumDelay { restarts.servedSteadily() }
         let healed = truth.leaveOut(builds, because: "failed in generation \(number)", at: now)
-        lastFailure = (now, healed ? .zero : WorldRules.backoff(restartsInARow: unhealedInARow + 1, delay: setup.machine.restart.delay, maximum: setup.machine.restart.maximumDelay), healed)
+        restarts.failed(at: now, heals: healed, policy: setup.machine.restart)
         lastJudged = (number, builds)
         // A build on trial blamed: the build it replaced comes back.
         trialsFailed = builds.compactMap { truth.trial(of: $0, at: now) }
@@ -128,7 +128,7 @@ extension SimulatedWorld {
     private mutating func restoreJudged(_ candidate: Worker, replacing replaced: Worker) {
         let suspects = WorldTruth.suspects(of: candidate, comparedTo: replaced.running)
         let healed = truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
-        lastFailure = (now, healed ? .zero : WorldRules.backoff(restartsInARow: unhealedInARow + 1, delay: setup.machine.restart.delay, maximum: setup.machine.restart.maximumDelay), healed)
+        restarts.failed(at: now, heals: healed, policy: setup.machine.restart)
         lastJudged = (candidate.number, suspects)
         restoreJudged = candidate.number
         trialsFailed = []
@@ -491,33 +491,22 @@ extension SimulatedWorld {
         guard plan.cause == .restart || plan.cause == .restore else { return }
         let policy = setup.machine.restart
         let byOperator = restartAskedAt == now
-        if let failure = lastFailure {
-            if !failure.healed { unhealedInARow += 1 }
+        // A restart counts when it starts; an operator's is started at once (counted against
+        // the limit if it cut a backoff short), whatever the limit and the backoff say. "The
+        // limit" counts only the restarts whose failure leaving out did not heal.
+        let answered = restarts.start(at: now)
+        if let failure = answered {
             if !byOperator, now - failure.at != failure.wait {
                 violate("restart of generation \(plan.number) started \(TextFormat.seconds(now - failure.at)) after the failure; "
-                    + (failure.healed ? "leaving the culprit out healed it, so it starts at once" : "the backoff asks for \(TextFormat.seconds(failure.wait)) (\(unhealedInARow) in a row that leaving out did not heal)"))
+                    + (failure.healed ? "leaving the culprit out healed it, so it starts at once" : "the backoff asks for \(TextFormat.seconds(failure.wait)) (\(restarts.unhealedInARow) in a row that leaving out did not heal)"))
             }
         } else if !byOperator {
             violate("generation \(plan.number) restarts, but no failure called for it")
         }
-        let answered = lastFailure
-        lastFailure = nil
-        // A restart counts when it starts; an operator's is started at once (counted against
-        // the limit if it cut a backoff short), whatever the limit and the backoff say. "The
-        // limit" counts only the restarts whose failure leaving out did not heal.
-        guard !byOperator else {
-            if let answered {
-                restartStarts.append(now)
-                if !answered.healed { unhealedStarts.append(now) }
-            }
-            return
-        }
-        restartStarts.append(now)
-        guard answered?.healed != true else { return }
-        unhealedStarts.append(now)
-        unhealedStarts.removeAll { now - $0 >= policy.window }
-        if unhealedStarts.count > policy.limit {
-            violate("\(unhealedStarts.count) restarts that leaving out did not heal within \(TextFormat.seconds(policy.window)), more than the limit \(policy.limit)")
+        guard !byOperator, answered?.healed == false else { return }
+        let counted = restarts.unhealed(within: policy.window, before: now)
+        if counted > policy.limit {
+            violate("\(counted) restarts that leaving out did not heal within \(TextFormat.seconds(policy.window)), more than the limit \(policy.limit)")
         }
     }
 
@@ -633,14 +622,14 @@ extension SimulatedWorld {
         func files(_ builds: [PublishedPlugin]) { must += builds.map { "\($0.name) (\($0.file))" } }
         func restart(_ count: Announcement.RestartCount) {
             // Healed or not as the truth says, and counted against the limit only when not.
-            if let failure = lastFailure, failure.healed != count.healed {
+            if let failure = restarts.pending, failure.healed != count.healed {
                 violate("the line says leaving out \(count.healed ? "heals" : "does not heal") the failure, the truth \(failure.healed ? "heals it" : "does not"): \(line)")
             }
             if count.healed {
                 must += ["restart \(count.number), at once", "does not count toward --restart-limit"]
             } else {
                 let window = count.policy.window
-                let counted = unhealedStarts.filter { now + count.wait - $0 < window }.count + 1
+                let counted = restarts.unhealed(within: window, before: now + count.wait) + 1
                 if count.counted != counted {
                     violate("the line counts \(count.counted) restarts leaving out did not heal within \(TextFormat.seconds(window)), the truth \(counted): \(line)")
                 }
@@ -925,6 +914,36 @@ extension SimulatedWorld {
                 violate("the status says \(plugin.name) is left out, but generation \(serving.number) runs it")
             }
         }
+        checkRestartFigures(status.restarts, backingOffUntil: status.backingOffUntil)
+    }
+
+    /// The status's restart figures are the world's count ("Restarts"): how many restarts, how
+    /// many leaving out healed, how many in a row it did not, how many of those count within
+    /// the window that ends now, and how long the next one in a row would wait; and the host
+    /// backs off exactly while a failure waits out its backoff. The host counts a restart when
+    /// it decides it, the world when it starts: the counts are compared while none waits.
+    private mutating func checkRestartFigures(_ figures: RestartStatus, backingOffUntil: MonotonicInstant?) {
+        let policy = setup.machine.restart
+        if figures.limit != policy.limit || figures.window != policy.window || figures.enabled != policy.enabled {
+            violate("the status says the restart limit is \(figures.limit) in \(TextFormat.seconds(figures.window)) (enabled: \(figures.enabled)), the configuration \(policy.limit) in \(TextFormat.seconds(policy.window)) (enabled: \(policy.enabled))")
+        }
+        if let failure = restarts.pending {
+            let until = failure.at + failure.wait
+            if until > now, backingOffUntil != until {
+                violate("the status says the host backs off until \(backingOffUntil.map { "\($0)" } ?? "never"), the truth: a failure at \(failure.at) waits \(TextFormat.seconds(failure.wait))")
+            }
+            return
+        }
+        if let backingOffUntil { violate("the status says the host backs off until \(backingOffUntil), but no failure waits for a restart") }
+        let truth = (total: restarts.starts.count, healed: restarts.healed, inARow: restarts.unhealedInARow,
+                     used: restarts.unhealed(within: policy.window, before: now))
+        if (figures.total, figures.healed, figures.inARow, figures.used) != truth {
+            violate("the status counts \(figures.total) restarts, \(figures.healed) healed, \(figures.inARow) in a row, \(figures.used) within the window; the truth \(truth.total), \(truth.healed), \(truth.inARow), \(truth.used)")
+        }
+        let next = WorldRules.backoff(restartsInARow: restarts.unhealedInARow + 1, delay: policy.delay, maximum: policy.maximumDelay)
+        if figures.nextDelay != next {
+            violate("the status says the next restart in a row would wait \(TextFormat.seconds(figures.nextDelay)), the backoff \(TextFormat.seconds(next))")
+        }
     }
 
     /// The metrics of `status` have no two series with the same name and labels.
@@ -1050,9 +1069,9 @@ extension SimulatedWorld {
         // Counted first, without building anything: this runs after every event.
         var machineLiveCount = 0
         var knownToTheWorld = true
-        for (number, generation) in machine.generations where generation.isLive {
+        for generation in machine.generations.all where generation.isLive {
             machineLiveCount += 1
-            if workers[number]?.isAlive != true { knownToTheWorld = false }
+            if workers[generation.number]?.isAlive != true { knownToTheWorld = false }
         }
         var worldLiveCount = 0, running = 0, live = 0
         for worker in workers.values {
@@ -1127,13 +1146,13 @@ extension SimulatedWorld {
             }
         case .restartLimit:
             let policy = setup.machine.restart
-            let start = now + (lastFailure?.wait ?? .zero)
-            let recent = unhealedStarts.filter { start - $0 < policy.window }.count
+            let start = now + (restarts.pending?.wait ?? .zero)
+            let recent = restarts.unhealed(within: policy.window, before: start)
             if recent < policy.limit {
                 violate("the host ended at the restart limit with \(recent) restarts leaving out did not heal within \(TextFormat.seconds(policy.window)) (the limit is \(policy.limit))")
             }
             // A failure leaving out heals (a new build that crashes, a trial's rollback) is no loop.
-            if lastFailure?.healed == true {
+            if restarts.pending?.healed == true {
                 violate("the host ended at the restart limit for a failure that leaving a build out heals: a bad new build never ends what serves")
             }
         case .failedBeforeReady:

@@ -316,11 +316,9 @@ struct SimulatedWorld {
     /// Signals sent so far, and those of the stop requests that reached the host.
     var sends = 0
     var stopSends: Set<Int> = []
-    /// The last failure the host had to heal: when, whether leaving out heals it, and how
-    /// long the restart must wait.
-    var lastFailure: (at: MonotonicInstant, wait: Duration, healed: Bool)?
-    /// Restarts in a row whose failure leaving out did not heal, as the world counts them.
-    var unhealedInARow = 0
+    /// The restarts, as the world counts them: the failure the next one answers, and those
+    /// that started.
+    var restarts = WorldRestarts()
     /// The last end the world judged for a restart or an upgrade: the worker, and the builds
     /// the rules blame for it.
     var lastJudged: (worker: Int, blamed: [WorldTruth.Build])?
@@ -333,10 +331,6 @@ struct SimulatedWorld {
     var trialsFailed: [WorldTruth.Trial] = []
     /// The generations started to roll back builds on trial: they begin no trial.
     var rollbackGenerations: Set<Int> = []
-    /// When each restart started, and those of them whose failure leaving out did not heal:
-    /// only these count against the limit.
-    var restartStarts: [MonotonicInstant] = []
-    var unhealedStarts: [MonotonicInstant] = []
 
     init(setup: Setup, seed: UInt64, tracing: Bool = false) {
         self.setup = setup
