@@ -915,6 +915,18 @@ extension SimulatedWorld {
             }
         }
         checkRestartFigures(status.restarts, backingOffUntil: status.backingOffUntil)
+        // The generations listed are those started whose end the host has not heard of; a
+        // build the status says is held is one the driver holds, as the host last heard.
+        let live = asTheMachineHeard.live.sorted()
+        let listed = status.generations.map(\.number).sorted()
+        if listed != live { violate("the status lists generations \(listed), the workers not ended are \(live)") }
+        let held = asTheMachineHeard.held
+        for plugin in status.plugins {
+            guard let version = plugin.held else { continue }
+            if !held.contains(where: { $0.build.name == plugin.name && $0.build.version == version }) {
+                violate("the status says \(plugin.name) \(version) is held, the driver holds \(held.filter { $0.build.name == plugin.name }.map(\.build.version))")
+            }
+        }
     }
 
     /// The status's restart figures are the world's count ("Restarts"): how many restarts, how

@@ -76,6 +76,7 @@ extension SimulatedWorld {
     mutating func start(_ plan: GenerationPlan) {
         if refuseFork {
             refuseFork = false
+            forksRefusedUnheard.insert(plan.number)
             deliver(.couldNotStart(generation: plan.number, reason: "fork the worker process: Resource temporarily unavailable (errno: 11)"))
             return
         }

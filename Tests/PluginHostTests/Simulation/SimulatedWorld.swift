@@ -211,6 +211,11 @@ struct SimulatedWorld {
     var workers: [Int: Worker] = [:]
     /// The builds the world, as the driver, holds open, and the file each is.
     var held: [(build: PublishedPlugin, inode: UInt64)] = []
+    /// The workers not ended (and those started) and the builds held, as the machine had
+    /// heard when it decided the actions being performed.
+    var asTheMachineHeard: (live: Set<Int>, held: [(build: PublishedPlugin, inode: UInt64)]) = ([], [])
+    /// The generations whose worker could not be started, until the machine hears of it.
+    var forksRefusedUnheard: Set<Int> = []
     /// The builds the world held, let go at a hold because their held files read other bytes
     /// (written in place) and nothing else held them: they cannot come back.
     var lostToRewrite: Set<WorldTruth.Build> = []
@@ -759,6 +764,8 @@ struct SimulatedWorld {
             workers[number]?.toldSettingsAwaitingAStart = Set(list.compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) })
         case .ready(let number, _):
             workers[number]?.readySeen = true
+        case .couldNotStart(let number, _):
+            forksRefusedUnheard.remove(number)
         default:
             break
         }
@@ -780,12 +787,16 @@ struct SimulatedWorld {
 
     /// Performs `actions` in order, as the driver does.
     mutating func perform(_ actions: [SupervisionAction]) {
+        // What the machine knew when it decided these: an answer among them tells of that, not
+        // of what the actions before it changed, which the machine hears of after.
+        asTheMachineHeard = (Set(workers.values.filter { !$0.endSeen }.map(\.number)).union(forksRefusedUnheard), held)
         for action in actions {
             guard exit == nil else { return }
             if tracing { trace.append("    action \(describe(action))") }
             check(action)
             switch action {
             case .start(let plan):
+                asTheMachineHeard.live.insert(plan.number)
                 start(plan)
             case .handOver(let from, let to):
                 passOn(from: from, to: to)

@@ -1,0 +1,52 @@
+import Testing
+
+@testable import PluginHost
+
+/// What the machine decides of an upgrade, event by event, where the simulated world cannot
+/// reach: its serving worker answers a rescan at once, so files never change for it while a
+/// candidate loads.
+@Suite("Upgrades: files that change while a candidate loads are taken up when it fails")
+struct UpgradeDecisionTests {
+    private let echo = PublishedPlugin(
+        name: "Echo", file: "plugins/libEcho.so", version: "1.0.0",
+        identity: FileIdentity(device: 1, inode: 7, size: 100, modificationNanoseconds: 11, changeNanoseconds: 12), state: .running)
+
+    /// A host that serves generation 1, whose worker asked for an upgrade: generation 2 loads
+    /// beside it.
+    private func upgrading() -> SupervisionMachine {
+        var configuration = SupervisionMachine.Configuration()
+        configuration.watching = true
+        var (machine, _) = SupervisionMachine.starting(configuration, at: MonotonicInstant(nanoseconds: 1))
+        _ = machine.handle(.started(generation: 1, substitutes: [], rewritten: []), at: MonotonicInstant(nanoseconds: 2))
+        _ = machine.handle(.ready(generation: 1, plugins: [echo]), at: MonotonicInstant(nanoseconds: 3))
+        let actions = machine.handle(.upgradeRequested(generation: 1, plugins: [echo]), at: MonotonicInstant(nanoseconds: 4))
+        #expect(actions.contains { if case .start(let plan) = $0 { plan.number == 2 } else { false } })
+        return machine
+    }
+
+    /// The candidate, generation 2, fails to load: its worker gives up, as the host meant.
+    private func candidateFails(_ machine: inout SupervisionMachine) -> [SupervisionAction] {
+        machine.handle(.ended(generation: 2, EndingEvidence(termination: .exited(1), intendedExit: 1)), at: MonotonicInstant(nanoseconds: 6))
+    }
+
+    private func starts(_ actions: [SupervisionAction]) -> [Int] {
+        actions.compactMap { if case .start(let plan) = $0 { plan.number } else { nil } }
+    }
+
+    @Test("the serving worker asked again while the candidate loaded: when the candidate fails, another upgrade starts at once")
+    func askedMeanwhileIsTakenUp() {
+        var machine = upgrading()
+        _ = machine.handle(.upgradeRequested(generation: 1, plugins: [echo]), at: MonotonicInstant(nanoseconds: 5))
+        let actions = candidateFails(&machine)
+        #expect(starts(actions) == [3])
+        #expect(machine.state.hostState == .upgrading)
+    }
+
+    @Test("nothing changed while the candidate loaded: when it fails, the serving generation serves on, and no upgrade starts")
+    func nothingAskedMeanwhile() {
+        var machine = upgrading()
+        let actions = candidateFails(&machine)
+        #expect(starts(actions) == [])
+        #expect(machine.state == .serving(1))
+    }
+}
