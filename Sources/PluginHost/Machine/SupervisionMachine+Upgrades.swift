@@ -75,6 +75,9 @@ extension SupervisionMachine {
         let before = generations[serving]?.running ?? []
         let suspects = failedBuilds(of: candidate, comparedTo: before)
         leaveOut(suspects, because: ending.isIntended ? "failed to load in a new worker" : ending.summary)
+        // The serving generation serves on as it was, and so do the holds: what it runs and
+        // what trials replaced, not what the candidate was to bring back (a rollback's target).
+        holdWhatRuns()
         guard !suspects.isEmpty else {
             say(.upgradeFailedBlamingNobody(ended: ending.summary))
             notify(.status(.upgradeFailed(leftOut: []), nil))

@@ -1204,6 +1204,18 @@ extension SimulatedWorld {
                 violate("with no fault for \(TextFormat.seconds(settlingTime)), the supervisor still holds what generation \(from) handed over: passed to nobody, never closed")
                 break
             }
+            // "Once the trial ends the build is permanent, the build before is let go": of each
+            // plugin that serves, the driver holds the build that serves and, while it is on
+            // trial, the build it replaced; nothing more.
+            if let serving = servingWorker.flatMap({ workers[$0] }) {
+                let kept = Set(serving.told).union(truth.trials(at: now).map(\.replaced))
+                for entry in held {
+                    guard let plugin = Self.plugin(named: entry.build.name), serving.told.contains(where: { $0.plugin == plugin }),
+                        let identity = entry.build.identity, !kept.contains(WorldTruth.Build(plugin: plugin, identity: identity))
+                    else { continue }
+                    violate("with no fault for \(TextFormat.seconds(settlingTime)), the driver still holds \(entry.build.name) \(entry.build.version) beside the build that serves, with no trial to roll back: never let go")
+                }
+            }
         }
         guard setup.machine.watching, let serving = servingWorker, let worker = workers[serving] else {
             if setup.machine.watching { violate("with no fault for \(TextFormat.seconds(settlingTime)), no generation serves") }
