@@ -251,7 +251,7 @@ struct SupervisionSimulationTests {
         for _ in 1...30 { world.apply(.signal(.hangUp, to: .supervisor)) }
         world.apply(.advance(milliseconds: 1_000))
         #expect(world.violations == [])
-        #expect(world.reloadsMade == 1)
+        #expect(world.reloads.made == 1)
     }
 
     @Test("a crash healed by leaving a new build out restarts at once, however many came before")

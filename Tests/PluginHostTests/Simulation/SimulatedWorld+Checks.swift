@@ -15,7 +15,7 @@ extension SimulatedWorld {
     mutating func judgeBefore(_ event: SupervisionEvent) {
         switch event {
         case .news(let number, .reload):
-            if reloadUnderWay == number { reloadUnderWay = nil }
+            if reloads.underWay == number { reloads.underWay = nil }
         case .started(let number, _, _):
             checkRollback(of: number)
         case .control(let client, .rollBack(let names, let version)):
@@ -25,7 +25,7 @@ extension SimulatedWorld {
             guard stopRequests.isEmpty, let serving = servingWorker, serving != number, let running = workers[serving]?.told else { return }
             truth.abandon(Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !running.contains($0) })
         case .ended(let number, _):
-            if reloadUnderWay == number { reloadUnderWay = nil }
+            if reloads.underWay == number { reloads.underWay = nil }
             judgeEnd(of: number)
         case .ready(let number, _):
             beginTrials(of: number)
@@ -342,15 +342,13 @@ extension SimulatedWorld {
         case .start(let plan):
             checkStart(plan)
         case .ask(let number, .reload):
-            if let underWay = reloadUnderWay {
+            if let underWay = reloads.underWay {
                 violate("generation \(number) was asked for a reload while generation \(underWay)'s was under way")
             }
-            if reloadsAsked.isEmpty {
+            if reloads.asked.isEmpty {
                 violate("generation \(number) was asked for a reload that no request waits for: the requests made so far were answered by reloads that began after them (they coalesce)")
             }
-            reloadsAsked = []
-            reloadUnderWay = number
-            reloadsMade += 1
+            reloads.begin(on: number)
         case .say(let announcement):
             checkAnnouncement(announcement)
         case .notify(.ready(let summary)):
@@ -915,6 +913,12 @@ extension SimulatedWorld {
             }
         }
         checkRestartFigures(status.restarts, backingOffUntil: status.backingOffUntil)
+        // The reload figures are what the workers told of the reloads made, as the host heard it.
+        let lastTold = reloads.last
+        if status.reloadsApplied != reloads.applied || status.reloadsRefused != reloads.refused
+            || status.lastReload?.at != lastTold?.at || status.lastReload?.applied != lastTold?.applied || status.lastReload?.reasons != lastTold?.reasons {
+            violate("the status says \(status.reloadsApplied) reloads applied and \(status.reloadsRefused) refused, the last \(status.lastReload.map { "at \($0.at), applied: \($0.applied)" } ?? "none"); the workers told \(reloads.applied) and \(reloads.refused), the last \(lastTold.map { "at \($0.at), applied: \($0.applied)" } ?? "none")")
+        }
         // The generations listed are those started whose end the host has not heard of; a
         // build the status says is held is one the driver holds, as the host last heard.
         let live = asTheMachineHeard.live.sorted()
@@ -1192,7 +1196,7 @@ extension SimulatedWorld {
         for (id, client) in clients.sorted(by: { $0.key < $1.key }) where client.request != .follow {
             violate("with no fault for \(TextFormat.seconds(settlingTime)), client \(id) still waits for the answer to its \(client.request)")
         }
-        if !reloadsAsked.isEmpty { violate("with no fault for \(TextFormat.seconds(settlingTime)), a reload asked for at \(reloadsAsked[0]) was never made") }
+        if !reloads.asked.isEmpty { violate("with no fault for \(TextFormat.seconds(settlingTime)), a reload asked for at \(reloads.asked[0]) was never made") }
         // What the host proved is on disk once its state directory answers: no write is lost,
         // the newest one last.
         if setup.keepsRecord, exit == nil, recordWrite == nil, !recordTorn, recordOnDisk != recordDecided {

@@ -275,16 +275,8 @@ struct SimulatedWorld {
     /// The version of the configuration file: an operator changes a setting of every plugin
     /// before each reload asked (Ticker has no reload hook, so its change waits for a start).
     var configuration = 0
-    /// Reload requests not yet answered by a reload that began after them.
-    var reloadsAsked: [MonotonicInstant] = []
-    /// Whether each SIGHUP delivered and not yet handled is a request of its own, in order.
-    var hangUpsCounting: [Bool] = []
-    /// When the last SIGHUP that was a request came, and through whom, to tell a signal's two
-    /// copies apart from two signals.
-    var lastHangUp: (fromWorker: Bool, at: MonotonicInstant)?
-    /// The generation a reload is under way on, and how many reloads were made.
-    var reloadUnderWay: Int?
-    var reloadsMade = 0
+    /// The reloads: the requests that wait, the one under way, those made and told.
+    var reloads = WorldReloads()
     /// The record of what the host proved, as the machine last asked to keep it, and whether it
     /// is yet to be checked against the truth (it was asked for, or the truth changed).
     var recordDecided = BuildRecord()
@@ -587,11 +579,11 @@ struct SimulatedWorld {
             stopRequests.append((signal, now))
         }
         if signal == .hangUp {
-            let same = lastHangUp.map { $0.fromWorker != fromWorker && now - $0.at < setup.machine.repeatedSignalWindow } ?? false
-            if !same { lastHangUp = (fromWorker, now) }
+            let same = reloads.lastHangUp.map { $0.fromWorker != fromWorker && now - $0.at < setup.machine.repeatedSignalWindow } ?? false
+            if !same { reloads.lastHangUp = (fromWorker, now) }
             // It is a request from when the host handles it: a copy a worker passes on while
             // the host acts is handled after what it does now.
-            hangUpsCounting.append(!same && stopRequests.isEmpty)
+            reloads.hangUpsCounting.append(!same && stopRequests.isEmpty)
         }
         deliver(.signal(signal, from: source))
     }
@@ -613,7 +605,7 @@ struct SimulatedWorld {
         case .reload:
             asked = .reload
             configuration += 1
-            if exit == nil, stopRequests.isEmpty { reloadsAsked.append(now) }
+            if exit == nil, stopRequests.isEmpty { reloads.asked.append(now) }
         case .restart: asked = .restart([])
         case .restartLeftOut:
             // The plugins the world knows are left out.
@@ -748,10 +740,11 @@ struct SimulatedWorld {
         let traced = trace.count
         if tracing { trace.append("  event \(describe(event))") }
         if case .control(_, .restart) = event { restartAskedAt = now }
-        if case .signal(.hangUp, _) = event, !hangUpsCounting.isEmpty, hangUpsCounting.removeFirst(), exit == nil {
+        if case .signal(.hangUp, _) = event, !reloads.hangUpsCounting.isEmpty, reloads.hangUpsCounting.removeFirst(), exit == nil {
             configuration += 1
-            reloadsAsked.append(now)
+            reloads.asked.append(now)
         }
+        if case .news(_, .reload(let applied, let reasons)) = event { reloads.told(applied: applied, reasons: reasons, at: now) }
         switch event {
         case .news(let number, .plugins(let conditions)):
             workers[number]?.told = conditions.filter(\.state.runs).compactMap { condition in
