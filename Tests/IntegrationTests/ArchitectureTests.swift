@@ -148,8 +148,7 @@ struct ArchitectureTests {
     /// of words it holds: the words move to Messages (as its refusals, states and roles did),
     /// and these counts only fall. Every other file of the machine holds none.
     static let machineWordsStillToMove: [String: Int] = [
-        "SupervisionEvent.swift": 15, "WorkerEnding.swift": 13, "SupervisionMachine+Trials.swift": 4,
-        "SupervisionMachine+Generations.swift": 4, "BuildLedger.swift": 4, "SupervisionMachine+Upgrades.swift": 2,
+        "WorkerEnding.swift": 13, "SupervisionMachine+Trials.swift": 4, "BuildLedger.swift": 3, "SupervisionMachine+Upgrades.swift": 2,
         "SupervisionMachine+Operators.swift": 1, "HostStatus.swift": 1, "GenerationPlan.swift": 1,
     ]
 

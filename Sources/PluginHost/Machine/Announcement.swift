@@ -65,7 +65,7 @@ enum Announcement: Equatable, Sendable {
     /// A restoring generation starts with these held builds in place of files left out.
     case bringingBack([PublishedPlugin])
     /// A plugin to restore has no build that can come back, and why.
-    case cannotBringBack(plugin: String, because: String)
+    case cannotBringBack(plugin: String, because: CannotComeBack)
     /// At start, the builds the record on disk leaves out, as a process before proved them bad.
     case leftOutByRecord([BuildRecord.LeftOut])
     /// At start, the builds the record on disk has on trial: none runs as permanent; the
@@ -112,6 +112,17 @@ enum Announcement: Equatable, Sendable {
         let before: PublishedPlugin?
         /// Why a failure cannot bring the build before back; `nil` when it can.
         var beforeStaysAway: StaysAway?
+    }
+
+    /// Why a restore cannot bring back the build of a plugin that ran before.
+    enum CannotComeBack: Equatable, Sendable {
+        /// The build that ran before is the one left out.
+        case leftOut
+        /// It is held as far as the machine knows, and the driver could not hand it over: its
+        /// held file no longer reads the bytes of this version, and no copy of it is kept.
+        case cannotBeOpened(version: String)
+        /// The driver does not hold it, and why, when it is known.
+        case notHeld(BuildLedger.NotHeld?)
     }
 
     /// Why the build an upgrade replaced cannot come back.

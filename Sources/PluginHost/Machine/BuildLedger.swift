@@ -19,7 +19,7 @@ struct BuildLedger: Sendable {
         /// The build the driver holds open, which a rollback can bring back.
         var held: PublishedPlugin?
         /// Why the build that ran last is not held, when the driver could not hold it.
-        var notHeld: String?
+        var notHeld: NotHeld?
         /// The builds no generation may load, until their files change or an operator's restart
         /// names their plugin.
         var leftOut: [LeftOutBuild] = []
@@ -62,6 +62,16 @@ struct BuildLedger: Sendable {
         let until: MonotonicInstant
         /// Whether the driver holds the replaced build, so that it can come back.
         var replacedHeld = true
+    }
+
+    /// Why the driver does not hold the build of a plugin that ran last.
+    enum NotHeld: Equatable, Sendable {
+        /// Its file no longer holds that build (replaced, or written in place) when the driver
+        /// came to hold it, and no copy of it is kept.
+        case fileChanged
+        /// Its held file was written in place: the copy held reads other bytes now, and the
+        /// file is loaded as it is.
+        case writtenInPlace
     }
 
     /// A build no generation may load, and why: `crashed during the run phase: SIGSEGV`.
@@ -325,7 +335,7 @@ struct BuildLedger: Sendable {
             }
             update(build.name) { record in
                 record.held = kept
-                record.notHeld = kept == nil ? "its file no longer holds the build that ran (replaced, or written in place) and no copy of it is kept" : nil
+                record.notHeld = kept == nil ? .fileChanged : nil
             }
         }
     }
@@ -396,7 +406,7 @@ struct BuildLedger: Sendable {
     /// - Returns: The held builds lost, which the driver may hold again from elsewhere (the
     ///   record's copy).
     @discardableResult
-    mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: String) -> [PublishedPlugin] {
+    mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: NotHeld) -> [PublishedPlugin] {
         func isRewritten(_ build: PublishedPlugin) -> Bool { rewritten.contains { $0.isSameBuild(as: build) } }
         heldByDriver.removeAll(where: isRewritten)
         var lost: [PublishedPlugin] = []

@@ -19,7 +19,7 @@ extension SupervisionMachine {
         // the file is loaded as it is, a new build by its contents.
         let lost = heldBuilds(rewritten)
         if !lost.isEmpty {
-            holdWhatRuns(adding: ledger.lose(heldIn: lost, because: "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is"))
+            holdWhatRuns(adding: ledger.lose(heldIn: lost, because: .writtenInPlace))
         }
         generations.loads(number, substitutes: found)
         guard let generation = generations[number], generation.cause == .restore else { return }
@@ -31,14 +31,11 @@ extension SupervisionMachine {
         // A plugin forgiven since (an operator's restart), or whose file changed again, loads its file as it is.
         for name in names where !found.contains(where: { $0.name == name }) && ledger[name]?.leftOut.isEmpty == false {
             let record = ledger[name]
-            let why: String
-            if let held = record?.held {
-                // Held as far as the ledger knows, and the driver could not hand it over: its
-                // held file no longer reads its bytes, and no copy of it is kept.
-                why = ledger.isLeftOut(held) ? "the build that ran before is the one left out"
-                    : "the build that ran before, \(held.version), can no longer be opened as it ran, and no copy of it is kept"
+            let why: Announcement.CannotComeBack = if let held = record?.held {
+                // Held as far as the ledger knows, and the driver could not hand it over.
+                ledger.isLeftOut(held) ? .leftOut : .cannotBeOpened(version: held.version)
             } else {
-                why = record?.notHeld ?? "no build of it that ran before is held"
+                .notHeld(record?.notHeld)
             }
             say(.cannotBringBack(plugin: name, because: why))
         }

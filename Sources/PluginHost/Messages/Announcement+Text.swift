@@ -174,6 +174,19 @@ extension Announcement.RestartCount {
     }
 }
 
+extension Announcement.CannotComeBack: CustomStringConvertible {
+    /// Why a restore cannot bring a plugin's build back, as its line says.
+    var description: String {
+        switch self {
+        case .leftOut: "the build that ran before is the one left out"
+        case .cannotBeOpened(let version): "the build that ran before, \(version), can no longer be opened as it ran, and no copy of it is kept"
+        case .notHeld(.fileChanged?): "its file no longer holds the build that ran (replaced, or written in place) and no copy of it is kept"
+        case .notHeld(.writtenInPlace?): "its file was written in place, so the copy held reads other bytes now; the file is loaded as it is"
+        case .notHeld(nil): "no build of it that ran before is held"
+        }
+    }
+}
+
 extension Announcement.StaysAway: CustomStringConvertible {
     /// `is left out`, `is not held`: as the trial's line says why the build before cannot come back.
     var description: String {

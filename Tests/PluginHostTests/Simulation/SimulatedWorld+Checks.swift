@@ -703,7 +703,7 @@ extension SimulatedWorld {
         case .rollbackFailed(let trials):
             rollbacks(trials)
         case .cannotBringBack(let plugin, let why):
-            must += [plugin, why]
+            must += [plugin, why.description]
         case .leftOutByRecord(let builds):
             must += builds.flatMap { ["\($0.name) \($0.version)", $0.file, $0.reason] } + ["plugin-host restart"]
         case .awaitingTrialByRecord(let trials):
@@ -921,14 +921,13 @@ extension SimulatedWorld {
         }
         // The generations listed are those started whose end the host has not heard of; a
         // build the status says is held is one the driver holds, as the host last heard.
-        let live = asTheMachineHeard.live.sorted()
+        let live = liveAsHeard.sorted()
         let listed = status.generations.map(\.number).sorted()
         if listed != live { violate("the status lists generations \(listed), the workers not ended are \(live)") }
-        let held = asTheMachineHeard.held
         for plugin in status.plugins {
             guard let version = plugin.held else { continue }
-            if !held.contains(where: { $0.build.name == plugin.name && $0.build.version == version }) {
-                violate("the status says \(plugin.name) \(version) is held, the driver holds \(held.filter { $0.build.name == plugin.name }.map(\.build.version))")
+            if !heldAsHeard.contains(where: { $0.name == plugin.name && $0.version == version }) {
+                violate("the status says \(plugin.name) \(version) is held, the driver holds \(heldAsHeard.filter { $0.name == plugin.name }.map(\.version))")
             }
         }
     }

@@ -211,9 +211,12 @@ struct SimulatedWorld {
     var workers: [Int: Worker] = [:]
     /// The builds the world, as the driver, holds open, and the file each is.
     var held: [(build: PublishedPlugin, inode: UInt64)] = []
-    /// The workers not ended (and those started) and the builds held, as the machine had
-    /// heard when it decided the actions being performed.
-    var asTheMachineHeard: (live: Set<Int>, held: [(build: PublishedPlugin, inode: UInt64)]) = ([], [])
+    /// The workers not ended (and those started), as the machine had heard when it decided
+    /// the actions being performed.
+    var liveAsHeard: Set<Int> = []
+    /// The builds the driver holds, as the machine last heard (its answer to a hold, or what
+    /// it holds from its start).
+    var heldAsHeard: [PublishedPlugin] = []
     /// The generations whose worker could not be started, until the machine hears of it.
     var forksRefusedUnheard: Set<Int> = []
     /// The builds the world held, let go at a hold because their held files read other bytes
@@ -534,6 +537,7 @@ struct SimulatedWorld {
         }
         let (machine, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
         self.machine = machine
+        heldAsHeard = held.map(\.build)
         delivering = true
         perform(actions)
         drainQueue()
@@ -745,6 +749,7 @@ struct SimulatedWorld {
             reloads.asked.append(now)
         }
         if case .news(_, .reload(let applied, let reasons)) = event { reloads.told(applied: applied, reasons: reasons, at: now) }
+        if case .holding(let builds, _) = event { heldAsHeard = builds }
         switch event {
         case .news(let number, .plugins(let conditions)):
             workers[number]?.told = conditions.filter(\.state.runs).compactMap { condition in
@@ -782,14 +787,14 @@ struct SimulatedWorld {
     mutating func perform(_ actions: [SupervisionAction]) {
         // What the machine knew when it decided these: an answer among them tells of that, not
         // of what the actions before it changed, which the machine hears of after.
-        asTheMachineHeard = (Set(workers.values.filter { !$0.endSeen }.map(\.number)).union(forksRefusedUnheard), held)
+        liveAsHeard = Set(workers.values.filter { !$0.endSeen }.map(\.number)).union(forksRefusedUnheard)
         for action in actions {
             guard exit == nil else { return }
             if tracing { trace.append("    action \(describe(action))") }
             check(action)
             switch action {
             case .start(let plan):
-                asTheMachineHeard.live.insert(plan.number)
+                liveAsHeard.insert(plan.number)
                 start(plan)
             case .handOver(let from, let to):
                 passOn(from: from, to: to)
