@@ -161,6 +161,8 @@ extension SupervisionMachine {
             case .loading(let serving):
                 say(.upgradeCouldNotStart)
                 state = .serving(serving)
+                // It serves on as it was, holds included (not a rollback's target).
+                holdWhatRuns()
                 beginWaitingReload()
             case .takingOver:
                 finish(.crashed, .cannotStartWorker)

@@ -100,5 +100,12 @@ enum Regressions {
                 .environmentBreaks(plugin: domain, build: .failsToLoad), .advanceToNextDeadline,
                 .environmentBreaks(plugin: domain, build: .good), .replace(plugin: persistence, with: .good), .ask(.restartLeftOut),
             ]),
+        Sequence(
+            promise: "a rollback whose generation could not start leaves the serving generation as it was, holds included: the build it was to bring back is let go",
+            seed: 918_295,
+            operations: [
+                .advance(milliseconds: 5000), .replace(plugin: echo, with: .good), .killSupervisor, .advanceToNextDeadline,
+                .advanceToNextDeadline, .advanceToNextDeadline, .refuseNextFork, .ask(.rollbackOne),
+            ]),
     ]
 }
