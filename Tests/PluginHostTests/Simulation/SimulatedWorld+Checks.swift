@@ -942,6 +942,9 @@ extension SimulatedWorld {
         if figures.limit != policy.limit || figures.window != policy.window || figures.enabled != policy.enabled {
             violate("the status says the restart limit is \(figures.limit) in \(TextFormat.seconds(figures.window)) (enabled: \(figures.enabled)), the configuration \(policy.limit) in \(TextFormat.seconds(policy.window)) (enabled: \(policy.enabled))")
         }
+        // Once a stop is asked for, a restart decided and waiting never starts: the host counted
+        // it, the world never will.
+        guard stopRequests.isEmpty else { return }
         if let failure = restarts.pending {
             let until = failure.at + failure.wait
             if until > now, backingOffUntil != until {

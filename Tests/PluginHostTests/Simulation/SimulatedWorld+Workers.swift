@@ -76,7 +76,6 @@ extension SimulatedWorld {
     mutating func start(_ plan: GenerationPlan) {
         if refuseFork {
             refuseFork = false
-            forksRefusedUnheard.insert(plan.number)
             deliver(.couldNotStart(generation: plan.number, reason: "fork the worker process: Resource temporarily unavailable (errno: 11)"))
             return
         }

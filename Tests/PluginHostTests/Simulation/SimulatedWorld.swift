@@ -211,14 +211,11 @@ struct SimulatedWorld {
     var workers: [Int: Worker] = [:]
     /// The builds the world, as the driver, holds open, and the file each is.
     var held: [(build: PublishedPlugin, inode: UInt64)] = []
-    /// The workers not ended (and those started), as the machine had heard when it decided
-    /// the actions being performed.
+    /// The generations started whose end (or refused fork) the machine has not yet heard of.
     var liveAsHeard: Set<Int> = []
     /// The builds the driver holds, as the machine last heard (its answer to a hold, or what
     /// it holds from its start).
     var heldAsHeard: [PublishedPlugin] = []
-    /// The generations whose worker could not be started, until the machine hears of it.
-    var forksRefusedUnheard: Set<Int> = []
     /// The builds the world held, let go at a hold because their held files read other bytes
     /// (written in place) and nothing else held them: they cannot come back.
     var lostToRewrite: Set<WorldTruth.Build> = []
@@ -538,6 +535,7 @@ struct SimulatedWorld {
         let (machine, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
         self.machine = machine
         heldAsHeard = held.map(\.build)
+        liveAsHeard = []
         delivering = true
         perform(actions)
         drainQueue()
@@ -762,8 +760,8 @@ struct SimulatedWorld {
             workers[number]?.toldSettingsAwaitingAStart = Set(list.compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) })
         case .ready(let number, _):
             workers[number]?.readySeen = true
-        case .couldNotStart(let number, _):
-            forksRefusedUnheard.remove(number)
+        case .couldNotStart(let number, _), .ended(let number, _):
+            liveAsHeard.remove(number)
         default:
             break
         }
@@ -785,9 +783,6 @@ struct SimulatedWorld {
 
     /// Performs `actions` in order, as the driver does.
     mutating func perform(_ actions: [SupervisionAction]) {
-        // What the machine knew when it decided these: an answer among them tells of that, not
-        // of what the actions before it changed, which the machine hears of after.
-        liveAsHeard = Set(workers.values.filter { !$0.endSeen }.map(\.number)).union(forksRefusedUnheard)
         for action in actions {
             guard exit == nil else { return }
             if tracing { trace.append("    action \(describe(action))") }
