@@ -42,6 +42,15 @@ struct UpgradeDecisionTests {
         #expect(machine.state.hostState == .upgrading)
     }
 
+    @Test("the candidate's worker could not even be started: files that changed meanwhile are taken up by another upgrade at once all the same")
+    func askedMeanwhileIsTakenUpAfterARefusedFork() {
+        var machine = upgrading()
+        _ = machine.handle(.upgradeRequested(generation: 1, plugins: [echo]), at: MonotonicInstant(nanoseconds: 5))
+        let actions = machine.handle(.couldNotStart(generation: 2, reason: "fork: Resource temporarily unavailable"), at: MonotonicInstant(nanoseconds: 6))
+        #expect(starts(actions) == [3])
+        #expect(machine.state.hostState == .upgrading)
+    }
+
     @Test("nothing changed while the candidate loaded: when it fails, the serving generation serves on, and no upgrade starts")
     func nothingAskedMeanwhile() {
         var machine = upgrading()

@@ -163,7 +163,8 @@ extension SupervisionMachine {
                 state = .serving(serving)
                 // It serves on as it was, holds included (not a rollback's target).
                 holdWhatRuns()
-                beginWaitingReload()
+                // Files that changed while the candidate was to load are taken up at once.
+                if upgrade.askedMeanwhile { startUpgrade(of: serving) } else { beginWaitingReload() }
             case .takingOver:
                 finish(.crashed, .cannotStartWorker)
             case .handingOver:
