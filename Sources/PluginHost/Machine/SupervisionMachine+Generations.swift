@@ -160,11 +160,7 @@ extension SupervisionMachine {
             switch upgrade.phase {
             case .loading(let serving):
                 say(.upgradeCouldNotStart)
-                state = .serving(serving)
-                // It serves on as it was, holds included (not a rollback's target).
-                holdWhatRuns()
-                // Files that changed while the candidate was to load are taken up at once.
-                if upgrade.askedMeanwhile { startUpgrade(of: serving) } else { beginWaitingReload() }
+                serveOn(serving, after: upgrade, upgradingAgain: false)
             case .takingOver:
                 finish(.crashed, .cannotStartWorker)
             case .handingOver:
@@ -176,9 +172,9 @@ extension SupervisionMachine {
     }
 
     mutating func ended(_ number: Int, _ evidence: EndingEvidence) {
-        guard let life = generations[number]?.life, generations[number]?.isLive == true else { return }
+        guard let before = generations[number], before.isLive else { return }
         let ending: WorkerEnding
-        if case .killed(let reason, _, let spokeForHost) = life {
+        if case .killed(let reason, _, let spokeForHost) = before.life {
             ending = WorkerEnding(judging: evidence, killedBecause: reason, spokeForHost: spokeForHost)
         } else {
             ending = WorkerEnding(judging: evidence)
@@ -239,9 +235,7 @@ extension SupervisionMachine {
                     if let rollback = upgrade.rollingBack {
                         say(.rollbackFailed(trials: rollback.map(Announcement.Rollback.init)))
                     }
-                    let again = upgradeFailed(candidate, serving: serving)
-                    state = .serving(serving)
-                    if upgrade.askedMeanwhile || again { startUpgrade(of: serving) } else { beginWaitingReload() }
+                    serveOn(serving, after: upgrade, upgradingAgain: upgradeFailed(candidate, serving: serving))
                 } else if number == serving {
                     kill(candidate, because: .notNeeded, probing: false)
                     recover(from: serving)

@@ -75,9 +75,6 @@ extension SupervisionMachine {
         let before = generations[serving]?.running ?? []
         let suspects = failedBuilds(of: candidate, comparedTo: before)
         leaveOut(suspects, because: ending.isIntended ? "failed to load in a new worker" : ending.summary)
-        // The serving generation serves on as it was, and so do the holds: what it runs and
-        // what trials replaced, not what the candidate was to bring back (a rollback's target).
-        holdWhatRuns()
         guard !suspects.isEmpty else {
             say(.upgradeFailedBlamingNobody(ended: ending.summary))
             notify(.status(.upgradeFailed(leftOut: []), nil))
@@ -91,6 +88,17 @@ extension SupervisionMachine {
         guard !innocent.isEmpty else { return false }
         say(.upgradingAgain(with: innocent))
         return true
+    }
+
+    /// The candidate loading beside `serving` is gone (it failed, or could not be started)
+    /// before it disturbed it: `serving` serves on as it was, and so do the holds: what it
+    /// runs and what trials replaced, not what the candidate was to bring back (a rollback's
+    /// target). Files that changed while the candidate was to load, and builds that changed
+    /// beside those to blame (`upgradingAgain`), are taken up at once by another upgrade.
+    mutating func serveOn(_ serving: Int, after upgrade: Upgrade, upgradingAgain: Bool) {
+        state = .serving(serving)
+        holdWhatRuns()
+        if upgrade.askedMeanwhile || upgradingAgain { startUpgrade(of: serving) } else { beginWaitingReload() }
     }
 
     /// The new generation failed after the one before had stopped: a generation with the
