@@ -4,7 +4,7 @@ import Testing
 @Suite("A build's life: each build of a plugin once, with the one life every view reads")
 struct BuildLifeTests {
     private func lives(onTrial: [String] = [], permanent: [String] = [], leftOut: [(String, String)] = []) -> [String] {
-        BuildLife.lives(onTrial: onTrial, permanent: permanent, leftOut: leftOut.map { (build: $0.0, reason: $0.1) }, isSame: ==)
+        BuildLife.lives(onTrial: onTrial, permanent: permanent, leftOut: leftOut.map { (build: $0.0, reason: .recorded($0.1)) }, isSame: ==)
             .map { "\($0.build) \($0.life.verdict)" }
     }
 
@@ -20,10 +20,10 @@ struct BuildLifeTests {
 
     @Test("a build rolled back away from is left out, not kept; rollback --to accepts only what can come back")
     func rolledBackAwayFrom() {
-        let lives = BuildLife.lives(onTrial: [], permanent: ["0.1.0", "0.3.0", "0.2.0"], leftOut: [(build: "0.3.0", reason: "rolled back")], isSame: ==)
+        let lives = BuildLife.lives(onTrial: [], permanent: ["0.1.0", "0.3.0", "0.2.0"], leftOut: [(build: "0.3.0", reason: .rolledBackByOperator)], isSame: ==)
         #expect(lives.map(\.build) == ["0.2.0", "0.1.0", "0.3.0"])
         #expect(lives.filter { $0.life.canComeBack }.map(\.build) == ["0.2.0", "0.1.0"])
-        #expect(lives.last?.life == .leftOut("rolled back"))
+        #expect(lives.last?.life == .leftOut(.rolledBackByOperator))
     }
 
     @Test("a build on trial is on trial, though it was permanent once; the permanent build is the newest other")

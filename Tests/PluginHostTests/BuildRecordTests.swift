@@ -8,7 +8,7 @@ struct BuildRecordTests {
     private let ticker = BuildRecord.LeftOut(
         name: "Ticker", file: "plugins/libTicker.so", version: "0.3.1",
         identity: FileIdentity(device: 1, inode: 7, size: 100, modificationNanoseconds: 11, changeNanoseconds: 12),
-        reason: "crashed during the run phase: SIGSEGV")
+        reason: .failed(.crashed(during: "the run phase", .segmentationFault)))
 
     @Test("the first generation leaves out each build the record keeps, and the start says so; the record is not written again for it")
     func firstGenerationLeavesOut() throws {
@@ -33,7 +33,7 @@ struct BuildRecordTests {
         var ledger = BuildLedger()
         let kept = PublishedPlugin(name: "Echo", file: "p/libEcho.so", version: "1.0.0", identity: identity(1), state: .running)
         let crasher = PublishedPlugin(name: "Ticker", file: "p/libTicker.so", version: "0.1.0", identity: identity(2), state: .running)
-        ledger.leaveOut(crasher, because: "crashed during the run phase: SIGSEGV")
+        ledger.leaveOut(crasher, because: .failed(.crashed(during: "the run phase", .segmentationFault)))
         var generation = Generation(number: 2, cause: .start, startedAt: MonotonicInstant(nanoseconds: 1), life: .serving)
         generation.plugins = [kept]
         let serving = PluginCondition(name: "Echo", state: .serving, file: kept.file, version: kept.version, build: kept.identity)
@@ -47,7 +47,7 @@ struct BuildRecordTests {
         ledger.follow(generation)
         let removed = ledger.statuses.first { $0.name == "Ticker" }
         #expect(removed?.state == .removed)
-        #expect(removed?.reason == "its file is gone from the plugin directories")
+        #expect(removed?.reason == .fileGone)
         #expect(ledger.takeSummary().leftOut.isEmpty, "STATUS= no longer says it is left out")
         #expect(ledger.isLeftOut(crasher), "its build stays left out, should the same file come back")
     }
@@ -60,13 +60,13 @@ struct BuildRecordTests {
         var generation = Generation(number: 1, cause: .start, startedAt: MonotonicInstant(nanoseconds: 1), life: .serving)
         generation.plugins = [kept, gone]
         ledger.follow(generation)
-        ledger.recordFailure(of: "Ticker", FailureRecord(at: MonotonicInstant(nanoseconds: 2), summary: "crashed during the run phase: SIGSEGV"))
+        ledger.recordFailure(of: "Ticker", FailureRecord(at: MonotonicInstant(nanoseconds: 2), summary: .crashed(during: "the run phase", .segmentationFault)))
         gone.state = .removed
         generation.plugins = [kept, gone]
         ledger.follow(generation)
         let removed = ledger.statuses.first { $0.name == "Ticker" }
         #expect(removed?.state == .removed)
-        #expect(removed?.reason == "its file is gone from the plugin directories")
+        #expect(removed?.reason == .fileGone)
         #expect(removed?.failures == 1)
         ledger.follow(nil)
         #expect(ledger.statuses.first { $0.name == "Echo" }?.state == .notServing, "no generation serves: what ran waits for the next")
@@ -77,7 +77,7 @@ struct BuildRecordTests {
         var ledger = BuildLedger()
         for inode in 1...20 {
             let identity = FileIdentity(device: 1, inode: UInt64(inode), size: 1, modificationNanoseconds: Int64(inode), changeNanoseconds: 1)
-            ledger.leaveOut(PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.\(inode)", identity: identity), because: "crashed")
+            ledger.leaveOut(PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.\(inode)", identity: identity), because: .recorded("crashed"))
         }
         #expect(ledger.record.leftOut.map(\.version) == (13...20).map { "0.\($0)" })
     }
@@ -98,7 +98,7 @@ struct BuildRecordTests {
             .init(), record: BuildRecord(permanent: [permanent], onTrial: [onTrial]), at: MonotonicInstant(nanoseconds: 1))
         let first = try #require(plans(in: actions).first)
         #expect(first.builds.excluded.map(\.identity) == [onTrial.identity])
-        #expect(first.builds.excluded.first?.reason.contains("was on trial when the host last stopped") == true)
+        #expect(first.builds.excluded.first?.reason == .onTrialWhenTheHostStopped)
         #expect(first.builds.substitutes.map(\.identity) == [permanent.identity])
         #expect(actions.contains(.say(.awaitingTrialByRecord([Announcement.AwaitedTrial(build: onTrial, permanent: permanent.published)]))))
         #expect(machine.ledger.record.onTrial == [onTrial], "until it is tried again, it is still on trial")
@@ -120,8 +120,8 @@ struct BuildRecordTests {
         var generation = Generation(number: 2, cause: .restore, startedAt: MonotonicInstant(nanoseconds: 1), life: .serving)
         generation.plugins = [echo, ticker, domain]
         generation.substitutes = [
-            BuildSelection.Substitute(name: "Ticker", file: ticker.file, identity: identity(2), path: "/proc/self/fd/9"),
-            BuildSelection.Substitute(name: "Domain", file: domain.file, identity: identity(3), path: "/proc/self/fd/10", fromCopy: true),
+            BuildSubstitute(name: "Ticker", file: ticker.file, identity: identity(2), path: "/proc/self/fd/9"),
+            BuildSubstitute(name: "Domain", file: domain.file, identity: identity(3), path: "/proc/self/fd/10", fromCopy: true),
         ]
         ledger.follow(generation)
         func origin(_ name: String) -> BuildOrigin? { ledger.statuses.first { $0.name == name }?.origin }
@@ -145,8 +145,8 @@ struct BuildRecordTests {
 
     @Test("a start forgets a build left out whose file changed, unless the record keeps a copy of it; a build on trial whose file changed is not tried again")
     func forgettingChangedFiles() {
-        let crashed = BuildRecord.LeftOut(name: "Ticker", file: "/p/libTicker.so", version: "0.2.0", identity: identity(2), reason: "crashed")
-        let replaced = BuildRecord.LeftOut(name: "Ticker", file: "/p/libTicker.so", version: "0.1.0", identity: identity(1), reason: "crashed")
+        let crashed = BuildRecord.LeftOut(name: "Ticker", file: "/p/libTicker.so", version: "0.2.0", identity: identity(2), reason: .recorded("crashed"))
+        let replaced = BuildRecord.LeftOut(name: "Ticker", file: "/p/libTicker.so", version: "0.1.0", identity: identity(1), reason: .recorded("crashed"))
         let record = BuildRecord(
             leftOut: [replaced, crashed],
             permanent: [BuildRecord.Build(name: "Ticker", file: "/p/libTicker.so", version: "0.2.0", identity: identity(2), copy: identity(20))],

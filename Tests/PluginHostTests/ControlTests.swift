@@ -43,7 +43,7 @@ struct ControlTests {
 
     @Test("metrics: one HELP and TYPE a family, label values escaped as the text format asks")
     func metrics() {
-        let odd = PluginStatus(name: "Odd\"Name\\with\nnewline", state: .leftOut, reason: "crashed")
+        let odd = PluginStatus(name: "Odd\"Name\\with\nnewline", state: .leftOut, reason: .leftOut(.recorded("crashed")))
         let text = document(plugins: [odd]).metrics
         #expect(text.contains(#"plugin_host_plugin_left_out{plugin="Odd\"Name\\with\nnewline"} 1"#), "\(text)")
         #expect(text.contains("plugin_host_generation 3\n"))
@@ -104,15 +104,15 @@ struct ControlTests {
         plugin.held = "0.3.0"
         plugin.trial = TrialStatus(version: "0.3.1", replaces: "0.3.0", until: MonotonicInstant(nanoseconds: 100_000_000_000), canRollBack: true)
         plugin.failures = 2
-        plugin.lastFailure = FailureRecord(at: MonotonicInstant(nanoseconds: 50_000_000_000), version: "0.3.0", summary: "crashed during the run phase: SIGSEGV")
-        let left = PluginStatus(name: "Ticker", state: .leftOut, reason: "crashed", version: nil, file: nil)
+        plugin.lastFailure = FailureRecord(at: MonotonicInstant(nanoseconds: 50_000_000_000), version: "0.3.0", summary: .crashed(during: "the run phase", .segmentationFault))
+        let left = PluginStatus(name: "Ticker", state: .leftOut, reason: .leftOut(.recorded("crashed")), version: nil, file: nil)
         let written = document(plugins: [plugin, left], warnings: ["settings: unknown plugin \"Nope\""])
         let sent = try JSONParser.parse(Array(written.json.rendered().utf8))
         let read = try JSONCoding.decode(StatusDocument.self, from: sent)
         #expect(read == written)
         #expect(read.plugins.first?.trial?.until.description == "2026-11-25T19:48:10Z")
         #expect(read.plugins.last?.build == nil, "a plugin with no build reads as one")
-        #expect(sent["plugins"].list.last?["reason"].text == "crashed")
+        #expect(sent["plugins"].list.last?["reason"].text == "crashed; left out until its file changes")
         #expect(sent["plugins"].list.last?["version"] == .null, "an absent value is written as null, not left out")
     }
 

@@ -136,7 +136,7 @@ struct MachinePartsTests {
     func endedGenerationsAreForgotten() {
         var generations = Generations()
         let number = generations.start(.start, at: MonotonicInstant(nanoseconds: 0))
-        let ending = WorkerEnding(status: .success, account: nil, culprits: [], phase: "run", summary: "")
+        let ending = WorkerEnding(status: .success, account: nil, culprits: [], summary: .asMeant)
         #expect(take({ generations.ended(number, ending, plugins: [], in: .running, failedPlugin: nil) }) != nil)
         #expect(take({ generations.ended(number, ending, plugins: [], in: .running, failedPlugin: nil) }) == nil, "it ends once")
         #expect(!take({ generations.suspended(number, by: .stop, at: MonotonicInstant(nanoseconds: 1)) }))
@@ -151,7 +151,7 @@ struct MachinePartsTests {
         var generations = Generations()
         let candidate = generations.start(.upgrade, at: MonotonicInstant(nanoseconds: 0))
         generations.abandon(candidate, Generation.Abandonment(blamed: PluginNumber(2), bootstrapped: false))
-        let ending = WorkerEnding(status: .failure, account: nil, culprits: [], phase: "load", summary: "")
+        let ending = WorkerEnding(status: .failure, account: nil, culprits: [], summary: .asMeant)
         let ended = generations.ended(candidate, ending, plugins: [], in: .startUp, failedPlugin: PluginNumber(0))
         #expect(ended?.failedPlugin == PluginNumber(2))
     }

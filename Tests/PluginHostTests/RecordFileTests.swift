@@ -11,11 +11,11 @@ struct RecordFileTests {
         BuildRecord.LeftOut(
             name: "Ticker", file: "plugins/libTicker.so", version: "0.3.1",
             identity: FileIdentity(device: 2049, inode: 1_234_567, size: 81_920, modificationNanoseconds: 1_764_000_000_123_456_789, changeNanoseconds: 1_764_000_000_223_456_789),
-            reason: "crashed during the run phase: SIGSEGV on trial", since: 1_764_000_000),
+            reason: .recorded("crashed during the run phase: SIGSEGV on trial"), since: 1_764_000_000),
         BuildRecord.LeftOut(
             name: "Odd\tName", file: "plugins/lib%Odd.so", version: "1.0.0",
             identity: FileIdentity(device: 1, inode: 2, size: 3, modificationNanoseconds: -4, changeNanoseconds: 5),
-            reason: "a reason\nover two lines, 100% of it"),
+            reason: .recorded("a reason\nover two lines, 100% of it")),
     ], permanent: [
         BuildRecord.Build(
             name: "Ticker", file: "plugins/libTicker.so", version: "0.3.0",
@@ -72,7 +72,7 @@ struct RecordFileTests {
         let formatOne = "plugin-host record 1\nleft-out\tTicker\t/p/libTicker.so\t0.3.1\t1\t2\t3\t4\t5\tcrashed\n"
         #expect(RecordFile.decode(signed(formatOne)) == .record(BuildRecord(leftOut: [BuildRecord.LeftOut(
             name: "Ticker", file: "/p/libTicker.so", version: "0.3.1",
-            identity: FileIdentity(device: 1, inode: 2, size: 3, modificationNanoseconds: 4, changeNanoseconds: 5), reason: "crashed")])))
+            identity: FileIdentity(device: 1, inode: 2, size: 3, modificationNanoseconds: 4, changeNanoseconds: 5), reason: .recorded("crashed"))])))
     }
 
     @Test("a record is written where its path says, its directories made, each file kept as an absolute path")

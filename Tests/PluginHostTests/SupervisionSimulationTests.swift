@@ -112,7 +112,7 @@ struct SupervisionSimulationTests {
         #expect(!Self.runs("Echo", in: number, world))
         let echo = world.machine.status.plugins.first { $0.name == "Echo" }
         #expect(echo?.state == .notAdded, "the status says what became of Echo: \(world.machine.status.plugins)")
-        #expect(echo?.reason?.isEmpty == false)
+        #expect(echo?.reason?.text.isEmpty == false)
         // The whole sequence of the issue, the environment turning the build good included.
         let outcome = Simulation.run(seed: 925_796, operations: operations + [.environmentBreaks(plugin: Self.echo, build: .good)])
         #expect(outcome.violations == [], "\(Simulation.report(outcome))")
@@ -285,7 +285,7 @@ struct SupervisionSimulationTests {
         #expect(Set(plugins.map(\.name)).count == plugins.count, "\(plugins.map(\.name))")
         let echo = plugins.first { $0.name == "Echo" }
         #expect(echo?.state == .serving)
-        #expect(echo?.reason?.contains("the build that ran before") == true, "\(echo?.reason ?? "")")
+        #expect(echo?.reason?.text.contains("the build that ran before") == true, "\(echo?.reason?.text ?? "")")
     }
 
     @Test("SIGTERM while a new generation loads ends the host at once, not at the load's deadline")

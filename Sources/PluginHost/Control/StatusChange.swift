@@ -27,7 +27,7 @@ struct StatusChange {
         }
         for generation in after.generations {
             guard let was = earlier[generation.number] else {
-                said.append("generation \(generation.number) \(generation.role) (\(generation.cause.rawValue))")
+                said.append("generation \(generation.number) \(generation.role) (\(generation.cause))")
                 continue
             }
             if was.role != generation.role { said.append("generation \(generation.number) \(generation.role)") }
@@ -73,7 +73,7 @@ struct StatusChange {
     private var outcomes: [String] {
         var said: [String] = []
         if let upgrade = after.lastUpgrade, upgrade != before.lastUpgrade {
-            said.append("\(upgrade.result.rawValue): \(upgrade.detail)")
+            said.append("\(upgrade.result): \(upgrade.detail)")
         }
         if let reload = after.lastReload, reload != before.lastReload {
             said.append(reload.applied ? "reload applied" : "reload refused: " + reload.reasons.joined(separator: "; "))

@@ -60,7 +60,7 @@ extension StatusDocument {
             },
             plugins: status.plugins.map { plugin in
                 Plugin(
-                    name: plugin.name, state: plugin.state, reason: plugin.reason, version: plugin.version, file: plugin.file,
+                    name: plugin.name, state: plugin.state, reason: plugin.reason?.text, version: plugin.version, file: plugin.file,
                     build: plugin.build.map { build in
                         Build(
                             size: Int(build.size), modified: WallTime(secondsSinceEpoch: Double(build.modificationNanoseconds) / 1e9),
@@ -74,7 +74,7 @@ extension StatusDocument {
                               canRollBack: trial.canRollBack)
                     },
                     requires: plugin.requires, failures: plugin.failures,
-                    lastFailure: plugin.lastFailure.map { Failure(at: facts.wallTime($0.at), version: $0.version, summary: $0.summary) },
+                    lastFailure: plugin.lastFailure.map { Failure(at: facts.wallTime($0.at), version: $0.version, summary: $0.summary.text) },
                     healthCheckSeconds: status.healthDurations[plugin.name])
             },
             restarts: Restarts(

@@ -10,7 +10,7 @@ struct StatusText {
         facts.append(("Supervisor", "pid \(status.pid)"))
         for generation in status.generations {
             let pid = generation.pid.map { ", pid \($0)" } ?? ""
-            facts.append(("Generation", "\(generation.number)\(pid): \(generation.role), for \(Self.span(generation.ageSeconds)) (\(generation.cause.rawValue))"))
+            facts.append(("Generation", "\(generation.number)\(pid): \(generation.role), for \(Self.span(generation.ageSeconds)) (\(generation.cause))"))
         }
         let restarts = status.restarts
         if restarts.enabled {
@@ -30,7 +30,7 @@ struct StatusText {
             facts.append(("Last reload", "\(reload.at) \(result)"))
         }
         if let upgrade = status.lastUpgrade {
-            facts.append(("Last upgrade", "\(upgrade.at) \(upgrade.result.rawValue): \(upgrade.detail)"))
+            facts.append(("Last upgrade", "\(upgrade.at) \(upgrade.result): \(upgrade.detail)"))
         }
         for socket in status.sockets {
             facts.append(("Socket", "\(socket.name) on \(socket.address)"))

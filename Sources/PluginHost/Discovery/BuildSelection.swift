@@ -11,34 +11,22 @@
 /// change time moves when a name of it is replaced or removed, so the copy held open for a
 /// rollback is the same build as the file it was opened from, and a build left out is left
 /// out in both.
-struct BuildSelection: Sendable, Equatable {
+/// Why a build is left out is `Reason`: the supervisor's decision as a value, the worker's as
+/// the words it tells (`BuildSelection<String>`).
+struct BuildSelection<Reason: Sendable & Equatable>: Sendable, Equatable {
     /// A build left out, and why: `crashed during the run phase: SIGSEGV`.
     struct Excluded: Sendable, Equatable {
         let name: String
         let file: String
         let identity: FileIdentity
-        let reason: String
+        let reason: Reason
         /// Whether it waits for the host to serve, to be tried again as an upgrade (it was on
         /// trial when the host last stopped), rather than for its file to change.
         var awaitsTrial = false
     }
 
-    /// A build that ran before, to load in place of an excluded one.
-    struct Substitute: Sendable, Equatable {
-        let name: String
-        /// The file it came from, as reports name it.
-        let file: String
-        let identity: FileIdentity
-        /// Where the host loads it from: an open descriptor of the file, as the supervisor
-        /// that holds it fills in; empty until then.
-        var path: String = ""
-        /// Whether that descriptor is of the copy the record keeps of the build, rather than
-        /// of a file it ran from.
-        var fromCopy = false
-    }
-
     var excluded: [Excluded] = []
-    var substitutes: [Substitute] = []
+    var substitutes: [BuildSubstitute] = []
 
     /// The exclusion of the build of `candidate`, if it is excluded.
     func exclusion(of candidate: PluginCandidate) -> Excluded? {
@@ -54,7 +42,7 @@ struct BuildSelection: Sendable, Equatable {
 
     /// The build to load in place of `name`'s excluded one, when there is one that is not
     /// excluded itself.
-    func substitute(for name: String) -> Substitute? {
+    func substitute(for name: String) -> BuildSubstitute? {
         substitutes.first { $0.name == name && !$0.path.isEmpty && !excludes(name, $0.identity) }
     }
 }
@@ -69,4 +57,18 @@ struct LeftOutPlugin: Sendable, Equatable {
     var runningInstead: String? = nil
 
     var label: String { "\(name) (\(file))" }
+}
+
+/// A build that ran before, to load in place of an excluded one.
+struct BuildSubstitute: Sendable, Equatable {
+    let name: String
+    /// The file it came from, as reports name it.
+    let file: String
+    let identity: FileIdentity
+    /// Where the host loads it from: an open descriptor of the file, as the supervisor
+    /// that holds it fills in; empty until then.
+    var path: String = ""
+    /// Whether that descriptor is of the copy the record keeps of the build, rather than
+    /// of a file it ran from.
+    var fromCopy = false
 }

@@ -131,7 +131,7 @@ struct HistoryCommand {
     /// build first); for each: on trial, permanent, kept (newest first), left out (newest first).
     static func entries(of record: BuildRecord) -> [Entry] {
         record.entries.map { build in
-            Entry(plugin: build.name, version: build.version, verdict: build.life.verdict, reason: build.life.reason, file: build.file,
+            Entry(plugin: build.name, version: build.version, verdict: build.life.verdict, reason: build.life.reason?.text, file: build.file,
                   since: build.since, copy: build.copy)
         }
     }

@@ -6,7 +6,7 @@
 struct RescanMemory {
     /// The builds to leave out, as the supervisor's plan gave them: for this worker's life (a
     /// reload does not bring them back; a new generation's plan says what is left out then).
-    let builds: BuildSelection
+    let builds: BuildSelection<String>
     /// The plugins left out now, with why.
     var leftOut: [LeftOutPlugin]
     /// The builds whose code this worker loaded, by plugin name and by path.
@@ -25,7 +25,7 @@ struct RescanMemory {
     var upgradesRefused: [String: LeftOutPlugin] = [:]
 
     /// - Parameter notAdded: The files the generation's start did not add, reported already.
-    init(builds: BuildSelection, leftOut: [LeftOutPlugin], notAdded: [Problem]) {
+    init(builds: BuildSelection<String>, leftOut: [LeftOutPlugin], notAdded: [Problem]) {
         self.builds = builds
         self.leftOut = leftOut
         notAddedReported = Set(notAdded.map { "\($0.file ?? $0.plugin ?? "")\n\($0.message); not added" })

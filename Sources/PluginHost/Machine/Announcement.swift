@@ -8,7 +8,7 @@ enum Announcement: Equatable, Sendable {
     /// A serving generation ended unexpectedly; one without the builds to blame starts.
     case restarting(blame: Blame, dependents: [String], restart: RestartCount)
     /// A failure was blamed on builds on trial: the builds they replaced come back.
-    case rollingBackAfterFailure(trials: [Rollback], failure: String, dependents: [String], restart: RestartCount)
+    case rollingBackAfterFailure(trials: [Rollback], failure: WorkerEnding.Summary, dependents: [String], restart: RestartCount)
     /// Without the builds to blame (and the plugins that require them), nothing would serve.
     case nothingLeftToServe(culprits: [PublishedPlugin], withDependents: Bool)
     /// The restart would exceed `--restart-limit`.
@@ -23,7 +23,7 @@ enum Announcement: Equatable, Sendable {
 
     /// The candidate failed before the serving generation was disturbed, and no build is to
     /// blame: `ended` is how the new worker ended (`crashed: SIGSEGV`), empty when unknown.
-    case upgradeFailedBlamingNobody(ended: String)
+    case upgradeFailedBlamingNobody(ended: WorkerEnding.Summary)
     /// The candidate failed before the serving generation was disturbed: these are left out.
     case upgradeFailed(leftOut: [PublishedPlugin])
     /// The builds that changed and are not to blame are tried again without those that are.
@@ -54,7 +54,7 @@ enum Announcement: Equatable, Sendable {
     case accepted([PublishedPlugin])
     /// Builds on trial are rolled back while the generation before serves: why, in the
     /// health check's or the operator's words.
-    case rollingBack(trials: [Rollback], because: String)
+    case rollingBack(trials: [Rollback], because: [Unhealthy])
     /// An operator's rollback: the builds that run are left out, and the builds before come
     /// back while the generation that runs them serves.
     case rollingBackAsAsked([Rollback])
@@ -140,6 +140,12 @@ enum Announcement: Equatable, Sendable {
         let permanent: PublishedPlugin?
     }
 
+    /// A build on trial its health check finds unhealthy, and what the check said, if anything.
+    struct Unhealthy: Equatable, Sendable {
+        let build: PublishedPlugin
+        let said: String?
+    }
+
     /// A build on trial giving way to the build it replaced: `Counter 0.3.1 -> 0.3.0`.
     struct Rollback: Equatable, Sendable {
         let onTrial: PublishedPlugin
@@ -169,7 +175,7 @@ enum Announcement: Equatable, Sendable {
 
     enum StopRequest: Equatable, Sendable {
         case signal(Signal)
-        /// An operator's request, as it names itself (`plugin-host stop`).
-        case request(String)
+        /// An operator asked (`plugin-host stop`).
+        case operatorAsked
     }
 }

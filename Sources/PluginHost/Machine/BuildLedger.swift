@@ -78,7 +78,7 @@ struct BuildLedger: Sendable {
     struct LeftOutBuild: Equatable, Sendable {
         let build: PublishedPlugin
         let identity: FileIdentity
-        let reason: String
+        let reason: LeaveOutReason
     }
 
     /// The plugins, in the order the host first heard of them.
@@ -107,7 +107,7 @@ struct BuildLedger: Sendable {
         let serves: Bool
         let plugins: [PublishedPlugin]?
         let conditions: [PluginCondition]?
-        let substitutes: [BuildSelection.Substitute]?
+        let substitutes: [BuildSubstitute]?
     }
     /// Whether the generation that speaks for the host serves, as ``follow(_:)`` took it last.
     private var speakingServes = false
@@ -133,11 +133,11 @@ struct BuildLedger: Sendable {
     }
 
     /// The builds left out, and those awaiting their trial, as a generation's plan names them.
-    var excluded: [BuildSelection.Excluded] {
+    var excluded: [BuildSelection<LeaveOutReason>.Excluded] {
         records.flatMap { record in
-            record.leftOut.map { BuildSelection.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason) }
+            record.leftOut.map { BuildSelection<LeaveOutReason>.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason) }
                 + (record.awaitingTrial.map {
-                    [BuildSelection.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason, awaitsTrial: true)]
+                    [BuildSelection<LeaveOutReason>.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason, awaitsTrial: true)]
                 } ?? [])
         }
     }
@@ -145,13 +145,13 @@ struct BuildLedger: Sendable {
     /// What the next generation must leave out, and the builds held to load in their place:
     /// of each plugin, the newest build held that is not left out (the build a trial
     /// replaced, once the build on trial is left out).
-    var selection: BuildSelection {
+    var selection: BuildSelection<LeaveOutReason> {
         BuildSelection(
             excluded: excluded,
             substitutes: records.compactMap { record in
                 let candidates = [record.held, record.trial.flatMap { $0.replacedHeld ? $0.replaced : nil }].compactMap { $0 }
                 guard let held = candidates.first(where: { !isLeftOut($0) }), let identity = held.identity else { return nil }
-                return BuildSelection.Substitute(name: held.name, file: held.file, identity: identity)
+                return BuildSubstitute(name: held.name, file: held.file, identity: identity)
             })
     }
 
@@ -203,7 +203,7 @@ struct BuildLedger: Sendable {
 
     /// Leaves `build` out of every generation from now on, until its file changes or an
     /// operator's restart names its plugin.
-    mutating func leaveOut(_ build: PublishedPlugin, because reason: String) {
+    mutating func leaveOut(_ build: PublishedPlugin, because reason: LeaveOutReason) {
         guard let identity = build.identity else { return }
         if !wasBlamed(build.name, identity) { blamedEver.append((build.name, identity)) }
         guard !isLeftOut(build) else { return }
@@ -232,7 +232,7 @@ struct BuildLedger: Sendable {
             update(entry.name) { record in
                 record.awaitingTrial = LeftOutBuild(
                     build: entry.published, identity: entry.identity,
-                    reason: "was on trial when the host last stopped")
+                    reason: .onTrialWhenTheHostStopped)
             }
         }
         for index in records.indices {
@@ -391,7 +391,7 @@ struct BuildLedger: Sendable {
     /// An operator rolls back `rollback`: the build that runs is left out, its trial (if any)
     /// ends, and the build before, which the driver holds, is held as the plugin's for the
     /// next generation to load in its place.
-    mutating func rollBack(_ rollback: Trial, because reason: String) {
+    mutating func rollBack(_ rollback: Trial, because reason: LeaveOutReason) {
         let name = rollback.build.name
         leaveOut(rollback.build, because: reason)
         endTrial(of: name)
@@ -537,36 +537,35 @@ struct BuildLedger: Sendable {
             if let serving = record.serving {
                 let told = record.condition.map(\.state)
                 status.state = told.flatMap { $0.runs ? $0 : nil } ?? .serving
-                status.reason = told == .serving ? nil : record.condition?.reason
+                // What it told, and why its file's build is left out when the build held from
+                // before runs in its place.
+                let said = [told == .serving ? nil : record.condition?.reason, record.fileLeftOut].compactMap { $0 }
+                status.reason = said.isEmpty ? nil : .told(said.joined(separator: "; "))
                 status.version = serving.version
                 status.file = serving.file
                 status.build = serving.identity
                 status.requires = serving.requires
                 status.origin = record.origin
-                if let fileLeftOut = record.fileLeftOut {
-                    // The file's build is left out; the build held from before runs in its place.
-                    status.reason = [status.reason, fileLeftOut].compactMap { $0 }.joined(separator: "; ")
-                }
             } else if let condition = record.condition, condition.state == .notAdded {
                 // Its file holds a build the generation could not add (a new one, since the
                 // build left out was): what the file holds now is what the operator must fix.
                 status.state = condition.state
-                status.reason = condition.reason
+                status.reason = condition.reason.map(PluginStatus.Reason.told)
                 status.file = condition.file ?? record.file
             } else if let leftOut = record.leftOut.last, !(speakingServes && record.condition == nil) {
                 status.state = .leftOut
-                status.reason = "\(leftOut.reason); left out until its file changes"
+                status.reason = .leftOut(leftOut.reason)
                 status.version = leftOut.build.version
                 status.file = leftOut.build.file
             } else if let condition = record.condition, !condition.state.runs {
                 status.state = condition.state
-                status.reason = condition.reason
+                status.reason = condition.reason.map(PluginStatus.Reason.told)
                 status.file = condition.file ?? record.file
             } else if speakingServes {
                 // A generation serves, and neither runs it nor told of it: its file was removed
                 // (a build left out included: the generation tells of one whose file it found).
                 status.state = .removed
-                status.reason = "its file is gone from the plugin directories"
+                status.reason = .fileGone
             } else {
                 // It ran in the generation that served last, and waits for the next.
                 status.state = .notServing
@@ -598,14 +597,14 @@ struct BuildLedger: Sendable {
             if status.state.runs {
                 summary.running += 1
                 if status.state != .serving {
-                    summary.unwell.append(PluginSummary.Entry(name: status.name, why: records[index].condition?.reason ?? ""))
+                    summary.unwell.append(PluginSummary.Entry(name: status.name, why: records[index].condition?.reason.map(PluginStatus.Reason.told)))
                     if status.state == .unhealthy { summary.unhealthy = true }
                 }
                 if let fileLeftOut = records[index].fileLeftOut {
-                    summary.runningTheBuildBefore.append(PluginSummary.Entry(name: status.name, version: status.version ?? "?", why: fileLeftOut))
+                    summary.runningTheBuildBefore.append(PluginSummary.Entry(name: status.name, version: status.version ?? "?", why: .told(fileLeftOut)))
                 }
             } else if status.state == .leftOut {
-                summary.leftOut.append(PluginSummary.Entry(name: status.name, why: status.reason ?? ""))
+                summary.leftOut.append(PluginSummary.Entry(name: status.name, why: status.reason))
             } else if status.state == .notAdded, let file = status.file?.split(separator: "/").last {
                 notAdded.insert(String(file))
             }

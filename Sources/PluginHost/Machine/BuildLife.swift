@@ -14,7 +14,7 @@ enum BuildLife: Equatable, Sendable {
     case kept
     /// No generation loads it until its file changes or `plugin-host restart PLUGIN` names
     /// its plugin; why.
-    case leftOut(String)
+    case leftOut(LeaveOutReason)
 
     /// The life of each build of one plugin, each build once, in the order the history shows
     /// them: on trial, permanent, kept (newest first), left out (newest first). A build left
@@ -27,7 +27,7 @@ enum BuildLife: Equatable, Sendable {
     ///   - leftOut: The builds left out and why, the newest last.
     ///   - isSame: Whether two are the same build (the same contents).
     static func lives<Build>(
-        onTrial: [Build], permanent: [Build], leftOut: [(build: Build, reason: String)], isSame: (Build, Build) -> Bool
+        onTrial: [Build], permanent: [Build], leftOut: [(build: Build, reason: LeaveOutReason)], isSame: (Build, Build) -> Bool
     ) -> [(build: Build, life: BuildLife)] {
         func isLeftOut(_ build: Build) -> Bool { leftOut.contains { isSame($0.build, build) } }
         var lives: [(build: Build, life: BuildLife)] = []
@@ -52,7 +52,7 @@ enum BuildLife: Equatable, Sendable {
     }
 
     /// Why, of a build left out.
-    var reason: String? {
+    var reason: LeaveOutReason? {
         if case .leftOut(let reason) = self { return reason }
         return nil
     }

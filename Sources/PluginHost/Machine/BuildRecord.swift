@@ -15,7 +15,7 @@ struct BuildRecord: Equatable, Sendable {
         var file: String
         let version: String
         let identity: FileIdentity
-        let reason: String
+        let reason: LeaveOutReason
         /// When the record first kept it, in seconds since 1970: the driver's business, `nil`
         /// in what the machine says to keep.
         var since: Int64? = nil

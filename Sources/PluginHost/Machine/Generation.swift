@@ -14,7 +14,7 @@ struct Generation: Equatable, Sendable {
     var warnings: [String: [String]] = [:]
     /// The held builds it loaded in place of files whose builds are left out, as the driver
     /// handed them over: each from a file held from before, or from the record's copy.
-    var substitutes: [BuildSelection.Substitute] = []
+    var substitutes: [BuildSubstitute] = []
     /// When it last said it was ready.
     var readyAt: MonotonicInstant?
     /// Its last health check: good until an instant, or bad (`nil`); `nil` also before the

@@ -6,7 +6,7 @@
 /// memory: nothing is encoded or sent.
 struct GenerationPlan: Equatable, Sendable {
     /// Why a generation starts.
-    enum Cause: String, Sendable, Equatable, Codable {
+    enum Cause: CaseIterable, Sendable, Equatable {
         /// The host starts.
         case start
         /// The generation before ended unexpectedly while serving: its culprit is left out.
@@ -20,7 +20,7 @@ struct GenerationPlan: Equatable, Sendable {
         /// An operator asked for a restart (`plugin-host restart`): this generation loads the
         /// files as they are (the plugins named no longer left out) beside the serving one, and
         /// takes over as an upgrade's does.
-        case operatorRestart = "operator restart"
+        case operatorRestart
 
         /// Whether a generation started for this loads beside the serving one, reports what it
         /// loaded and waits for the machine's word to bootstrap.
@@ -35,7 +35,7 @@ struct GenerationPlan: Equatable, Sendable {
     /// 1 for the first generation, counting up.
     var number = 1
     var cause = Cause.start
-    var builds = BuildSelection()
+    var builds = BuildSelection<LeaveOutReason>()
     /// The sockets the host listens on, by name, which plugins obtain from the chain.
     var sockets: [String: Int32] = [:]
     /// The worker's end of the channel the supervisor passes on what the generation before

@@ -36,7 +36,7 @@ struct Generations: Sendable {
 
     /// Generation `number`'s worker started with the held builds `substitutes` in place of files
     /// whose builds are left out.
-    mutating func loads(_ number: Int, substitutes: [BuildSelection.Substitute]) {
+    mutating func loads(_ number: Int, substitutes: [BuildSubstitute]) {
         byNumber[number]?.substitutes = substitutes
     }
 

@@ -7,8 +7,16 @@ enum HostNotice: Equatable, Sendable {
     case reloading(at: MonotonicInstant)
     /// What the host is doing now, and what runs when that is worth saying.
     case status(Activity, PluginSummary?)
-    /// The host begins to stop (`STOPPING=1`), in the words of what stops it.
-    case stopping(String)
+    /// The host begins to stop (`STOPPING=1`): what stops it.
+    case stopping(Stopping)
+
+    /// What stops the host.
+    enum Stopping: Equatable, Sendable {
+        /// A signal, or an operator, asked.
+        case asked(Announcement.StopRequest)
+        /// The worker that speaks for the host stops, and said why in its words.
+        case told(String)
+    }
 
     /// What the host is doing.
     enum Activity: Equatable, Sendable {
@@ -17,9 +25,9 @@ enum HostNotice: Equatable, Sendable {
         /// A serving generation failed (`failure`, as the judgement of its end says it): a
         /// new one starts without `leftOut`, the plugins blamed (`culprits`) and those that
         /// require them.
-        case restarting(culprits: [PublishedPlugin], failure: String, leftOut: [String])
+        case restarting(culprits: [PublishedPlugin], failure: WorkerEnding.Summary, leftOut: [String])
         /// A failure on trial brings back the builds the trials replaced.
-        case rollingBack([Announcement.Rollback], failure: String)
+        case rollingBack([Announcement.Rollback], failure: WorkerEnding.Summary)
         /// Changed plugin files load beside the serving generation.
         case upgrading
         /// The upgrade failed and the generation before serves on, without `leftOut` (none:
@@ -37,7 +45,7 @@ struct PluginSummary: Equatable, Sendable {
     struct Entry: Equatable, Sendable {
         let name: String
         var version: String?
-        let why: String
+        let why: PluginStatus.Reason?
     }
 
     var running = 0

@@ -37,9 +37,19 @@ struct GenerationStatus: Equatable, Sendable {
 
 /// A plugin of the host: what state it is in, and which build runs.
 struct PluginStatus: Equatable, Sendable {
+    /// Why a plugin is in its state (said in `Messages/`).
+    enum Reason: Equatable, Sendable {
+        /// What the generation that speaks told of it, in its worker's words.
+        case told(String)
+        /// It is left out until its file changes: why.
+        case leftOut(LeaveOutReason)
+        /// Its file is gone from the plugin directories.
+        case fileGone
+    }
+
     var name: String
     var state: PluginCondition.State
-    var reason: String?
+    var reason: Reason?
     var version: String?
     var file: String?
     /// The build that runs, when one does.
@@ -85,7 +95,7 @@ struct FailureRecord: Equatable, Sendable {
     /// failed on trial is left out, and the one before it serves).
     var version: String?
     /// `crashed during the run phase: SIGSEGV`.
-    var summary: String
+    var summary: WorkerEnding.Summary
 }
 
 /// The restarts against their limit and backoff.
@@ -128,10 +138,10 @@ struct UpgradeRecord: Equatable, Sendable {
     }
 
     /// How an upgrade ended, as the status names it.
-    enum Result: String, Codable, Sendable {
+    enum Result: CaseIterable, Equatable, Sendable {
         case upgraded
         case failed
-        case rolledBack = "rolled back"
+        case rolledBack
         /// A new build that would leave a plugin outside its `requiredVersions`: not loaded.
         case refused
     }
@@ -155,9 +165,9 @@ struct UpgradeRecord: Equatable, Sendable {
     /// Why builds were rolled back.
     enum RollbackCause: Equatable, Sendable {
         /// A failure blamed on them while on trial: its summary (`crashed during the run phase: SIGSEGV`).
-        case failedOnTrial(String)
+        case failedOnTrial(WorkerEnding.Summary)
         /// Their health checks, on trial: which are unhealthy, and why.
-        case unhealthyOnTrial(String)
+        case unhealthyOnTrial([Announcement.Unhealthy])
         /// An operator asked (`plugin-host rollback`).
         case asked
     }

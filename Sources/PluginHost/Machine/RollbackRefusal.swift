@@ -10,5 +10,5 @@ enum RollbackRefusal: Error, Equatable, Sendable {
     case noKeptBuild(String, version: String?, running: String, kept: [String])
     /// The build of `version` asked for is left out, and why: only an operator's restart of
     /// the plugin (or a change of its file) lets it be tried again.
-    case leftOut(String, version: String, because: String, kept: [String])
+    case leftOut(String, version: String, because: LeaveOutReason, kept: [String])
 }

@@ -28,7 +28,7 @@ enum SupervisionAction: Equatable, Sendable {
     /// Read the manifests of the files on disk, as `check` does (no plugin code runs), with
     /// `builds` selected, and say what they would break of the plugins `running` with
     /// ``SupervisionEvent/restartChecked(client:problems:)``: an operator's restart waits for it.
-    case checkRestart(client: Int, builds: BuildSelection, running: [String])
+    case checkRestart(client: Int, builds: BuildSelection<LeaveOutReason>, running: [String])
     /// Send generation `to` what generation `from` handed over (nothing, for `nil`), before
     /// it bootstraps; every generation that bootstraps after another is sent one, except one
     /// that bootstraps beside the serving generation. What `to` does not take it closes.

@@ -12,7 +12,7 @@ enum SupervisionEvent: Equatable, Sendable {
     /// files whose builds are left out: those it found as they were held, for plugins whose
     /// file on disk is still a build left out. `rewritten`: the held builds of the plan whose
     /// held file reads other bytes now (it was written in place), which nothing can bring back.
-    case started(generation: Int, substitutes: [BuildSelection.Substitute], rewritten: [BuildSelection.Substitute])
+    case started(generation: Int, substitutes: [BuildSubstitute], rewritten: [BuildSubstitute])
     /// The worker of a generation could not be started (the system refused a process).
     case couldNotStart(generation: Int, reason: String)
     /// The driver holds these builds now, of those it was asked to hold (``SupervisionAction/hold(_:)``):

@@ -7,9 +7,9 @@ extension SupervisionMachine {
     /// place of files whose builds are left out, some from the record's copies: a rollback
     /// says which builds it brings back only now, from what the driver found, never from what
     /// it asked to hold.
-    mutating func started(_ number: Int, bringingBack found: [BuildSelection.Substitute], rewritten: [BuildSelection.Substitute]) {
+    mutating func started(_ number: Int, bringingBack found: [BuildSubstitute], rewritten: [BuildSubstitute]) {
         // The builds handed over, by contents: the held build of a plugin, or the one its trial replaced.
-        func heldBuilds(_ substitutes: [BuildSelection.Substitute]) -> [PublishedPlugin] {
+        func heldBuilds(_ substitutes: [BuildSubstitute]) -> [PublishedPlugin] {
             let held = ledger.held + ledger.replacedOnTrial
             return substitutes.compactMap { substitute in
                 held.first { $0.name == substitute.name && $0.identity?.hasSameContents(as: substitute.identity) == true }
@@ -128,7 +128,7 @@ extension SupervisionMachine {
             notify(.status(.worker(what), ledger.takeSummary()))
         case .stopping(let status):
             // A generation that stops to make way for the next is not the host stopping.
-            if !isChangingHands { announceStopping(status) }
+            if !isChangingHands { announceStopping(.told(status)) }
         }
     }
 

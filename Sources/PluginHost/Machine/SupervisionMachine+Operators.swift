@@ -30,7 +30,7 @@ extension SupervisionMachine {
             case .stopping, .finished:
                 break
             case .starting, .serving, .recovering, .backingOff, .upgrading:
-                beginStop(.terminate, because: "plugin-host stop")
+                beginStop(.terminate, askedByOperator: true)
             }
         }
     }

@@ -30,7 +30,7 @@ extension SupervisionMachine {
         if staying.isEmpty || (!configuration.watching && generations.servicePlugins.isDisjoint(with: staying)) {
             say(.nothingLeftToServe(culprits: culpritBuilds, withDependents: !dependents.isEmpty))
             // The host ends, but what it proved is kept: the next start leaves them out too.
-            leaveOut(culpritBuilds, because: ending.summary)
+            leaveOut(culpritBuilds, because: .failed(ending.summary))
             finish(ending.status, .nothingLeftToServe)
             return
         }
@@ -39,11 +39,11 @@ extension SupervisionMachine {
         let start = restartStart(healed: healed)
         guard restarts.recordRestart(startingAt: start, within: configuration.restart, healed: healed) else {
             sayRestartLimit(at: start)
-            leaveOut(culpritBuilds, because: ending.summary)
+            leaveOut(culpritBuilds, because: .failed(ending.summary))
             finish(ending.status, .restartLimit)
             return
         }
-        leaveOut(culpritBuilds, because: ending.summary)
+        leaveOut(culpritBuilds, because: .failed(ending.summary))
         let trials = failTrials(of: culpritBuilds)
         guard trials.isEmpty else {
             rollBack(trials, after: ending, dependents: dependents, at: start, healed: healed)
@@ -93,7 +93,7 @@ extension SupervisionMachine {
 
     /// Leaves `builds` out of every generation from now on, until their files change or
     /// an operator's restart: by their contents, so that a copy held open for a rollback is left out too.
-    mutating func leaveOut(_ builds: [PublishedPlugin], because reason: String) {
+    mutating func leaveOut(_ builds: [PublishedPlugin], because reason: LeaveOutReason) {
         for build in builds { ledger.leaveOut(build, because: reason) }
     }
 }

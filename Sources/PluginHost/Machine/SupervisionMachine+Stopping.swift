@@ -48,17 +48,13 @@ extension SupervisionMachine {
         }
     }
 
-    /// SIGINT or SIGTERM (or `plugin-host stop`, `because`): every generation stops (an
+    /// SIGINT or SIGTERM (or `plugin-host stop`, `askedByOperator`): every generation stops (an
     /// upgrade's candidate that has not begun to bootstrap ends at once); the host ends when
     /// they have, or at their deadline.
-    mutating func beginStop(_ signal: Signal, because request: String? = nil) {
-        if let request {
-            say(.stopping(.request(request)))
-            announceStopping("Stopping (\(request))")
-        } else {
-            say(.stopping(.signal(signal)))
-            announceStopping("Stopping (received \(signal.name))")
-        }
+    mutating func beginStop(_ signal: Signal, askedByOperator: Bool = false) {
+        let request: Announcement.StopRequest = askedByOperator ? .operatorAsked : .signal(signal)
+        say(.stopping(request))
+        announceStopping(.asked(request))
         let current = currentGeneration
         for generation in liveGenerations {
             switch generation.life {
@@ -75,7 +71,7 @@ extension SupervisionMachine {
     }
 
     /// Tells systemd the host is stopping, once.
-    mutating func announceStopping(_ status: String) {
+    mutating func announceStopping(_ status: HostNotice.Stopping) {
         guard notices.tellStopping() else { return }
         notify(.stopping(status))
     }

@@ -75,20 +75,20 @@ extension SupervisionMachine {
             !hasDrainingGeneration
         else { return }
         let conditions = generation.conditions ?? []
-        let failing = generation.running.compactMap { build -> (PublishedPlugin, String)? in
+        let failing = generation.running.compactMap { build -> Announcement.Unhealthy? in
             guard ledger.trial(of: build) != nil, let condition = conditions.first(where: { $0.name == build.name && $0.state == .unhealthy })
             else { return nil }
-            return (build, condition.reason ?? "its health check failed")
+            return Announcement.Unhealthy(build: build, said: condition.reason)
         }
         guard !failing.isEmpty else { return }
-        for (build, reason) in failing { ledger.leaveOut(build, because: "unhealthy on trial: " + reason) }
-        let trials = failTrials(of: failing.map(\.0))
-        rollBack(trials, of: number, because: failing.map { "\($0.0.nameAndVersion) is unhealthy (\($0.1))" }.joined(separator: ", "))
+        for unhealthy in failing { ledger.leaveOut(unhealthy.build, because: .unhealthyOnTrial(unhealthy.said)) }
+        let trials = failTrials(of: failing.map(\.build))
+        rollBack(trials, of: number, because: failing)
     }
 
     /// Rolls back `trials` while generation `serving` serves: a generation with the builds they
     /// replaced loads beside it and takes over, as an upgrade does.
-    mutating func rollBack(_ trials: [BuildLedger.Trial], of serving: Int, because why: String) {
+    mutating func rollBack(_ trials: [BuildLedger.Trial], of serving: Int, because why: [Announcement.Unhealthy]) {
         say(.rollingBack(trials: trials.map(Announcement.Rollback.init), because: why))
         records.upgradeEnded(at: now, .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .unhealthyOnTrial(why), broughtBack: nil))
         startUpgrade(of: serving, rollingBack: trials)
@@ -158,7 +158,7 @@ extension SupervisionMachine {
     /// and a generation with the builds before takes over as an upgrade does.
     private mutating func rollBack(_ rollbacks: [BuildLedger.Trial], of serving: Int, for client: Int) {
         for rollback in rollbacks {
-            ledger.rollBack(rollback, because: "rolled back by an operator (plugin-host rollback)")
+            ledger.rollBack(rollback, because: .rolledBackByOperator)
         }
         let told = rollbacks.map(Announcement.Rollback.init)
         say(.rollingBackAsAsked(told))

@@ -74,7 +74,7 @@ extension SupervisionMachine {
         guard let ending = generations[candidate]?.ending else { return false }
         let before = generations[serving]?.running ?? []
         let suspects = failedBuilds(of: candidate, comparedTo: before)
-        leaveOut(suspects, because: ending.isIntended ? "failed to load in a new worker" : ending.summary)
+        leaveOut(suspects, because: ending.isIntended ? .failedToLoadBeside : .failed(ending.summary))
         guard !suspects.isEmpty else {
             say(.upgradeFailedBlamingNobody(ended: ending.summary))
             notify(.status(.upgradeFailed(leftOut: []), nil))
@@ -108,7 +108,7 @@ extension SupervisionMachine {
         guard let ending = generations[candidate]?.ending else { return }
         let suspects = failedBuilds(of: candidate, comparedTo: replaced)
         let healed = ledger.healsByLeavingOut(suspects)
-        leaveOut(suspects, because: ending.isIntended ? "failed to start in a new worker" : ending.summary)
+        leaveOut(suspects, because: ending.isIntended ? .failedToStartBeside : .failed(ending.summary))
         let start = restartStart(healed: healed)
         guard restarts.recordRestart(startingAt: start, within: configuration.restart, healed: healed) else {
             say(.notRestoring(window: configuration.restart.window))

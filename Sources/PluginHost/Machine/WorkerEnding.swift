@@ -25,11 +25,9 @@ struct WorkerEnding: Equatable, Sendable {
     /// The plugins to blame: one when the records name it, each plugin that was running
     /// when they do not, none when no plugin's code was running or nobody is to blame.
     let culprits: [PluginNumber]
-    /// What the culprits were doing, as the operator reads it: `the run phase`.
-    let phase: String
-    /// What happened, in a few words after the culprit's name: `crashed during the run
-    /// phase: SIGSEGV`; empty when the host ended as it meant to.
-    let summary: String
+    /// What happened, said in a few words after the culprit's name (in `Messages/`):
+    /// `crashed during the run phase: SIGSEGV`.
+    let summary: Summary
     /// Why nobody is blamed for an unexpected end, when the evidence clears everyone.
     let exoneration: Exoneration?
 
@@ -43,23 +41,48 @@ struct WorkerEnding: Equatable, Sendable {
         case stoppedFromOutside
     }
 
+    /// What happened, as values: the culprit's end in a few words, said in `Messages/`. A
+    /// phase is as the operator reads it: `the run phase`.
+    enum Summary: Equatable, Sendable {
+        /// The host ended it as it meant to: nothing to say.
+        case asMeant
+        /// Its process could not be started.
+        case couldNotStart
+        /// A step ran past its deadline: the host ended for it, or only the worker did.
+        case overran(Phase, endingTheHost: Bool)
+        /// A signal kept the worker stopped past its limit while a plugin was in a short call.
+        case stoppedItsProcess
+        /// A signal kept the worker stopped past its limit while no plugin was in a short call.
+        case stoppedFromOutside(by: Signal)
+        /// Its code held the worker past the stop's deadline.
+        case keptTheHostFromStopping
+        case crashed(during: String, Signal)
+        case calledExit(Int32, during: String)
+        /// The process ended with `code` after the host had finished with another status.
+        case exitedDuringExit(Int32)
+        case exited(Int32, during: String)
+        /// It was running when the process was ended by a signal the crash handler did not see.
+        case ranWhenEnded(by: Signal, during: String)
+        /// SIGKILL came from outside while no plugin was in a short call.
+        case killedFromOutside
+    }
+
     /// A worker whose process could not be started: `reason`, the system's words.
     static func couldNotStart(_ reason: String) -> WorkerEnding {
         // A process that never ran leaves no evidence but that.
         WorkerEnding(
             status: .crashed, account: EndingAccount(cause: .couldNotStart(reason), evidence: EndingEvidence(termination: .exited(ExitStatus.crashed.rawValue))),
-            culprits: [], phase: "start-up", summary: "could not start")
+            culprits: [], summary: .couldNotStart)
     }
 
     /// Whether the host itself ended the worker as it meant to (after a stop, a failure it
     /// reported, or at the end of a batch run), rather than plugin code or a signal.
     var isIntended: Bool { account == nil }
 
-    init(status: ExitStatus, account: EndingAccount?, culprits: [PluginNumber], phase: String, summary: String, exoneration: Exoneration? = nil) {
+    init(status: ExitStatus, account: EndingAccount?, culprits: [PluginNumber], summary: Summary, exoneration: Exoneration? = nil) {
         self.status = status
         self.account = account
         self.culprits = culprits
-        self.phase = phase
         self.summary = summary
         self.exoneration = exoneration
     }
@@ -79,80 +102,73 @@ struct WorkerEnding: Equatable, Sendable {
         let files = evidence.rewrittenInPlace.map { evidence.plugins[number: $0]?.file ?? $0.description }
         self.init(
             status: judged.status, account: EndingAccount(cause: .rewrittenInPlace(files: files, under: account.cause), evidence: evidence),
-            culprits: [], phase: judged.phase, summary: judged.summary, exoneration: .rewrittenInPlace(evidence.rewrittenInPlace))
+            culprits: [], summary: judged.summary, exoneration: .rewrittenInPlace(evidence.rewrittenInPlace))
     }
 
     private static func judge(_ evidence: EndingEvidence, _ reason: KillReason?, _ spokeForHost: Bool) -> WorkerEnding {
         func phase(_ phase: Phase) -> String { phase == .unknown ? evidence.workerPhase.description : phase.description }
-        func ended(_ cause: EndingCause, culprits: [PluginNumber], phase: String, summary: String, exoneration: Exoneration? = nil,
+        func ended(_ cause: EndingCause, culprits: [PluginNumber], summary: Summary, exoneration: Exoneration? = nil,
                    status: ExitStatus = .crashed) -> WorkerEnding {
-            WorkerEnding(status: status, account: EndingAccount(cause: cause, evidence: evidence), culprits: culprits, phase: phase,
+            WorkerEnding(status: status, account: EndingAccount(cause: cause, evidence: evidence), culprits: culprits,
                          summary: summary, exoneration: exoneration)
         }
         let runningPlugins = evidence.running.map(\.plugin)
         if let reason {
             switch reason {
             case .notNeeded, .stopAtOnce:
-                return WorkerEnding(status: .success, account: nil, culprits: [], phase: evidence.workerPhase.description, summary: "")
+                return WorkerEnding(status: .success, account: nil, culprits: [], summary: .asMeant)
             case .overran(let overrun):
-                let summary = overrun.policy == .endHost ? "timed out during \(overrun.phase)" : "did not finish its \(overrun.phase) in time"
                 let culprits = overrun.owner.map { [$0] } ?? overrun.stall?.culprit.map { [$0] } ?? []
-                return ended(.overran(overrun, spokeForHost: spokeForHost), culprits: culprits, phase: overrun.phase.description,
-                             summary: summary, status: .timedOut)
+                return ended(.overran(overrun, spokeForHost: spokeForHost), culprits: culprits,
+                             summary: .overran(overrun.phase, endingTheHost: overrun.policy == .endHost), status: .timedOut)
             case .stayedSuspended(let signal, let limit):
                 // Who sent the signal cannot be told: as for SIGKILL, only a plugin in a short
                 // call can be suspected; a service waiting for work cannot.
                 let suspects = evidence.running.filter { $0.phase.isShortCall }
                 let cause = EndingCause.stayedSuspended(signal, limit: limit, suspects: suspects, spokeForHost: spokeForHost)
                 guard suspects.isEmpty else {
-                    return ended(cause, culprits: suspects.map(\.plugin), phase: phase(suspects[0].phase), summary: "stopped its process",
-                                 status: .timedOut)
+                    return ended(cause, culprits: suspects.map(\.plugin), summary: .stoppedItsProcess, status: .timedOut)
                 }
-                return ended(cause, culprits: [], phase: evidence.running.first.map { $0.phase.description } ?? evidence.workerPhase.description,
-                             summary: "was stopped by \(signal.name) from outside", exoneration: .stoppedFromOutside, status: .timedOut)
+                return ended(cause, culprits: [], summary: .stoppedFromOutside(by: signal), exoneration: .stoppedFromOutside, status: .timedOut)
             case .stopDeadline(let allowed):
                 return ended(.stopDeadline(allowed: allowed, spokeForHost: spokeForHost),
-                             culprits: evidence.stall?.culprit.map { [$0] } ?? runningPlugins, phase: "stop",
-                             summary: "kept the host from stopping", status: .timedOut)
+                             culprits: evidence.stall?.culprit.map { [$0] } ?? runningPlugins,
+                             summary: .keptTheHostFromStopping, status: .timedOut)
             }
         }
         if let crash = evidence.crash {
             let phase = phase(crash.phase)
             // A crash the records cannot pin on a plugin blames none: the plugins that happened
             // to run (a service waiting for work) are no more likely than any other.
-            return ended(.crashed(crash), culprits: crash.culprit.map { [$0] } ?? [], phase: phase,
-                         summary: "crashed during \(phase): \(Signal(rawValue: crash.signal).name)")
+            return ended(.crashed(crash), culprits: crash.culprit.map { [$0] } ?? [],
+                         summary: .crashed(during: phase, Signal(rawValue: crash.signal)))
         }
         if let call = evidence.exitCall {
             let phase = phase(call.phase)
-            return ended(.calledExit(call), culprits: call.culprit.map { [$0] } ?? runningPlugins, phase: phase,
-                         summary: "called exit(\(call.status)) during \(phase)")
+            return ended(.calledExit(call), culprits: call.culprit.map { [$0] } ?? runningPlugins,
+                         summary: .calledExit(call.status, during: phase))
         }
         let running = evidence.running
         let phase = running.count == 1 ? phase(running[0].phase) : evidence.workerPhase.description
         switch evidence.termination {
         case .exited(let code) where evidence.intendedExit == code:
-            return WorkerEnding(status: ExitStatus(rawValue: code), account: nil, culprits: [], phase: phase, summary: "")
+            return WorkerEnding(status: ExitStatus(rawValue: code), account: nil, culprits: [], summary: .asMeant)
         case .exited(let code) where evidence.intendedExit != nil:
-            return ended(.exitedDuringExit(code: code, intended: evidence.intendedExit ?? 0), culprits: runningPlugins, phase: phase,
-                         summary: "ended the process with status \(code) during exit")
+            return ended(.exitedDuringExit(code: code, intended: evidence.intendedExit ?? 0), culprits: runningPlugins,
+                         summary: .exitedDuringExit(code))
         case .exited(let code):
-            return ended(.exited(code: code), culprits: runningPlugins, phase: phase,
-                         summary: "ended the process with status \(code) during \(phase)")
+            return ended(.exited(code: code), culprits: runningPlugins, summary: .exited(code, during: phase))
         case .signalled(let signal) where signal == .kill:
             // Nothing in the process can catch SIGKILL: only a plugin in a short call can be
             // suspected of sending it; a service waiting for work cannot.
             let suspects = running.filter { $0.phase.isShortCall }
             guard suspects.isEmpty else {
                 let phase = suspects.count == 1 ? Self.phase(suspects[0].phase, of: evidence) : evidence.workerPhase.description
-                return ended(.killed(suspects: suspects), culprits: suspects.map(\.plugin), phase: phase,
-                             summary: "was running when the process was ended by SIGKILL during \(phase)")
+                return ended(.killed(suspects: suspects), culprits: suspects.map(\.plugin), summary: .ranWhenEnded(by: .kill, during: phase))
             }
-            return ended(.killed(suspects: []), culprits: [], phase: phase, summary: "was ended by SIGKILL from outside",
-                         exoneration: .killedFromOutside)
+            return ended(.killed(suspects: []), culprits: [], summary: .killedFromOutside, exoneration: .killedFromOutside)
         case .signalled(let signal):
-            return ended(.signalled(signal), culprits: runningPlugins, phase: phase,
-                         summary: "was running when the process was ended by \(signal.name) during \(phase)")
+            return ended(.signalled(signal), culprits: runningPlugins, summary: .ranWhenEnded(by: signal, during: phase))
         }
     }
 

@@ -19,7 +19,7 @@ extension Announcement {
             return "restarting the plugins" + without
                 + (dependents.isEmpty ? "" : " and the plugins that require it (\(dependents.joined(separator: ", ")))") + restart.clause
         case .rollingBackAfterFailure(let trials, let failure, let dependents, let restart):
-            return "error: \(Self.names(trials.map(\.onTrial))), on trial, \(failure); rolling back \(Self.list(trials)); "
+            return "error: \(Self.names(trials.map(\.onTrial))), on trial, \(failure.text); rolling back \(Self.list(trials)); "
                 + "\(trials.count == 1 ? "it is" : "they are") left out until \(Self.theirFiles(trials.count))"
                 + (dependents.isEmpty ? "" : "; the plugins that require a plugin left out are left out too (\(dependents.joined(separator: ", ")))")
                 + restart.clause
@@ -42,7 +42,7 @@ extension Announcement {
 
         case .upgradeFailedBlamingNobody(let ended):
             return "error: the upgrade failed; the running plugins keep serving as they were; no plugin is to blame "
-                + "(\(ended.isEmpty ? "the new worker ended" : "the new worker " + ended)), so none is left out: "
+                + "(\(ended == .asMeant ? "the new worker ended" : "the new worker " + ended.text)), so none is left out: "
                 + "plugin-host restart tries the upgrade again"
         case .upgradeFailed(let leftOut):
             return "error: the upgrade failed; the running plugins keep serving as they were; left out until "
@@ -78,7 +78,7 @@ extension Announcement {
         case .accepted(let builds):
             return "accepted (plugin-host accept): \(Self.names(builds)) permanent; the build\(builds.count == 1 ? "" : "s") before let go"
         case .rollingBack(let trials, let why):
-            return "error: on trial, \(why); rolling back \(Self.list(trials)); "
+            return "error: on trial, \(Self.unhealthy(why)); rolling back \(Self.list(trials)); "
                 + "\(trials.count == 1 ? "it is" : "they are") left out until \(Self.theirFiles(trials.count))"
         case .rollingBackAsAsked(let rollbacks):
             return "rolling back \(Self.list(rollbacks)), as an operator asked (plugin-host rollback); "
@@ -93,7 +93,7 @@ extension Announcement {
             return "cannot bring back \(plugin): \(why)"
 
         case .leftOutByRecord(let builds):
-            let each = builds.map { "\($0.name) \($0.version) (\($0.file)): \($0.reason)" }
+            let each = builds.map { "\($0.name) \($0.version) (\($0.file)): \($0.reason.text)" }
             let names = Set(builds.map(\.name)).sorted().joined(separator: " ")
             return "left out, as the record of what this host proved says: " + each.joined(separator: "; ")
                 + "; until the file changes, or plugin-host restart \(names)"
@@ -121,8 +121,8 @@ extension Announcement {
         case .handingOver(let items, let from, let to):
             return "handing generation \(to) what generation \(from)'s plugins handed over: " + items.joined(separator: ", ")
 
-        case .stopping(.request(let request)):
-            return "asked to stop (\(request)); shutting down"
+        case .stopping(.operatorAsked):
+            return "asked to stop (plugin-host stop); shutting down"
         case .stopping(.signal(let signal)):
             return "received \(signal.name); shutting down (send it again after a second to exit at once)"
         case .stoppingAtOnce(let signal):
@@ -136,6 +136,12 @@ extension Announcement {
     /// `Counter 0.3.1 -> 0.3.0, Probe 2.0.0 -> 1.0.0`: each build on trial and the version it gives way to.
     static func list(_ trials: [Rollback]) -> String {
         trials.map { "\($0.onTrial.nameAndVersion) -> \($0.replaced.version)" }.joined(separator: ", ")
+    }
+
+    /// `Counter 0.3.1 is unhealthy (disk full)`: each build on trial its health check found
+    /// unhealthy, and what the check said.
+    static func unhealthy(_ builds: [Unhealthy]) -> String {
+        builds.map { "\($0.build.nameAndVersion) is unhealthy (\($0.said ?? "its health check failed"))" }.joined(separator: ", ")
     }
 
     /// `Domain 1.0.0, Persistence 2.1.0`.

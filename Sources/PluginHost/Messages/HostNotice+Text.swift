@@ -7,7 +7,9 @@ extension HostNotice {
         case .reloading(let instant): .reloading(at: instant)
         case .status(let activity, let summary):
             .status([activity.text, summary?.text].compactMap { $0?.isEmpty == false ? $0 : nil }.joined(separator: "; "))
-        case .stopping(let why): .stopping(status: why)
+        case .stopping(.asked(.signal(let signal))): .stopping(status: "Stopping (received \(signal.name))")
+        case .stopping(.asked(.operatorAsked)): .stopping(status: "Stopping (plugin-host stop)")
+        case .stopping(.told(let words)): .stopping(status: words)
         }
     }
 }
@@ -19,10 +21,10 @@ extension HostNotice.Activity {
         case .worker(let what):
             return what
         case .restarting(let culprits, let failure, let leftOut):
-            return "Restarting after " + (culprits.isEmpty ? "the worker \(failure)" : "plugin \(culprits.map(\.name).joined(separator: ", ")) \(failure)")
+            return "Restarting after " + (culprits.isEmpty ? "the worker \(failure.text)" : "plugin \(culprits.map(\.name).joined(separator: ", ")) \(failure.text)")
                 + "; left out: " + (leftOut.isEmpty ? "nothing" : leftOut.sorted().joined(separator: ", "))
         case .rollingBack(let rollbacks, let failure):
-            return "Rolling back " + Announcement.list(rollbacks) + ": on trial, it \(failure)"
+            return "Rolling back " + Announcement.list(rollbacks) + ": on trial, it \(failure.text)"
         case .upgrading:
             return "Upgrading: loading the changed plugins beside the running ones"
         case .upgradeFailed(let leftOut):
@@ -38,7 +40,7 @@ extension PluginSummary {
     /// `3 plugins running; degraded: Echo (slow); left out: Ticker (crashed ...); not added: libX.so`.
     var text: String {
         func entries(_ list: [Entry]) -> String {
-            list.map { "\($0.name)\($0.version.map { " " + $0 } ?? "") (\($0.why))" }.joined(separator: ", ")
+            list.map { "\($0.name)\($0.version.map { " " + $0 } ?? "") (\($0.why?.text ?? ""))" }.joined(separator: ", ")
         }
         var text = "\(running) plugin\(running == 1 ? "" : "s") running"
         if !unwell.isEmpty { text += "; \(unhealthy ? "unhealthy" : "degraded"): " + entries(unwell) }

@@ -35,6 +35,31 @@ extension GenerationRole: SaidInWords {
     }
 }
 
+extension GenerationPlan.Cause: SaidInWords {
+    /// `upgrade`, `operator restart`.
+    var description: String {
+        switch self {
+        case .start: "start"
+        case .restart: "restart"
+        case .upgrade: "upgrade"
+        case .restore: "restore"
+        case .operatorRestart: "operator restart"
+        }
+    }
+}
+
+extension UpgradeRecord.Result: SaidInWords {
+    /// `upgraded`, `rolled back`.
+    var description: String {
+        switch self {
+        case .upgraded: "upgraded"
+        case .failed: "failed"
+        case .rolledBack: "rolled back"
+        case .refused: "refused"
+        }
+    }
+}
+
 /// A value written, and read back, as its words (its description): the status document carries
 /// the value, and its JSON says the words.
 protocol SaidInWords: CaseIterable, Codable, CustomStringConvertible {}

@@ -15,7 +15,7 @@ extension RollbackRefusal: CustomStringConvertible {
             return "\(name): " + what + (kept.isEmpty ? "" : " (kept: \(kept.joined(separator: ", ")))")
                 + "; plugin-host history \(name) lists the builds kept"
         case .leftOut(let name, let version, let reason, let kept):
-            return "\(name): \(version) is left out (\(reason)), and a rollback never brings back a build left out; "
+            return "\(name): \(version) is left out (\(reason.text)), and a rollback never brings back a build left out; "
                 + "plugin-host restart \(name) lets it be tried again" + (kept.isEmpty ? "; no other build is kept" : "; kept: \(kept.joined(separator: ", "))")
         }
     }

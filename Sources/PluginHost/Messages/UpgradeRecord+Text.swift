@@ -13,8 +13,8 @@ extension UpgradeRecord.Outcome {
                 + "left out: " + (leftOut.isEmpty ? "nothing" : Announcement.names(leftOut))
         case .rolledBack(let trials, let because, let broughtBack):
             let why = switch because {
-            case .failedOnTrial(let failure): ": \(Announcement.names(trials.map(\.onTrial))), on trial, \(failure)"
-            case .unhealthyOnTrial(let why): ": on trial, \(why)"
+            case .failedOnTrial(let failure): ": \(Announcement.names(trials.map(\.onTrial))), on trial, \(failure.text)"
+            case .unhealthyOnTrial(let why): ": on trial, \(Announcement.unhealthy(why))"
             case .asked: ", as an operator asked (plugin-host rollback)"
             }
             return Announcement.list(trials) + why + (broughtBack.map { "; " + Announcement.rollbackDetail($0) } ?? "")

@@ -13,7 +13,7 @@ struct PluginSurvey {
     /// Scans and resolves; opens files only to read their ELF headers and manifests.
     ///
     /// - Parameter builds: Builds to leave out, or to load in their place.
-    init(_ options: SearchOptions, builds: BuildSelection = BuildSelection()) {
+    init(_ options: SearchOptions, builds: BuildSelection<String> = BuildSelection()) {
         searchPath = PluginSearchPath(options)
         (scan, leftOut) = Self.select(builds, from: searchPath.scan())
         resolution = DependencyResolver(abiVersion: PluginABIVersion.current).resolve(scan.candidates)
@@ -21,7 +21,7 @@ struct PluginSurvey {
 
     /// `scan` without the excluded builds (in place of each, the build that ran before,
     /// when one is held) and without the plugins that require one left out.
-    private static func select(_ builds: BuildSelection, from scan: PluginDirectory.Scan) -> (PluginDirectory.Scan, [LeftOutPlugin]) {
+    private static func select(_ builds: BuildSelection<String>, from scan: PluginDirectory.Scan) -> (PluginDirectory.Scan, [LeftOutPlugin]) {
         guard !builds.excluded.isEmpty else { return (scan, []) }
         var selected = scan
         selected.candidates = []

@@ -110,13 +110,13 @@ struct HeldBuilds {
 
     /// Whether `substitute`'s build is held, and its held file reads other bytes now: the file
     /// was written in place since it was held.
-    func wasRewritten(_ substitute: BuildSelection.Substitute) -> Bool {
+    func wasRewritten(_ substitute: BuildSubstitute) -> Bool {
         heldCopy(of: substitute).map { !$0.intact } ?? false
     }
 
     /// `substitute` with the path a forked worker loads it from, when its build is held and
     /// its held file still has that build's contents; `nil` otherwise.
-    func locate(_ substitute: BuildSelection.Substitute) -> BuildSelection.Substitute? {
+    func locate(_ substitute: BuildSubstitute) -> BuildSubstitute? {
         guard let copy = heldCopy(of: substitute), copy.intact else { return nil }
         var located = substitute
         located.path = copy.file.pathInForkedProcesses
@@ -131,7 +131,7 @@ struct HeldBuilds {
 
     /// The file held for `substitute`'s build, whether it still reads that build's bytes, and
     /// whether it is the record's copy of the build.
-    private func heldCopy(of substitute: BuildSelection.Substitute) -> (file: ReadOnlyFile, intact: Bool, fromCopy: Bool)? {
+    private func heldCopy(of substitute: BuildSubstitute) -> (file: ReadOnlyFile, intact: Bool, fromCopy: Bool)? {
         guard let entry = entry(of: substitute.name, substitute.identity), let now = try? entry.file.status().identity
         else { return nil }
         return (entry.file, now.hasSameContents(as: entry.identity), entry.fromCopy)

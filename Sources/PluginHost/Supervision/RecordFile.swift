@@ -182,7 +182,7 @@ struct RecordFile {
         var lines = [format, line("directories", directories.joined(separator: ":"))]
         func since(_ seconds: Int64?) -> String { seconds.map(String.init) ?? "-" }
         for build in record.leftOut {
-            lines.append(line(["left-out", build.name, build.file, build.version] + fields(build.identity) + [since(build.since), build.reason]))
+            lines.append(line(["left-out", build.name, build.file, build.version] + fields(build.identity) + [since(build.since), build.reason.text]))
         }
         for build in record.permanent {
             lines.append(line(["permanent", build.name, build.file, build.version] + fields(build.identity)
@@ -233,7 +233,7 @@ struct RecordFile {
                 switch kind {
                 case "left-out":
                     record.leftOut.append(BuildRecord.LeftOut(
-                        name: build.name, file: build.file, version: build.version, identity: identity, reason: word(fields.count - 1), since: since))
+                        name: build.name, file: build.file, version: build.version, identity: identity, reason: .recorded(word(fields.count - 1)), since: since))
                 case "permanent":
                     var permanent = build
                     permanent.copy = Self.identity(fields[9..<14])

@@ -11,7 +11,7 @@
 enum RestartCheck {
     /// The version mismatches the files in `search`, with `builds` selected, give the plugins
     /// of `running`, as messages.
-    static func versionProblems(in search: SearchOptions, builds: BuildSelection, running: [String]) -> [String] {
+    static func versionProblems(in search: SearchOptions, builds: BuildSelection<String>, running: [String]) -> [String] {
         let running = Set(running)
         return PluginSurvey(search, builds: builds).resolution.problems.filter { problem in
             problem.code == .versionMismatch && problem.plugin.map(running.contains) == true

@@ -352,7 +352,7 @@ struct Supervisor {
             case .keepRecord(let record, let number):
                 events += recordWriter?.keep(record, number: number, held: builds) ?? []
             case .checkRestart(let client, let selection, let running):
-                let problems = RestartCheck.versionProblems(in: configuration.search, builds: selection, running: running)
+                let problems = RestartCheck.versionProblems(in: configuration.search, builds: selection.said, running: running)
                 events.append(.restartChecked(client: client, problems: problems))
             case .answer(let client, let answer):
                 var shown: StatusDocument?

@@ -133,7 +133,7 @@ struct WorkerMain {
         var chain = Bootstrapped()
         var settings: [String: Settings] = [:]
         /// What rescans start from.
-        var rescans = RescanMemory(builds: BuildSelection(), leftOut: [], notAdded: [])
+        var rescans = RescanMemory(builds: BuildSelection<String>(), leftOut: [], notAdded: [])
         /// An upgrade's new worker that does not replace the generation before: the supervisor
         /// said so, or the host stops first.
         var candidateFailed = false
@@ -166,7 +166,7 @@ struct WorkerMain {
         start.settings = configuration.settings
 
         link.enter(.survey)
-        let survey = PluginSurvey(options.search, builds: plan.builds)
+        let survey = PluginSurvey(options.search, builds: plan.builds.said)
         let found = Set(survey.scan.candidates.map(\.name) + survey.leftOut.map(\.name))
         start.report.settingsWarnings = configuration.unknownPluginWarnings(
             found: found, in: start.report.directory, file: options.configurationFile ?? "")
@@ -242,7 +242,7 @@ struct WorkerMain {
             configuration.settings, of: result.admitted.filter { $0.candidate.manifest.settings == nil }.map(\.name),
             file: options.configurationFile ?? "", while: "while it bootstrapped")
         start.rescans = RescanMemory(
-            builds: plan.builds, leftOut: survey.leftOut, notAdded: start.report.notAdded + (plan.cause == .start ? failed : []))
+            builds: plan.builds.said, leftOut: survey.leftOut, notAdded: start.report.notAdded + (plan.cause == .start ? failed : []))
         start.chain = result.outcome.bootstrapped
         start.admitted = result.admitted
         start.rescans.recordLoaded(result.loaded)

@@ -643,7 +643,7 @@ extension SimulatedWorld {
             restart(count)
         case .rollingBackAfterFailure(let trials, let failure, let dependents, let count):
             rollbacks(trials)
-            must += [failure, "on trial"] + dependents
+            must += [failure.text, "on trial"] + dependents
             restart(count)
         case .nothingLeftToServe(let culprits, _):
             files(culprits)
@@ -651,7 +651,7 @@ extension SimulatedWorld {
         case .restartLimitReached(let recent, let policy):
             must += ["not restarting", "\(recent) restart", "leaving out did not heal", "--restart-limit \(policy.limit)/\(TextFormat.seconds(policy.window))"]
         case .upgradeFailedBlamingNobody(let ended):
-            must += ["the upgrade failed", "no plugin is to blame", ended]
+            must += ["the upgrade failed", "no plugin is to blame", ended.text]
         case .upgradeFailed(let leftOut):
             must.append("the upgrade failed")
             must += leftOut.map { "\($0.nameAndVersion) (\($0.file))" }
@@ -691,9 +691,9 @@ extension SimulatedWorld {
                 }
                 return "\(change.build.nameAndVersion) (replacing \(before?.version ?? "nothing")" + (staysAway.map { ", which \($0) and cannot come back)" } ?? ")")
             } + [TextFormat.seconds(limit)]
-        case .rollingBack(let trials, let why):
+        case .rollingBack(let trials, let unhealthy):
             rollbacks(trials)
-            must.append(why)
+            must += unhealthy.flatMap { ["\($0.build.nameAndVersion) is unhealthy"] + ($0.said.map { [$0] } ?? []) }
         case .rollingBackAsAsked(let trials):
             rollbacks(trials)
             must += ["as an operator asked"] + trials.map(\.onTrial.nameAndVersion) + ["left out until"]
@@ -705,7 +705,7 @@ extension SimulatedWorld {
         case .cannotBringBack(let plugin, let why):
             must += [plugin, why.description]
         case .leftOutByRecord(let builds):
-            must += builds.flatMap { ["\($0.name) \($0.version)", $0.file, $0.reason] } + ["plugin-host restart"]
+            must += builds.flatMap { ["\($0.name) \($0.version)", $0.file, $0.reason.text] } + ["plugin-host restart"]
         case .awaitingTrialByRecord(let trials):
             must += trials.flatMap { ["\($0.build.name) \($0.build.version)", $0.build.file] + ($0.permanent.map { ["running \($0.version)"] } ?? []) }
                 + ["tried again as an upgrade"]
@@ -721,8 +721,8 @@ extension SimulatedWorld {
             must += items + ["generation \(to)", "generation \(from)"]
         case .stopping(.signal(let signal)), .stoppingAtOnce(let signal):
             must.append(signal.name)
-        case .stopping(.request(let request)):
-            must.append(request)
+        case .stopping(.operatorAsked):
+            must.append("plugin-host stop")
         case .workersDidNotEnd(let count, let grace):
             must += [count == 1 ? "a worker process" : "\(count) worker processes", TextFormat.seconds(grace)]
         case .record(.stalled(let limit), let kept):
@@ -833,7 +833,7 @@ extension SimulatedWorld {
         // The words name every plugin with why, and how many run.
         var must = ["\(summary.running) plugin"] + summary.notAdded
         for entry in summary.unwell + summary.runningTheBuildBefore + summary.leftOut {
-            must.append("\(entry.name)\(entry.version.map { " " + $0 } ?? "") (\(entry.why))")
+            must.append("\(entry.name)\(entry.version.map { " " + $0 } ?? "") (\(entry.why?.text ?? ""))")
         }
         for words in must where !text.has(words) { violate("STATUS= does not say \"\(words)\", which it holds: \(text)") }
     }
@@ -844,8 +844,8 @@ extension SimulatedWorld {
         var must: [String] = []
         switch activity {
         case .worker(let what): must.append(what)
-        case .restarting(let culprits, let failure, let leftOut): must += culprits.map(\.name) + [failure] + leftOut
-        case .rollingBack(let rollbacks, let failure): must += rollbacks.map { "\($0.onTrial.nameAndVersion) -> \($0.replaced.version)" } + [failure]
+        case .restarting(let culprits, let failure, let leftOut): must += culprits.map(\.name) + [failure.text] + leftOut
+        case .rollingBack(let rollbacks, let failure): must += rollbacks.map { "\($0.onTrial.nameAndVersion) -> \($0.replaced.version)" } + [failure.text]
         case .upgrading: must.append("Upgrading")
         case .upgradeFailed(let leftOut): must += ["Upgrade failed"] + leftOut.map(\.nameAndVersion)
         case .restoring: must.append("restoring")

@@ -896,13 +896,13 @@ struct SimulatedWorld {
 
     /// The driver's `HeldBuilds.wasRewritten`: the substitute's build is held, and its held
     /// file reads other bytes now.
-    func wasRewritten(_ substitute: BuildSelection.Substitute) -> Bool {
+    func wasRewritten(_ substitute: BuildSubstitute) -> Bool {
         heldCopy(of: substitute).map { !$0.intact } ?? false
     }
 
     /// The driver's `HeldBuilds.locate`: the substitute with the path of its held file,
     /// when that file still has its contents.
-    func locate(_ substitute: BuildSelection.Substitute) -> BuildSelection.Substitute? {
+    func locate(_ substitute: BuildSubstitute) -> BuildSubstitute? {
         guard let copy = heldCopy(of: substitute), copy.intact else { return nil }
         var located = substitute
         located.path = "held:\(copy.inode)"
@@ -911,7 +911,7 @@ struct SimulatedWorld {
     }
 
     /// The inode held for `substitute`'s build, and whether it still has that build's contents.
-    private func heldCopy(of substitute: BuildSelection.Substitute) -> (inode: UInt64, intact: Bool)? {
+    private func heldCopy(of substitute: BuildSubstitute) -> (inode: UInt64, intact: Bool)? {
         guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
             let now = inodes[entry.inode]?.identity
         else { return nil }
