@@ -1,5 +1,6 @@
 /// The supervisor's one record of what runs: per plugin, the build that serves, the build
-/// held open for a rollback, the builds left out and why, and the failures blamed on it.
+/// held open for a rollback, each of its builds the host knows with its one life (on trial,
+/// permanent, kept, left out and why), and the failures blamed on it.
 /// The status, `STATUS=`, the supervisor's lines and the metrics are all read from it, so
 /// that they cannot tell different stories; the machine alone writes it, from the facts its
 /// driver reports (what a generation runs and tells, which builds the driver could hold).
@@ -20,9 +21,10 @@ struct BuildLedger: Sendable {
         var held: PublishedPlugin?
         /// Why the build that ran last is not held, when the driver could not hold it.
         var notHeld: NotHeld?
-        /// The builds no generation may load, until their files change or an operator's restart
-        /// names their plugin.
-        var leftOut: [LeftOutBuild] = []
+        /// Its builds the host knows, each once with its one life (``BuildLife``): on trial,
+        /// permanent, kept, left out. Those whose copies the record keeps (they became
+        /// permanent) are in the order they did, the newest last.
+        fileprivate(set) var builds: [Known] = []
         /// The ends of a generation blamed on it: how many, and the last.
         var failures = 0
         var lastFailure: FailureRecord?
@@ -31,27 +33,108 @@ struct BuildLedger: Sendable {
         var ranLast = false
         /// The build that served last, in any generation that served.
         var lastServed: PublishedPlugin?
-        /// The build an upgrade brought in, while it is on trial.
-        var trial: Trial?
-        /// The builds that became permanent (served, and not on trial), the newest last.
-        var permanent: [PublishedPlugin] = []
         /// Where its build that serves came from, as the generation that serves loaded it.
         var origin: BuildOrigin?
+
+        /// The build an upgrade brought in, while it is on trial.
+        var trial: Trial? {
+            for known in builds { if case .onTrial(let trial?) = known.life { return trial } }
+            return nil
+        }
         /// A build that was on trial when the host last stopped, as its record says: no
         /// generation loads it until the host serves, and it is then tried again as an upgrade.
-        var awaitingTrial: LeftOutBuild?
+        var awaitingTrial: Known? { builds.first { $0.life == .onTrial(nil) } }
+        /// The builds no generation may load, until their files change or an operator's restart
+        /// names their plugin: the newest last.
+        var leftOut: [Known] { builds.filter(\.isLeftOut).sorted { $0.changedAt < $1.changedAt } }
+        /// The builds whose copies the record keeps (they became permanent), the newest last.
+        var permanent: [PublishedPlugin] { builds.filter(\.hasCopy).map(\.build) }
 
         /// Whether the status has something to say of it: it runs, was told of, has a build
         /// left out or on trial, or was blamed.
         var isShown: Bool {
             // Matched, not compared with `nil`: comparing copies each optional record first.
-            guard case .none = serving, case .none = condition, case .none = held, case .none = trial, case .none = awaitingTrial else { return true }
-            return !leftOut.isEmpty || failures != 0 || ranLast
+            guard case .none = serving, case .none = condition, case .none = held else { return true }
+            return failures != 0 || ranLast || builds.contains { known in
+                switch known.life {
+                case .onTrial, .leftOut: true
+                case .permanent, .kept: false
+                }
+            }
         }
 
         /// Whether nothing of it is to be kept: the status says nothing of it, and it has no
         /// permanent build (those outlive its file's removal, should the file come back).
-        var isForgettable: Bool { !isShown && permanent.isEmpty }
+        var isForgettable: Bool { !isShown && builds.isEmpty }
+
+        /// Where `build` is among its builds.
+        fileprivate func position(of build: PublishedPlugin) -> Int? {
+            builds.firstIndex { $0.build.isSameBuild(as: build) }
+        }
+
+        /// Of the builds that may come back, the newest to become permanent is permanent (the
+        /// one a start runs), the others kept.
+        fileprivate mutating func settle() {
+            let newest = builds.lastIndex { $0.life == .permanent || $0.life == .kept }
+            for index in builds.indices where builds[index].life == .permanent || builds[index].life == .kept {
+                builds[index].life = index == newest ? .permanent : .kept
+            }
+        }
+
+        /// The build at `index` has no life but its copy: kept, if the record keeps one, else
+        /// forgotten.
+        fileprivate mutating func release(at index: Int) {
+            if builds[index].hasCopy { builds[index].life = .kept } else { builds.remove(at: index) }
+            settle()
+        }
+
+        /// Its trial, changed: the build on trial is its trial's.
+        fileprivate mutating func changeTrial(_ change: (inout Trial) -> Void) {
+            guard let index = builds.firstIndex(where: { if case .onTrial(.some) = $0.life { true } else { false } }),
+                case .onTrial(var trial?) = builds[index].life
+            else { return }
+            change(&trial)
+            builds[index].life = .onTrial(trial)
+            builds[index].build = trial.build
+        }
+
+        /// `build` became permanent: the newest whose copy the record keeps, of which it keeps
+        /// the newest few (``BuildRecord/permanentPerPlugin``). A build left out or on trial
+        /// stays so, with its copy kept.
+        fileprivate mutating func keepCopy(of build: PublishedPlugin) {
+            var known = position(of: build).map { builds.remove(at: $0) } ?? Known(build: build, life: .kept, hasCopy: true, changedAt: 0)
+            known.hasCopy = true
+            switch known.life {
+            case .permanent, .kept:
+                known.life = .kept
+                known.build = build
+            case .onTrial, .leftOut:
+                break
+            }
+            builds.append(known)
+            while builds.count(where: \.hasCopy) > BuildRecord.permanentPerPlugin, let oldest = builds.firstIndex(where: \.hasCopy) {
+                switch builds[oldest].life {
+                case .permanent, .kept: builds.remove(at: oldest)
+                case .onTrial, .leftOut: builds[oldest].hasCopy = false
+                }
+            }
+            settle()
+        }
+    }
+
+    /// One build of a plugin, with its one life.
+    struct Known: Equatable, Sendable {
+        var build: PublishedPlugin
+        var life: BuildLife
+        /// Whether the record keeps a copy of its bytes: it became permanent, and is among the
+        /// newest few of its plugin that did.
+        var hasCopy: Bool
+        /// When it was left out, by the ledger's count: the builds left out are told newest first.
+        var changedAt: Int
+
+        var isLeftOut: Bool { life.reason != nil }
+        /// Why it is left out, when it is.
+        var reason: LeaveOutReason? { life.reason }
     }
 
     /// A build an upgrade brought in, on trial until an instant: a failure blamed on it
@@ -72,13 +155,6 @@ struct BuildLedger: Sendable {
         /// Its held file was written in place: the copy held reads other bytes now, and the
         /// file is loaded as it is.
         case writtenInPlace
-    }
-
-    /// A build no generation may load, and why: `crashed during the run phase: SIGSEGV`.
-    struct LeftOutBuild: Equatable, Sendable {
-        let build: PublishedPlugin
-        let identity: FileIdentity
-        let reason: LeaveOutReason
     }
 
     /// The plugins, in the order the host first heard of them.
@@ -111,6 +187,8 @@ struct BuildLedger: Sendable {
     }
     /// Whether the generation that speaks for the host serves, as ``follow(_:)`` took it last.
     private var speakingServes = false
+    /// Counts the builds left out, to order them.
+    private var leftOutCount = 0
     /// Counts the changes to what the record on disk keeps (what is left out, permanent, on
     /// trial): it is written again only when it moved.
     private(set) var recordChanges = 0
@@ -129,15 +207,20 @@ struct BuildLedger: Sendable {
     /// rollback is that build too).
     func isLeftOut(_ build: PublishedPlugin) -> Bool {
         guard let identity = build.identity else { return false }
-        return self[build.name]?.leftOut.contains { $0.identity.hasSameContents(as: identity) } == true
+        return self[build.name]?.builds.contains { $0.isLeftOut && $0.build.identity.map(identity.hasSameContents) == true } == true
     }
 
     /// The builds left out, and those awaiting their trial, as a generation's plan names them.
     var excluded: [BuildSelection<LeaveOutReason>.Excluded] {
         records.flatMap { record in
-            record.leftOut.map { BuildSelection<LeaveOutReason>.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason) }
-                + (record.awaitingTrial.map {
-                    [BuildSelection<LeaveOutReason>.Excluded(name: record.name, file: $0.build.file, identity: $0.identity, reason: $0.reason, awaitsTrial: true)]
+            record.leftOut.compactMap { known in
+                guard let identity = known.build.identity, let reason = known.reason else { return nil }
+                return BuildSelection<LeaveOutReason>.Excluded(name: record.name, file: known.build.file, identity: identity, reason: reason)
+            }
+                + (record.awaitingTrial.flatMap { known in
+                    known.build.identity.map {
+                        [BuildSelection<LeaveOutReason>.Excluded(name: record.name, file: known.build.file, identity: $0, reason: .onTrialWhenTheHostStopped, awaitsTrial: true)]
+                    }
                 } ?? [])
         }
     }
@@ -202,13 +285,25 @@ struct BuildLedger: Sendable {
     // MARK: Writing
 
     /// Leaves `build` out of every generation from now on, until its file changes or an
-    /// operator's restart names its plugin.
+    /// operator's restart names its plugin. A build on trial is so no more: its trial fails,
+    /// and the build it replaced, when the driver holds it, is held as the plugin's.
     mutating func leaveOut(_ build: PublishedPlugin, because reason: LeaveOutReason) {
         guard let identity = build.identity else { return }
         if !wasBlamed(build.name, identity) { blamedEver.append((build.name, identity)) }
         guard !isLeftOut(build) else { return }
+        leftOutCount += 1
+        let order = leftOutCount
         update(build.name) { record in
-            record.leftOut.append(LeftOutBuild(build: build, identity: identity, reason: reason))
+            if let index = record.position(of: build) {
+                // Left out on trial, its trial fails: the build it replaced, when held, comes back.
+                if case .onTrial(let trial?) = record.builds[index].life, trial.replacedHeld { record.held = trial.replaced }
+                record.builds[index].build = build
+                record.builds[index].life = .leftOut(reason)
+                record.builds[index].changedAt = order
+            } else {
+                record.builds.append(Known(build: build, life: .leftOut(reason), hasCopy: false, changedAt: order))
+            }
+            record.settle()
             record.file = record.file ?? build.file
         }
         recordChanges += 1
@@ -223,16 +318,16 @@ struct BuildLedger: Sendable {
             leaveOut(build, because: entry.reason)
         }
         for entry in record.permanent {
-            update(entry.name) { record in
-                record.permanent.append(entry.published)
-                if record.permanent.count > BuildRecord.permanentPerPlugin { record.permanent.removeFirst() }
-            }
+            update(entry.name) { $0.keepCopy(of: entry.published) }
         }
         for entry in record.onTrial where !isLeftOut(entry.published) {
             update(entry.name) { record in
-                record.awaitingTrial = LeftOutBuild(
-                    build: entry.published, identity: entry.identity,
-                    reason: .onTrialWhenTheHostStopped)
+                if let index = record.position(of: entry.published) {
+                    record.builds[index].life = .onTrial(nil)
+                } else {
+                    record.builds.append(Known(build: entry.published, life: .onTrial(nil), hasCopy: false, changedAt: 0))
+                }
+                record.settle()
             }
         }
         for index in records.indices {
@@ -245,10 +340,21 @@ struct BuildLedger: Sendable {
     /// The builds of `name` the host knows, each once with its life: the same rule the record
     /// on disk is read by (``BuildLife/lives(onTrial:permanent:leftOut:isSame:)``).
     func lives(of name: String) -> [(build: PublishedPlugin, life: BuildLife)] {
-        guard let record = self[name] else { return [] }
-        return BuildLife.lives(
-            onTrial: [record.trial?.build, record.awaitingTrial?.build].compactMap { $0 }, permanent: record.permanent,
-            leftOut: record.leftOut.map { ($0.build, $0.reason) }, isSame: { $0.isSameBuild(as: $1) })
+        guard let builds = self[name]?.builds else { return [] }
+        func rank(_ life: BuildLife) -> Int {
+            switch life {
+            case .onTrial: 0
+            case .permanent: 1
+            case .kept: 2
+            case .leftOut: 3
+            }
+        }
+        // Kept newest first (the newest to become permanent last among them), left out newest first.
+        return builds.indices.sorted { first, second in
+            let (a, b) = (builds[first], builds[second])
+            if rank(a.life) != rank(b.life) { return rank(a.life) < rank(b.life) }
+            return a.isLeftOut ? a.changedAt > b.changedAt : first > second
+        }.map { (builds[$0].build, builds[$0].life) }
     }
 
     /// The builds awaiting their trial since the start may be loaded now: the host serves.
@@ -256,9 +362,11 @@ struct BuildLedger: Sendable {
     /// - Returns: Whether there were any, so that an upgrade loads them.
     mutating func endAwaitingTrials() -> Bool {
         var any = false
-        for index in records.indices where records[index].awaitingTrial != nil {
-            records[index].awaitingTrial = nil
-            any = true
+        for index in records.indices {
+            while let awaiting = records[index].builds.firstIndex(where: { $0.life == .onTrial(nil) }) {
+                records[index].release(at: awaiting)
+                any = true
+            }
         }
         if any { recordChanges += 1 }
         return any
@@ -276,9 +384,7 @@ struct BuildLedger: Sendable {
     /// `build` is permanent: the newest of its plugin's permanent builds.
     private mutating func makePermanent(_ build: PublishedPlugin, at index: Int) {
         guard build.identity != nil, records[index].permanent.last?.isSameBuild(as: build) != true else { return }
-        records[index].permanent.removeAll { $0.isSameBuild(as: build) }
-        records[index].permanent.append(build)
-        if records[index].permanent.count > BuildRecord.permanentPerPlugin { records[index].permanent.removeFirst() }
+        records[index].keepCopy(of: build)
         recordChanges += 1
     }
 
@@ -287,24 +393,26 @@ struct BuildLedger: Sendable {
     var record: BuildRecord {
         BuildRecord(
             leftOut: records.flatMap { record in
-                record.leftOut.suffix(BuildRecord.leftOutPerPlugin).map { leftOut in
-                    BuildRecord.LeftOut(
-                        name: record.name, file: leftOut.build.file, version: leftOut.build.version, identity: leftOut.identity, reason: leftOut.reason)
+                record.leftOut.suffix(BuildRecord.leftOutPerPlugin).compactMap { known in
+                    guard let identity = known.build.identity, let reason = known.reason else { return nil }
+                    return BuildRecord.LeftOut(name: record.name, file: known.build.file, version: known.build.version, identity: identity, reason: reason)
                 }
             },
             permanent: records.flatMap { record in
                 record.permanent.compactMap { build in build.identity.map { BuildRecord.Build(build, identity: $0) } }
             },
             onTrial: records.compactMap { record in
-                if let trial = record.trial, let identity = trial.build.identity { return BuildRecord.Build(trial.build, identity: identity) }
-                return record.awaitingTrial.map { BuildRecord.Build($0.build, identity: $0.identity) }
+                guard let known = record.builds.first(where: { if case .onTrial = $0.life { true } else { false } }),
+                    let identity = known.build.identity
+                else { return nil }
+                return BuildRecord.Build(known.build, identity: identity)
             })
     }
 
     /// `plugin-host restart NAME...`: the builds of these plugins left out may come back.
     mutating func forgive(_ names: [String]) {
         for index in records.indices where names.contains(records[index].name) && !records[index].leftOut.isEmpty {
-            records[index].leftOut = []
+            while let leftOut = records[index].builds.firstIndex(where: \.isLeftOut) { records[index].release(at: leftOut) }
             recordChanges += 1
         }
         prune()
@@ -325,12 +433,12 @@ struct BuildLedger: Sendable {
         for index in records.indices {
             records[index].held = nil
             records[index].notHeld = nil
-            records[index].trial?.replacedHeld = false
+            records[index].changeTrial { $0.replacedHeld = false }
         }
         for build in asked {
             let kept = held.first { $0.isSameBuild(as: build) }
             if let trial = self[build.name]?.trial, trial.replaced.isSameBuild(as: build) {
-                update(build.name) { $0.trial?.replacedHeld = kept != nil }
+                update(build.name) { $0.changeTrial { $0.replacedHeld = kept != nil } }
                 continue
             }
             update(build.name) { record in
@@ -348,7 +456,22 @@ struct BuildLedger: Sendable {
         let heldBefore = record?.held.map { $0.isSameBuild(as: replaced) } == true
             || record?.trial.map { $0.replacedHeld && $0.replaced.isSameBuild(as: replaced) } == true
             || heldByDriver.contains { $0.isSameBuild(as: replaced) }
-        update(build.name) { $0.trial = Trial(build: build, replaced: replaced, until: until, replacedHeld: heldBefore) }
+        let trial = Trial(build: build, replaced: replaced, until: until, replacedHeld: heldBefore)
+        update(build.name) { record in
+            // The plugin's trial before, if it had one, ends: its build keeps only its copy.
+            while let before = record.builds.firstIndex(where: { known in
+                if case .onTrial = known.life { !known.build.isSameBuild(as: build) } else { false }
+            }) {
+                record.release(at: before)
+            }
+            if let index = record.position(of: build) {
+                record.builds[index].build = build
+                record.builds[index].life = .onTrial(trial)
+            } else {
+                record.builds.append(Known(build: build, life: .onTrial(trial), hasCopy: false, changedAt: 0))
+            }
+            record.settle()
+        }
         namesOnTrial.insert(build.name)
         recordChanges += 1
     }
@@ -372,7 +495,9 @@ struct BuildLedger: Sendable {
     @discardableResult
     mutating func endTrial(of name: String) -> Trial? {
         guard let trial = self[name]?.trial else { return nil }
-        update(name) { $0.trial = nil }
+        update(name) { record in
+            if let index = record.builds.firstIndex(where: { $0.life == .onTrial(trial) }) { record.release(at: index) }
+        }
         namesOnTrial.remove(name)
         recordChanges += 1
         return trial
@@ -393,8 +518,8 @@ struct BuildLedger: Sendable {
     /// next generation to load in its place.
     mutating func rollBack(_ rollback: Trial, because reason: LeaveOutReason) {
         let name = rollback.build.name
-        leaveOut(rollback.build, because: reason)
         endTrial(of: name)
+        leaveOut(rollback.build, because: reason)
         update(name) { $0.held = rollback.replaced }
     }
 
@@ -418,7 +543,7 @@ struct BuildLedger: Sendable {
         }
         for index in records.indices {
             guard let trial = records[index].trial, trial.replacedHeld, isRewritten(trial.replaced) else { continue }
-            records[index].trial?.replacedHeld = false
+            records[index].changeTrial { $0.replacedHeld = false }
             lost.append(trial.replaced)
         }
         return lost
@@ -465,7 +590,7 @@ struct BuildLedger: Sendable {
                 // Its trial's build was written in place, or replaced, and a restart loaded the
                 // file as it is now: the trial goes on with the build that serves.
                 if let trial = records[index].trial, !trial.build.isSameBuild(as: build), !trial.replaced.isSameBuild(as: build), !isLeftOut(build) {
-                    records[index].trial?.build = build
+                    records[index].changeTrial { $0.build = build }
                     recordChanges += 1
                 }
                 // A build that serves and is not on trial is permanent; one left out (its trial
@@ -499,6 +624,8 @@ struct BuildLedger: Sendable {
             change(&record)
             append(record)
         }
+        // A build left out while on trial is on trial no more.
+        if namesOnTrial.contains(name), self[name]?.trial == nil { namesOnTrial.remove(name) }
     }
 
     /// Where the record of `name` is, once made if the host did not know the plugin.
@@ -554,7 +681,7 @@ struct BuildLedger: Sendable {
                 status.file = condition.file ?? record.file
             } else if let leftOut = record.leftOut.last, !(speakingServes && record.condition == nil) {
                 status.state = .leftOut
-                status.reason = .leftOut(leftOut.reason)
+                status.reason = leftOut.reason.map(PluginStatus.Reason.leftOut)
                 status.version = leftOut.build.version
                 status.file = leftOut.build.file
             } else if let condition = record.condition, !condition.state.runs {

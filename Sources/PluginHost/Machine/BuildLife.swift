@@ -1,13 +1,15 @@
 /// What one build of a plugin is to the host: the one meaning of a build that every view
-/// reads. The record on disk keeps what the host proved (the builds on trial, the permanent
-/// builds, the builds left out), and ``lives(onTrial:permanent:leftOut:isSame:)`` gives each
-/// build of a plugin exactly one life from it: `history` shows those lives, a start runs the
-/// permanent build, and `rollback --to` brings back a kept one. docs/operations.md ("A build's
-/// life") has the table of the moves between them.
+/// reads. The ledger keeps each plugin's builds as one list, each build once with its life
+/// (``BuildLedger/Known``), and moves a build only as docs/operations.md ("A build's life")
+/// says: `status` shows the trial, a start runs the permanent build, and `rollback --to`
+/// brings back a kept one. The record on disk is written from those lives, and
+/// ``lives(onTrial:permanent:leftOut:isSame:)`` reads them back from it (`history`, a start).
 enum BuildLife: Equatable, Sendable {
-    /// Brought in by an upgrade (or was on trial when the host last stopped, and is tried
-    /// again once it serves): a failure blamed on it brings back the build it replaced.
-    case onTrial
+    /// Brought in by an upgrade: a failure blamed on it brings back the build it replaced
+    /// (its trial: until when, replacing which). `nil` when it was on trial as the host last
+    /// stopped, as the record says: no generation loads it until the host serves, and it is
+    /// then tried again as an upgrade.
+    case onTrial(BuildLedger.Trial?)
     /// The build a start runs: the newest that served and passed its trial, and is not left out.
     case permanent
     /// Permanent before the permanent one and not left out: `rollback --to` brings it back.
@@ -34,7 +36,7 @@ enum BuildLife: Equatable, Sendable {
         func add(_ build: Build, _ life: BuildLife) {
             if !lives.contains(where: { isSame($0.build, build) }) { lives.append((build, life)) }
         }
-        for build in onTrial where !isLeftOut(build) { add(build, .onTrial) }
+        for build in onTrial where !isLeftOut(build) { add(build, .onTrial(nil)) }
         for build in permanent.reversed() where !isLeftOut(build) {
             add(build, lives.contains { $0.life == .permanent } ? .kept : .permanent)
         }

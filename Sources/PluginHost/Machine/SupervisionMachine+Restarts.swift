@@ -43,8 +43,9 @@ extension SupervisionMachine {
             finish(ending.status, .restartLimit)
             return
         }
-        leaveOut(culpritBuilds, because: .failed(ending.summary))
+        // Their trials fail (the builds they replaced are held to come back), and they are left out.
         let trials = failTrials(of: culpritBuilds)
+        leaveOut(culpritBuilds, because: .failed(ending.summary))
         guard trials.isEmpty else {
             rollBack(trials, after: ending, dependents: dependents, at: start, healed: healed)
             return

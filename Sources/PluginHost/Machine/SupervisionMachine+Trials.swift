@@ -81,8 +81,8 @@ extension SupervisionMachine {
             return Announcement.Unhealthy(build: build, said: condition.reason)
         }
         guard !failing.isEmpty else { return }
-        for unhealthy in failing { ledger.leaveOut(unhealthy.build, because: .unhealthyOnTrial(unhealthy.said)) }
         let trials = failTrials(of: failing.map(\.build))
+        for unhealthy in failing { ledger.leaveOut(unhealthy.build, because: .unhealthyOnTrial(unhealthy.said)) }
         rollBack(trials, of: number, because: failing)
     }
 

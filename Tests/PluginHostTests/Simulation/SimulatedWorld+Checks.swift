@@ -101,12 +101,11 @@ extension SimulatedWorld {
         if case .intended = worker.death { return }
         let builds = WorldTruth.blamed(worker).compactMap { worker.builds.indices.contains($0) ? worker.builds[$0] : nil }
         if let readyAt = worker.readyAt, now - readyAt >= setup.machine.restart.maximumDelay { restarts.servedSteadily() }
+        // A build on trial blamed: the build it replaced comes back.
+        trialsFailed = builds.compactMap { truth.trial(of: $0, at: now) }
         let healed = truth.leaveOut(builds, because: "failed in generation \(number)", at: now)
         restarts.failed(at: now, heals: healed, policy: setup.machine.restart)
         lastJudged = (number, builds)
-        // A build on trial blamed: the build it replaced comes back.
-        trialsFailed = builds.compactMap { truth.trial(of: $0, at: now) }
-        truth.endTrials(of: trialsFailed.map(\.build))
     }
 
     private mutating func upgradeFailed(_ candidate: Worker, replacing replaced: Worker) {
@@ -330,7 +329,6 @@ extension SimulatedWorld {
 
     private mutating func rollingBack(_ trials: [WorldTruth.Trial], because reason: String, actions: [SupervisionAction]) {
         truth.leaveOut(trials.map(\.build), because: reason, at: now)
-        truth.endTrials(of: trials.map(\.build))
         truth.wentBack(to: trials.map(\.replaced))
         trialsFailed = trials
         for case .start(let plan) in actions { rollbackGenerations.insert(plan.number) }

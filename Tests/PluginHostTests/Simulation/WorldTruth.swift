@@ -133,7 +133,8 @@ struct WorldTruth {
 
     // MARK: What a correct host does
 
-    /// A failure judged as the rules say: `builds` are left out from now on.
+    /// A failure judged as the rules say: `builds` are left out from now on. A build on trial
+    /// left out is on trial no more (docs/operations.md, "A build's life": on trial -> left out).
     ///
     /// - Returns: Whether leaving them out heals it: one of them was never blamed before.
     @discardableResult
@@ -143,6 +144,9 @@ struct WorldTruth {
             everBlamed.insert(build)
             if evidence[build] == nil { evidence[build] = (reason, now) }
         }
+        // A trial that ran to its end by now passed first.
+        settleTrials(at: now)
+        endTrials(of: builds)
         return heals
     }
 
