@@ -88,14 +88,31 @@ struct BuildLedger: Sendable {
             settle()
         }
 
-        /// Its trial, changed: the build on trial is its trial's.
-        fileprivate mutating func changeTrial(_ change: (inout Trial) -> Void) {
-            guard let index = builds.firstIndex(where: { if case .onTrial(.some) = $0.life { true } else { false } }),
-                case .onTrial(var trial?) = builds[index].life
-            else { return }
-            change(&trial)
+        /// Where its build on trial is, while one is.
+        private var trialPosition: Int? {
+            builds.firstIndex { if case .onTrial(.some) = $0.life { true } else { false } }
+        }
+
+        /// Whether the driver holds the build its trial replaced.
+        fileprivate mutating func setReplacedHeld(_ held: Bool) {
+            guard let index = trialPosition, case .onTrial(var trial?) = builds[index].life else { return }
+            trial.replacedHeld = held
             builds[index].life = .onTrial(trial)
-            builds[index].build = trial.build
+        }
+
+        /// Its trial goes on with `build`, which serves in place of the build on trial (whose
+        /// file was written in place, or replaced): that one keeps only its copy.
+        fileprivate mutating func carryTrial(to build: PublishedPlugin) {
+            guard let index = trialPosition, case .onTrial(var trial?) = builds[index].life else { return }
+            trial.build = build
+            release(at: index)
+            if let target = position(of: build) {
+                builds[target].build = build
+                builds[target].life = .onTrial(trial)
+            } else {
+                builds.append(Known(build: build, life: .onTrial(trial), hasCopy: false, changedAt: 0))
+            }
+            settle()
         }
 
         /// `build` became permanent: the newest whose copy the record keeps, of which it keeps
@@ -433,12 +450,12 @@ struct BuildLedger: Sendable {
         for index in records.indices {
             records[index].held = nil
             records[index].notHeld = nil
-            records[index].changeTrial { $0.replacedHeld = false }
+            records[index].setReplacedHeld(false)
         }
         for build in asked {
             let kept = held.first { $0.isSameBuild(as: build) }
             if let trial = self[build.name]?.trial, trial.replaced.isSameBuild(as: build) {
-                update(build.name) { $0.changeTrial { $0.replacedHeld = kept != nil } }
+                update(build.name) { $0.setReplacedHeld(kept != nil) }
                 continue
             }
             update(build.name) { record in
@@ -543,7 +560,7 @@ struct BuildLedger: Sendable {
         }
         for index in records.indices {
             guard let trial = records[index].trial, trial.replacedHeld, isRewritten(trial.replaced) else { continue }
-            records[index].changeTrial { $0.replacedHeld = false }
+            records[index].setReplacedHeld(false)
             lost.append(trial.replaced)
         }
         return lost
@@ -590,7 +607,7 @@ struct BuildLedger: Sendable {
                 // Its trial's build was written in place, or replaced, and a restart loaded the
                 // file as it is now: the trial goes on with the build that serves.
                 if let trial = records[index].trial, !trial.build.isSameBuild(as: build), !trial.replaced.isSameBuild(as: build), !isLeftOut(build) {
-                    records[index].changeTrial { $0.build = build }
+                    records[index].carryTrial(to: build)
                     recordChanges += 1
                 }
                 // A build that serves and is not on trial is permanent; one left out (its trial

@@ -68,16 +68,19 @@ struct RestartHistory: Equatable, Sendable {
     /// one window than the limit. Only a restart whose failure was not `healed` by leaving a
     /// build out counts against the limit, and in a row: a healed one is always allowed.
     ///
+    /// - Parameter now: When it is decided. An operator's restart may start it sooner than
+    ///   `start` (``startLastSooner(at:)``), never before now: the restarts forgotten are those
+    ///   no window from now on can hold.
     /// - Returns: Whether it does: it was healed, or fewer than `limit` restarts leaving out
     ///   did not heal are in the window that ends at `start`.
-    mutating func recordRestart(startingAt start: MonotonicInstant, within policy: RestartPolicy, healed isHealed: Bool) -> Bool {
+    mutating func recordRestart(decidedAt now: MonotonicInstant, startingAt start: MonotonicInstant, within policy: RestartPolicy, healed isHealed: Bool) -> Bool {
         guard !isHealed else {
             healed += 1
             count += 1
             return true
         }
-        times.removeAll { start - $0 >= policy.window }
-        guard times.count < policy.limit else { return false }
+        times.removeAll { now - $0 >= policy.window }
+        guard recent(endingAt: start, within: policy) < policy.limit else { return false }
         times.append(start)
         inARow += 1
         count += 1

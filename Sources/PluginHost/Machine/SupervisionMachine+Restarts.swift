@@ -37,7 +37,7 @@ extension SupervisionMachine {
         if let readyAt = generation.readyAt, now - readyAt >= configuration.restart.maximumDelay { restarts.servedSteadily() }
         let healed = ledger.healsByLeavingOut(culpritBuilds)
         let start = restartStart(healed: healed)
-        guard restarts.recordRestart(startingAt: start, within: configuration.restart, healed: healed) else {
+        guard restarts.recordRestart(decidedAt: now, startingAt: start, within: configuration.restart, healed: healed) else {
             sayRestartLimit(at: start)
             leaveOut(culpritBuilds, because: .failed(ending.summary))
             finish(ending.status, .restartLimit)

@@ -110,7 +110,7 @@ extension SupervisionMachine {
         let healed = ledger.healsByLeavingOut(suspects)
         leaveOut(suspects, because: ending.isIntended ? .failedToStartBeside : .failed(ending.summary))
         let start = restartStart(healed: healed)
-        guard restarts.recordRestart(startingAt: start, within: configuration.restart, healed: healed) else {
+        guard restarts.recordRestart(decidedAt: now, startingAt: start, within: configuration.restart, healed: healed) else {
             say(.notRestoring(window: configuration.restart.window))
             finish(ending.isIntended ? .failure : ending.status, .restartLimit)
             return

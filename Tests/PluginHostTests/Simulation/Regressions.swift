@@ -107,5 +107,25 @@ enum Regressions {
                 .advance(milliseconds: 5000), .replace(plugin: echo, with: .good), .killSupervisor, .advanceToNextDeadline,
                 .advanceToNextDeadline, .advanceToNextDeadline, .refuseNextFork, .ask(.rollbackOne),
             ]),
+        Sequence(
+            promise: "a trial that goes on with the build a restart loaded in place of its own leaves that build's life as it was: a kept build stays kept",
+            seed: 18_490_717,
+            operations: [
+                .replace(plugin: domain, with: .good), .advance(milliseconds: 100), .hang(.newest), .advanceToNextDeadline,
+                .advance(milliseconds: 100), .rewriteInPlace(plugin: echo, with: .good), .advance(milliseconds: 5000), .ask(.rollbackTo),
+                .advance(milliseconds: 100), .ask(.restartLeftOut), .advance(milliseconds: 100), .kill(.oldest, .crashNamingPlugin),
+                .replace(plugin: echo, with: .good),
+            ]),
+        Sequence(
+            promise: "a restart an operator starts sooner than its backoff counts within the window that ends when it starts: the limit forgets no restart a later window holds",
+            seed: 17_495_763,
+            operations: [
+                .advance(milliseconds: 100), .rewriteInPlace(plugin: persistence, with: .good), .advance(milliseconds: 1000),
+                .advance(milliseconds: 2504), .crash(.oldest, inPlugin: echo), .rewriteInPlace(plugin: echo, with: .good),
+                .advance(milliseconds: 1), .kill(.oldest, .killedInShortCall), .ask(.follow), .advance(milliseconds: 16346),
+                .advance(milliseconds: 100), .advanceToNextDeadline, .replace(plugin: echo, with: .good), .signal(.hangUp, to: .hostThenService),
+                .advanceToNextDeadline, .advanceToNextDeadline, .advanceToNextDeadline, .kill(.newest, .crashNamingPlugin),
+                .ask(.rollback), .advance(milliseconds: 5), .ask(.restartBrokenOnDisk),
+            ]),
     ]
 }
