@@ -105,4 +105,42 @@ struct BuildLedgerLifeTests {
         ledger.passTrial(of: "Ticker")
         #expect(lives(ledger) == ["0.2.0 permanent", "0.1.0 kept"])
     }
+
+    @Test("a build on trial whose file was written in place stays on trial as the build a restart loaded, replacing the same build before, until the same time")
+    func trialGoesOnWithTheRewrittenBuild() {
+        var ledger = BuildLedger()
+        let before = build("0.1.0", inode: 1), onTrial = build("0.2.0", inode: 2), rewritten = build("0.2.1", inode: 3)
+        let until = MonotonicInstant(nanoseconds: 30_000_000_000)
+        ledger.beginTrial(of: onTrial, replacing: before, until: until)
+        ledger.follow(serving([rewritten]))
+        let trial = ledger.trial(of: rewritten)
+        #expect(trial?.replaced == before)
+        #expect(trial?.until == until)
+        #expect(ledger.trial(of: onTrial) == nil, "the bytes on trial are gone")
+        #expect(!ledger.record.permanent.map(\.version).contains("0.2.1"), "a build on trial is not permanent")
+        #expect(ledger.record.onTrial.map(\.version) == ["0.2.1"], "the record keeps the build on trial as it runs now")
+    }
+
+    @Test("a generation that serves the build a trial replaced does not carry the trial over to it")
+    func buildBeforeIsNotOnTrial() {
+        var ledger = BuildLedger()
+        let before = build("0.1.0", inode: 1), onTrial = build("0.2.0", inode: 2)
+        ledger.beginTrial(of: onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000))
+        ledger.follow(serving([before]))
+        #expect(ledger.trial(of: before) == nil)
+        #expect(ledger.trial(of: onTrial) != nil)
+    }
+
+    @Test("a trial carried to the build a restart loaded in its place leaves the build it was of as it was: kept, since a copy of it is kept")
+    func carriedTrialLeavesKeptBuild() {
+        var ledger = BuildLedger()
+        let first = build("0.1.0", inode: 1), second = build("0.2.0", inode: 2), third = build("0.3.0", inode: 3)
+        ledger.follow(serving([first], number: 1))
+        ledger.follow(serving([second], number: 2))
+        ledger.beginTrial(of: first, replacing: second, until: MonotonicInstant(nanoseconds: 30_000_000_000))
+        #expect(lives(ledger) == ["0.1.0 on trial", "0.2.0 permanent"])
+        ledger.follow(serving([third], number: 3))
+        #expect(lives(ledger) == ["0.3.0 on trial", "0.2.0 permanent", "0.1.0 kept"])
+        #expect(ledger.trial(of: third)?.replaced == second)
+    }
 }
