@@ -127,5 +127,14 @@ enum Regressions {
                 .advanceToNextDeadline, .advanceToNextDeadline, .advanceToNextDeadline, .kill(.newest, .crashNamingPlugin),
                 .ask(.rollback), .advance(milliseconds: 5), .ask(.restartBrokenOnDisk),
             ]),
+        Sequence(
+            promise: "a trial that passed while the build that served last was left out makes its own build permanent; forgiving the other later leaves it kept (the world judged the trial as things were when forgiven)",
+            seed: 22_645_103,
+            operations: [
+                .advance(milliseconds: 100), .replace(plugin: ticker, with: .good), .advanceToNextDeadline, .replace(plugin: persistence, with: .good),
+                .advance(milliseconds: 5000), .rewriteInPlace(plugin: persistence, with: .crashesInBootstrap), .advance(milliseconds: 100),
+                .replace(plugin: echo, with: .good), .kill(.newest, .crashNamingPlugin), .advanceToNextDeadline, .hang(.newest),
+                .advance(milliseconds: 38925), .ask(.restartLeftOut),
+            ]),
     ]
 }

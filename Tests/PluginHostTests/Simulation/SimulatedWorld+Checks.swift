@@ -41,7 +41,7 @@ extension SimulatedWorld {
     /// An operator's restart of `names` that the host acted on: their builds have no evidence
     /// of fault from now on, so one that serves and is not on trial is permanent at once.
     private mutating func forgive(_ names: [String]) {
-        truth.forgive(names)
+        truth.forgive(names, at: now)
         if let serving = servingWorker { servedBy(serving) }
     }
 

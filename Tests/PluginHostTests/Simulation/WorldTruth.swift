@@ -156,8 +156,11 @@ struct WorldTruth {
         abandoned.formUnion(builds)
     }
 
-    /// An operator's restart of `names` that the host acted on.
-    mutating func forgive(_ names: [String]) {
+    /// An operator's restart of `names` that the host acted on at `now`. A trial that ran to
+    /// its end before passed first, as things were then: a build left out when it passed does
+    /// not pass in front of it once forgiven.
+    mutating func forgive(_ names: [String], at now: MonotonicInstant) {
+        settleTrials(at: now)
         for build in evidence.keys where names.contains(build.name) { evidence[build] = nil }
     }
 
