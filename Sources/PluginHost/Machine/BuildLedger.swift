@@ -72,6 +72,19 @@ struct BuildLedger: Sendable {
             builds.firstIndex { $0.build.isSameBuild(as: build) }
         }
 
+        /// `build` has `life` from now on: its entry, if it has one, else a new one. `changedAt`
+        /// orders it among the builds left out.
+        fileprivate mutating func give(_ build: PublishedPlugin, _ life: BuildLife, changedAt: Int? = nil) {
+            if let index = position(of: build) {
+                builds[index].build = build
+                builds[index].life = life
+                if let changedAt { builds[index].changedAt = changedAt }
+            } else {
+                builds.append(Known(build: build, life: life, hasCopy: false, changedAt: changedAt ?? 0))
+            }
+            settle()
+        }
+
         /// Of the builds that may come back, the newest to become permanent is permanent (the
         /// one a start runs), the others kept.
         fileprivate mutating func settle() {
@@ -89,7 +102,7 @@ struct BuildLedger: Sendable {
         }
 
         /// Where its build on trial is, while one is.
-        private var trialPosition: Int? {
+        fileprivate var trialPosition: Int? {
             builds.firstIndex { if case .onTrial(.some) = $0.life { true } else { false } }
         }
 
@@ -106,13 +119,7 @@ struct BuildLedger: Sendable {
             guard let index = trialPosition, case .onTrial(var trial?) = builds[index].life else { return }
             trial.build = build
             release(at: index)
-            if let target = position(of: build) {
-                builds[target].build = build
-                builds[target].life = .onTrial(trial)
-            } else {
-                builds.append(Known(build: build, life: .onTrial(trial), hasCopy: false, changedAt: 0))
-            }
-            settle()
+            give(build, .onTrial(trial))
         }
 
         /// `build` became permanent: the newest whose copy the record keeps, of which it keeps
@@ -304,26 +311,26 @@ struct BuildLedger: Sendable {
     /// Leaves `build` out of every generation from now on, until its file changes or an
     /// operator's restart names its plugin. A build on trial is so no more: its trial fails,
     /// and the build it replaced, when the driver holds it, is held as the plugin's.
-    mutating func leaveOut(_ build: PublishedPlugin, because reason: LeaveOutReason) {
-        guard let identity = build.identity else { return }
+    ///
+    /// - Returns: The trial that failed, when the build was on trial.
+    @discardableResult
+    mutating func leaveOut(_ build: PublishedPlugin, because reason: LeaveOutReason) -> Trial? {
+        guard let identity = build.identity else { return nil }
         if !wasBlamed(build.name, identity) { blamedEver.append((build.name, identity)) }
-        guard !isLeftOut(build) else { return }
+        guard !isLeftOut(build) else { return nil }
         leftOutCount += 1
         let order = leftOutCount
+        var failed: Trial?
         update(build.name) { record in
-            if let index = record.position(of: build) {
-                // Left out on trial, its trial fails: the build it replaced, when held, comes back.
-                if case .onTrial(let trial?) = record.builds[index].life, trial.replacedHeld { record.held = trial.replaced }
-                record.builds[index].build = build
-                record.builds[index].life = .leftOut(reason)
-                record.builds[index].changedAt = order
-            } else {
-                record.builds.append(Known(build: build, life: .leftOut(reason), hasCopy: false, changedAt: order))
+            if let index = record.position(of: build), case .onTrial(let trial?) = record.builds[index].life {
+                failed = trial
+                if trial.replacedHeld { record.held = trial.replaced }
             }
-            record.settle()
+            record.give(build, .leftOut(reason), changedAt: order)
             record.file = record.file ?? build.file
         }
         recordChanges += 1
+        return failed
     }
 
     /// Leaves out the builds a record on disk kept, as proved by the process that wrote it.
@@ -338,14 +345,7 @@ struct BuildLedger: Sendable {
             update(entry.name) { $0.keepCopy(of: entry.published) }
         }
         for entry in record.onTrial where !isLeftOut(entry.published) {
-            update(entry.name) { record in
-                if let index = record.position(of: entry.published) {
-                    record.builds[index].life = .onTrial(nil)
-                } else {
-                    record.builds.append(Known(build: entry.published, life: .onTrial(nil), hasCopy: false, changedAt: 0))
-                }
-                record.settle()
-            }
+            update(entry.name) { $0.give(entry.published, .onTrial(nil)) }
         }
         for index in records.indices {
             if let permanent = lives(of: records[index].name).first(where: { $0.life == .permanent }) {
@@ -481,13 +481,7 @@ struct BuildLedger: Sendable {
             }) {
                 record.release(at: before)
             }
-            if let index = record.position(of: build) {
-                record.builds[index].build = build
-                record.builds[index].life = .onTrial(trial)
-            } else {
-                record.builds.append(Known(build: build, life: .onTrial(trial), hasCopy: false, changedAt: 0))
-            }
-            record.settle()
+            record.give(build, .onTrial(trial))
         }
         namesOnTrial.insert(build.name)
         recordChanges += 1
@@ -513,20 +507,10 @@ struct BuildLedger: Sendable {
     mutating func endTrial(of name: String) -> Trial? {
         guard let trial = self[name]?.trial else { return nil }
         update(name) { record in
-            if let index = record.builds.firstIndex(where: { $0.life == .onTrial(trial) }) { record.release(at: index) }
+            if let index = record.trialPosition { record.release(at: index) }
         }
         namesOnTrial.remove(name)
         recordChanges += 1
-        return trial
-    }
-
-    /// The build on trial of `name` failed: the build it replaced is held as the plugin's, for
-    /// the next generation to load in its place.
-    ///
-    /// - Returns: The trial that failed.
-    mutating func failTrial(of name: String) -> Trial? {
-        guard let trial = endTrial(of: name) else { return nil }
-        if trial.replacedHeld { update(name) { $0.held = trial.replaced } }
         return trial
     }
 

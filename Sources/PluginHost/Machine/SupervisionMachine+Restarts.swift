@@ -43,9 +43,8 @@ extension SupervisionMachine {
             finish(ending.status, .restartLimit)
             return
         }
-        // Their trials fail (the builds they replaced are held to come back), and they are left out.
-        let trials = failTrials(of: culpritBuilds)
-        leaveOut(culpritBuilds, because: .failed(ending.summary))
+        // Left out, those on trial fail their trials: the builds they replaced are held to come back.
+        let trials = leaveOut(culpritBuilds, because: .failed(ending.summary))
         guard trials.isEmpty else {
             rollBack(trials, after: ending, dependents: dependents, at: start, healed: healed)
             return
@@ -94,7 +93,10 @@ extension SupervisionMachine {
 
     /// Leaves `builds` out of every generation from now on, until their files change or
     /// an operator's restart: by their contents, so that a copy held open for a rollback is left out too.
-    mutating func leaveOut(_ builds: [PublishedPlugin], because reason: LeaveOutReason) {
-        for build in builds { ledger.leaveOut(build, because: reason) }
+    ///
+    /// - Returns: The trials that failed, of those on trial.
+    @discardableResult
+    mutating func leaveOut(_ builds: [PublishedPlugin], because reason: LeaveOutReason) -> [BuildLedger.Trial] {
+        builds.compactMap { ledger.leaveOut($0, because: reason) }
     }
 }

@@ -59,14 +59,6 @@ extension SupervisionMachine {
         act(.hold(builds + lost.filter { build in !builds.contains { $0.isSameBuild(as: build) } }))
     }
 
-    /// The builds on trial among `culprits`, a failure's: each fails its trial, its build
-    /// before is held as the plugin's.
-    ///
-    /// - Returns: The trials that failed.
-    mutating func failTrials(of culprits: [PublishedPlugin]) -> [BuildLedger.Trial] {
-        culprits.compactMap { culprit in ledger.trial(of: culprit) == nil ? nil : ledger.failTrial(of: culprit.name) }
-    }
-
     /// The serving generation `number` told its plugins' conditions: a build on trial its health
     /// check finds unhealthy is rolled back, by a generation that loads the build before beside
     /// it and takes over as an upgrade does.
@@ -81,8 +73,7 @@ extension SupervisionMachine {
             return Announcement.Unhealthy(build: build, said: condition.reason)
         }
         guard !failing.isEmpty else { return }
-        let trials = failTrials(of: failing.map(\.build))
-        for unhealthy in failing { ledger.leaveOut(unhealthy.build, because: .unhealthyOnTrial(unhealthy.said)) }
+        let trials = failing.compactMap { ledger.leaveOut($0.build, because: .unhealthyOnTrial($0.said)) }
         rollBack(trials, of: number, because: failing)
     }
 
