@@ -18,6 +18,13 @@ struct BuildLedgerLifeTests {
         return generation
     }
 
+    /// A ledger whose generations served `builds`, one after another.
+    private func ledger(served builds: PublishedPlugin...) -> BuildLedger {
+        var ledger = BuildLedger()
+        for (index, build) in builds.enumerated() { ledger.follow(serving([build], number: index + 1)) }
+        return ledger
+    }
+
     private func lives(_ ledger: BuildLedger) -> [String] {
         ledger.lives(of: "Ticker").map { "\($0.build.version) \($0.life.verdict)" }
     }
@@ -26,19 +33,15 @@ struct BuildLedgerLifeTests {
 
     @Test("a build that serves, not on trial, is permanent; the ones before it are kept, newest first")
     func permanentAndKept() {
-        var ledger = BuildLedger()
-        for (number, version) in ["0.1.0", "0.2.0", "0.3.0"].enumerated() {
-            ledger.follow(serving([build(version, inode: UInt64(number + 1))], number: number + 1))
-        }
+        let ledger = ledger(served: build("0.1.0", inode: 1), build("0.2.0", inode: 2), build("0.3.0", inode: 3))
         #expect(lives(ledger) == ["0.3.0 permanent", "0.2.0 kept", "0.1.0 kept"])
         #expect(ledger.record.permanent.map(\.version) == ["0.1.0", "0.2.0", "0.3.0"], "the record keeps a copy of each, the newest last")
     }
 
     @Test("a build on trial left out by a failure is left out, once; the build it replaced comes back as the plugin's")
     func trialLeftOut() {
-        var ledger = BuildLedger()
         let before = build("0.1.0", inode: 1), onTrial = build("0.2.0", inode: 2)
-        ledger.follow(serving([before], number: 1))
+        var ledger = ledger(served: before)
         ledger.holding([before], of: [before])
         ledger.beginTrial(of: onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000))
         #expect(lives(ledger) == ["0.2.0 on trial", "0.1.0 permanent"])
@@ -52,10 +55,8 @@ struct BuildLedgerLifeTests {
 
     @Test("a permanent build left out is left out only, and the newest kept one is permanent: the one a start runs")
     func permanentLeftOut() {
-        var ledger = BuildLedger()
         let first = build("1.0.1", inode: 1), second = build("1.0.3", inode: 2)
-        ledger.follow(serving([first], number: 1))
-        ledger.follow(serving([second], number: 2))
+        var ledger = ledger(served: first, second)
         ledger.leaveOut(second, because: crashed)
         #expect(lives(ledger) == ["1.0.1 permanent", "1.0.3 left out"])
         #expect(ledger.record.permanent.map(\.version) == ["1.0.1", "1.0.3"], "its copy is kept, should it be tried again")
@@ -66,10 +67,8 @@ struct BuildLedgerLifeTests {
 
     @Test("plugin-host restart PLUGIN: a build left out whose copy is kept is kept again, permanent when newest; one without a copy is forgotten")
     func forgiven() {
-        var ledger = BuildLedger()
         let first = build("0.1.0", inode: 1), second = build("0.2.0", inode: 2), stranger = build("0.3.0", inode: 3)
-        ledger.follow(serving([first], number: 1))
-        ledger.follow(serving([second], number: 2))
+        var ledger = ledger(served: first, second)
         ledger.leaveOut(second, because: crashed)
         ledger.leaveOut(stranger, because: crashed)
         #expect(lives(ledger) == ["0.1.0 permanent", "0.3.0 left out", "0.2.0 left out"], "left out newest first")
@@ -96,9 +95,8 @@ struct BuildLedgerLifeTests {
 
     @Test("a trial that passes makes its build permanent, and the build it replaced kept")
     func trialPasses() {
-        var ledger = BuildLedger()
         let before = build("0.1.0", inode: 1), onTrial = build("0.2.0", inode: 2)
-        ledger.follow(serving([before], number: 1))
+        var ledger = ledger(served: before)
         ledger.beginTrial(of: onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000))
         ledger.follow(serving([onTrial], number: 2))
         #expect(lives(ledger) == ["0.2.0 on trial", "0.1.0 permanent"], "served, but on trial: not permanent yet")
@@ -133,10 +131,8 @@ struct BuildLedgerLifeTests {
 
     @Test("a trial carried to the build a restart loaded in its place leaves the build it was of as it was: kept, since a copy of it is kept")
     func carriedTrialLeavesKeptBuild() {
-        var ledger = BuildLedger()
         let first = build("0.1.0", inode: 1), second = build("0.2.0", inode: 2), third = build("0.3.0", inode: 3)
-        ledger.follow(serving([first], number: 1))
-        ledger.follow(serving([second], number: 2))
+        var ledger = ledger(served: first, second)
         ledger.beginTrial(of: first, replacing: second, until: MonotonicInstant(nanoseconds: 30_000_000_000))
         #expect(lives(ledger) == ["0.1.0 on trial", "0.2.0 permanent"])
         ledger.follow(serving([third], number: 3))

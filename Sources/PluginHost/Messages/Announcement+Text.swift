@@ -141,7 +141,7 @@ extension Announcement {
     /// `Counter 0.3.1 is unhealthy (disk full)`: each build on trial its health check found
     /// unhealthy, and what the check said.
     static func unhealthy(_ builds: [Unhealthy]) -> String {
-        builds.map { "\($0.build.nameAndVersion) is unhealthy (\($0.said ?? "its health check failed"))" }.joined(separator: ", ")
+        builds.map { "\($0.build.nameAndVersion) is unhealthy (\(Unhealthy.check(said: $0.said)))" }.joined(separator: ", ")
     }
 
     /// `Domain 1.0.0, Persistence 2.1.0`.
@@ -201,4 +201,9 @@ extension Announcement.StaysAway: CustomStringConvertible {
         case .notHeld: "is not held"
         }
     }
+}
+
+extension Announcement.Unhealthy {
+    /// What a health check that found a build unhealthy said: its words, or that it failed.
+    static func check(said: String?) -> String { said ?? "its health check failed" }
 }

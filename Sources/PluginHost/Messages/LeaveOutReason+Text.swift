@@ -9,7 +9,7 @@ extension LeaveOutReason: CustomStringConvertible {
         case .failed(let summary): summary.text
         case .failedToLoadBeside: "failed to load in a new worker"
         case .failedToStartBeside: "failed to start in a new worker"
-        case .unhealthyOnTrial(let said): "unhealthy on trial: " + (said ?? "its health check failed")
+        case .unhealthyOnTrial(let said): "unhealthy on trial: " + Announcement.Unhealthy.check(said: said)
         case .rolledBackByOperator: "rolled back by an operator (plugin-host rollback)"
         case .onTrialWhenTheHostStopped: "was on trial when the host last stopped"
         case .recorded(let words): words
