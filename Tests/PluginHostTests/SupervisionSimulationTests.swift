@@ -29,6 +29,31 @@ struct SupervisionSimulationTests {
         #expect(text.contains(Simulation.stateDiagram(of: transitions)), "run make diagram: the drawing is not the machine's")
     }
 
+    @Test("the world checks a build's moves by docs/operations.md's table of a build's life, row for row")
+    func worldsTableOfABuildsLifeIsTheDocuments() throws {
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "docs/operations.md")
+        let text = try String(contentsOf: document, encoding: .utf8)
+        let header = "| from | to | what causes it |"
+        let table = try #require(text.range(of: header).map { text[$0.upperBound...] })
+        var documented: [WorldBuildLife: Set<WorldBuildLife>] = [:]
+        func lives(_ cell: Substring) throws -> [WorldBuildLife] {
+            try cell.split(separator: ",").map { word in
+                let word = word.trimmingCharacters(in: .whitespaces)
+                if word == "(a new file)" || word == "(forgotten)" { return .unnamed }
+                return try #require(WorldBuildLife(verdict: word), "docs/operations.md: \(word) is no life of a build")
+            }
+        }
+        for line in table.split(separator: "\n").dropFirst() {
+            guard line.hasPrefix("| ") else { break }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            for from in try lives(Substring(cells[1])) {
+                for to in try lives(Substring(cells[2])) where to != from { documented[from, default: []].insert(to) }
+            }
+        }
+        #expect(documented == WorldBuildLife.table)
+    }
+
     @Test("a crash during a rollback leaves the brought-back build out too; the host serves on without it")
     func crashDuringRollback() {
         var world = Self.watchingWorld()

@@ -402,36 +402,42 @@ extension SimulatedWorld {
         }
     }
 
-    /// `plugin-host history`'s reading of the record the host asks to keep tells each build's
-    /// life as docs/operations.md's table has it, by the truth: `permanent` is the build a start
-    /// would run (the newest permanent build with no evidence of fault, not on trial), `kept`
-    /// exactly the other permanent builds with no evidence of fault (what `rollback --to`
-    /// accepts), `left out` the builds with evidence, `on trial` those on trial or awaiting it.
+    /// `plugin-host history`'s reading of the record the host asks to keep moves each build only
+    /// as docs/operations.md's table ("A build's life") says, from the record it kept before,
+    /// and tells each build's life as the truth has it: `permanent` is the build a start would
+    /// run (the newest permanent build with no evidence of fault, not on trial), `kept` exactly
+    /// the other permanent builds with no evidence of fault (what `rollback --to` accepts),
+    /// `left out` the builds with evidence, `on trial` those on trial or awaiting it.
     private mutating func checkHistory(of record: BuildRecord) {
-        guard exit == nil, stopRequests.isEmpty else { return }
-        // History's lines, each with the build it names (its lines are the record's entries, in order).
-        let shown = zip(record.entries, HistoryCommand.entries(of: record)).map { (name: $1.plugin, identity: $0.identity, verdict: $1.verdict) }
-        for plugin in Self.plugins.indices {
-            let name = Self.plugins[plugin].name
-            let leftOut = truth.evidence.keys.filter { $0.plugin == plugin }
-            // The record keeps the newest few left out of a plugin: an older one may read otherwise.
-            guard leftOut.count <= BuildRecord.leftOutPerPlugin else { continue }
-            let onTrial = Set(truth.trials(at: now).map(\.build) + truth.awaitingTrial.keys).filter { $0.plugin == plugin }
-            let proved = truth.permanent(of: plugin, at: now).reversed().filter { !truth.isLeftOut($0) && !onTrial.contains($0) }
-            func said(_ verdict: String) -> [WorldTruth.Build] {
-                shown.filter { $0.name == name && $0.verdict == verdict }.map { WorldTruth.Build(plugin: plugin, identity: $0.identity) }
-            }
-            let permanent = said("permanent"), kept = said("kept")
-            if permanent != Array(proved.prefix(1)) {
-                violate("history names \(permanent) permanent of \(name), the build a start runs; the truth: \(proved.first.map { "\($0)" } ?? "none")")
-            }
-            if Set(kept) != Set(proved.dropFirst()) {
-                violate("history names \(kept) kept of \(name), the builds rollback --to brings back; the truth: \(Array(proved.dropFirst()))")
-            }
-            if let wrong = said("left out").first(where: { !truth.isLeftOut($0) }) {
-                violate("history names \(wrong) left out, a build with no evidence of fault")
+        let before = Self.lives(in: recordDecided), after = Self.lives(in: record)
+        for build in Set(before.keys).union(after.keys).sorted(by: { ($0.plugin, $0.stamp, $0.inode) < ($1.plugin, $1.stamp, $1.inode) }) {
+            let from = before[build] ?? .unnamed, to = after[build] ?? .unnamed
+            if !from.mayMove(to: to) {
+                violate("history moves \(build) from \(from) to \(to), a move docs/operations.md's table of a build's life does not have")
             }
         }
+        guard exit == nil, stopRequests.isEmpty else { return }
+        for plugin in Self.plugins.indices {
+            // The record keeps the newest few left out of a plugin: an older one may read otherwise.
+            let leftOut = truth.evidence.keys.filter { $0.plugin == plugin }
+            guard leftOut.count <= BuildRecord.leftOutPerPlugin else { continue }
+            let known = after.keys.filter { $0.plugin == plugin } + truth.permanent(of: plugin, at: now) + leftOut
+                + truth.trials(at: now).map(\.build).filter { $0.plugin == plugin } + truth.awaitingTrial.keys.filter { $0.plugin == plugin }
+            for build in Set(known).sorted(by: { ($0.stamp, $0.inode) < ($1.stamp, $1.inode) }) {
+                let shown = after[build] ?? .unnamed, truly = truth.life(of: build, at: now)
+                if shown != truly { violate("history names \(build) \(shown); by the truth it is \(truly)") }
+            }
+        }
+    }
+
+    /// Each build a record names, with its life as `history` names it.
+    private static func lives(in record: BuildRecord) -> [WorldTruth.Build: WorldBuildLife] {
+        var lives: [WorldTruth.Build: WorldBuildLife] = [:]
+        for (entry, shown) in zip(record.entries, HistoryCommand.entries(of: record)) {
+            guard let plugin = plugin(named: shown.plugin), let life = WorldBuildLife(verdict: shown.verdict) else { continue }
+            lives[WorldTruth.Build(plugin: plugin, identity: entry.identity)] = life
+        }
+        return lives
     }
 
     /// The record the machine last asked to keep holds exactly the builds the truth leaves out (at most

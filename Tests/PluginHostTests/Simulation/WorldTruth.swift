@@ -252,6 +252,22 @@ struct WorldTruth {
         }
     }
 
+    /// The life docs/operations.md's table gives `build` by the truth at `now`: left out with
+    /// evidence of fault; on trial, or awaiting its trial again; of the permanent builds kept
+    /// that are neither, the newest `permanent` and the rest `kept`; else not named.
+    func life(of build: Build, at now: MonotonicInstant) -> WorldBuildLife {
+        if isLeftOut(build) { return .leftOut }
+        if isOnTrial(build, at: now) { return .onTrial }
+        let proved = permanent(of: build.plugin, at: now).reversed().filter { !isLeftOut($0) && !isOnTrial($0, at: now) }
+        if proved.first == build { return .permanent }
+        return proved.contains(build) ? .kept : .unnamed
+    }
+
+    /// Whether `build` is on trial at `now`, or awaits its trial again.
+    private func isOnTrial(_ build: Build, at now: MonotonicInstant) -> Bool {
+        trial(of: build, at: now) != nil || awaitingTrial[build] != nil
+    }
+
     /// What an operator's rollback of `plugin`, whose build `running` serves, brings back, by
     /// docs/operations.md: the build its trial replaced, when that is what is asked for; else
     /// the newest permanent build kept before the one that runs, of `version` when given, that
