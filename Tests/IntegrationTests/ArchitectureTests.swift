@@ -171,7 +171,7 @@ struct ArchitectureTests {
         let parts = Set(stored.matches(in: top, range: NSRange(top.startIndex..., in: top)).compactMap { match in
             (1...2).lazy.compactMap { Range(match.range(at: $0), in: top).map { String(top[$0]) } }.first
         }).filter { part in texts.contains { $0.1.contains("struct \(part):") } }
-        #expect(parts.isSuperset(of: ["BuildLedger", "OperatorRequests", "HandOffs", "RestartHistory"]), "the machine's parts are found: \(parts.sorted())")
+        #expect(parts.isSuperset(of: ["BuildLedger", "OperatorRequests", "HandOffs", "Restarts"]), "the machine's parts are found: \(parts.sorted())")
         let settable = try NSRegularExpression(pattern: #"^    var (\w+)[^{]*$"#, options: .anchorsMatchLines)
         var violations: [String] = []
         for part in parts.sorted() {
@@ -216,7 +216,7 @@ struct ArchitectureTests {
         #expect(judgements.count >= 40, "the machine's functions are found: \(judgements.sorted())")
         // Its parts that decide, and the rules it shares with the rest of the host.
         let parts: Set<String> = [
-            "BuildLedger", "HostRecords", "OperatorRequests", "RestartHistory", "WorkerEnding", "Stopping", "Dependents", "isShortCall", "HandOffs",
+            "BuildLedger", "HostRecords", "OperatorRequests", "Restarts", "RestartHistory", "WorkerEnding", "Stopping", "Dependents", "isShortCall", "HandOffs",
             "UpgradesUnderWay",
             "beforeRestartInARow",
         ]

@@ -211,4 +211,149 @@ struct MachinePartsTests {
         let again = operators.takeAll()
         #expect(again.stops.isEmpty && again.others.isEmpty)
     }
+
+    // MARK: Restarts
+
+    /// When the restart after a failure at `instant` starts, or `nil` when the limit allows none.
+    private func restartAfterFailure(of restarts: inout Restarts, at instant: MonotonicInstant, healed: Bool = false, servedSteadily: Bool = false) -> Duration? {
+        guard case .restart(let start, _)? = restarts.handle(.failed(healed: healed, servedSteadily: servedSteadily), at: instant).first else { return nil }
+        return start - instant
+    }
+
+    private static func at(_ milliseconds: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: milliseconds * 1_000_000) }
+
+    @Test("a failure that leaving out heals restarts at once, every time: not in a row, not against the limit, counted as healed")
+    func healedRestartsAreAtOnce() {
+        var restarts = Restarts(RestartPolicy(limit: 1, window: .seconds(60), delay: .milliseconds(100)))
+        for second in 1...3 {
+            #expect(restartAfterFailure(of: &restarts, at: Self.at(Int64(second) * 1000), healed: true) == .zero)
+        }
+        let status = restarts.status(at: Self.at(3000))
+        #expect(status.total == 3 && status.healed == 3 && status.inARow == 0 && status.used == 0)
+    }
+
+    @Test("a loop that leaving out does not break waits twice as long at each restart in a row, up to --restart-max-delay")
+    func unhealedRestartsBackOff() {
+        var restarts = Restarts(RestartPolicy(limit: 100, window: .seconds(60), delay: .milliseconds(100), maximumDelay: .milliseconds(500)))
+        let waits = (0..<6).map { restartAfterFailure(of: &restarts, at: Self.at(Int64($0) * 1000)) }
+        #expect(waits == [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(500), .milliseconds(500)])
+        #expect(restarts.status(at: Self.at(6000)).inARow == 6)
+    }
+
+    @Test("a generation that served steadily makes the next restart the first in a row again: at once")
+    func steadyServiceEndsTheLoop() {
+        var restarts = Restarts(RestartPolicy(limit: 100, window: .seconds(60), delay: .milliseconds(100)))
+        _ = restartAfterFailure(of: &restarts, at: Self.at(0))
+        #expect(restartAfterFailure(of: &restarts, at: Self.at(1000)) == .milliseconds(100))
+        #expect(restartAfterFailure(of: &restarts, at: Self.at(20_000), servedSteadily: true) == .zero)
+        #expect(restarts.status(at: Self.at(20_000)).inARow == 1)
+    }
+
+    @Test("the limit counts the restarts leaving out did not heal within the window that ends when the next would start")
+    func theLimitCountsTheWindow() {
+        var restarts = Restarts(RestartPolicy(limit: 2, window: .seconds(10), delay: .milliseconds(100)))
+        _ = restartAfterFailure(of: &restarts, at: Self.at(0))
+        _ = restartAfterFailure(of: &restarts, at: Self.at(1000))
+        #expect(take({ restarts.handle(.failed(healed: false, servedSteadily: false), at: Self.at(2000)) }) == [.limitReached(recent: 2)])
+        // The first left the window that ends when the next one would start.
+        #expect(restartAfterFailure(of: &restarts, at: Self.at(9850)) == .milliseconds(200))
+    }
+
+    @Test("an operator's restart starts the waiting one at once: the window counts it from then, not from its backoff")
+    func anOperatorsRestartCountsFromWhenItStarts() {
+        let policy = RestartPolicy(limit: 1, window: .seconds(1), delay: .milliseconds(100))
+        func thirdFailure(startedByOperator: Bool) -> Duration? {
+            var restarts = Restarts(policy)
+            _ = restartAfterFailure(of: &restarts, at: Self.at(0))
+            _ = restartAfterFailure(of: &restarts, at: Self.at(1100))
+            // That restart waits 100 ms, until 1.2 s; an operator starts it at 1.1 s.
+            if startedByOperator { #expect(take({ restarts.handle(.startedByOperator, at: Self.at(1100)) }) == []) }
+            // The next waits 200 ms, until 2.15 s: 1.05 s after the operator's, 0.95 s after the backoff's.
+            return restartAfterFailure(of: &restarts, at: Self.at(1950))
+        }
+        #expect(thirdFailure(startedByOperator: true) == .milliseconds(200))
+        #expect(thirdFailure(startedByOperator: false) == nil, "within the window of the restart at 1.2 s, past the limit")
+    }
+
+    // MARK: The record's writes
+
+    @Test("a write of the record is asked for when what it keeps changed, not when its count of changes moved alone")
+    func aWriteIsAskedForOnlyWhenTheRecordChanged() {
+        var writes = RecordWrites(kept: BuildRecord(), changes: 0)
+        let changed = BuildRecord(leftOut: [], permanent: [], onTrial: [])
+        #expect(take({ writes.keep({ changed }, changes: 1, at: Self.at(0)) }) == nil, "the same record")
+        var record = BuildRecord()
+        record.leftOut = [BuildRecord.LeftOut(name: "Echo", file: "plugins/libEcho.so", version: "1.0.0",
+                                             identity: FileIdentity(device: 1, inode: 2, size: 3, modificationNanoseconds: 4, changeNanoseconds: 4), reason: .rolledBackByOperator)]
+        #expect(take({ writes.keep({ record }, changes: 2, at: Self.at(0)) }) == .keepRecord(record, number: 1))
+        #expect(take({ writes.keep({ record }, changes: 2, at: Self.at(0)) }) == nil, "no change since")
+    }
+
+    @Test("writes unfinished past the limit are said to stall once, and written again once every one finished")
+    func stalledWritesAreSaidOnce() {
+        var writes = RecordWrites(kept: BuildRecord(), changes: 0)
+        var record = BuildRecord()
+        for number in 1...2 {
+            record.leftOut = [BuildRecord.LeftOut(name: "Echo", file: "plugins/libEcho.so", version: "1.0.\(number)",
+                                                 identity: FileIdentity(device: 1, inode: UInt64(number), size: 3, modificationNanoseconds: 4, changeNanoseconds: 4), reason: .rolledBackByOperator)]
+            _ = writes.keep({ record }, changes: number, at: Self.at(Int64(number) * 1000))
+        }
+        #expect(writes.nextDeadline(limit: .seconds(5)) == Self.at(6000))
+        #expect(take({ writes.check(at: Self.at(5999), limit: .seconds(5)) }) == [])
+        #expect(take({ writes.check(at: Self.at(6000), limit: .seconds(5)) }) == [.stalled(longerThan: .seconds(5))])
+        #expect(take({ writes.check(at: Self.at(9000), limit: .seconds(5)) }) == [], "said once")
+        #expect(writes.nextDeadline(limit: .seconds(5)) == nil)
+        #expect(take({ writes.finished(1, failure: nil, at: Self.at(9000)) }) == [], "write 2 is unfinished")
+        #expect(take({ writes.finished(2, failure: nil, at: Self.at(10_000)) }) == [.writtenAgain(after: .seconds(9))])
+        #expect(writes.stalled == nil)
+    }
+
+    @Test("a write that failed is said once, and no write is asked for after it")
+    func aFailedWriteEndsTheRecord() {
+        var writes = RecordWrites(kept: BuildRecord(), changes: 0)
+        var record = BuildRecord()
+        record.onTrial = [BuildRecord.Build(name: "Echo", file: "plugins/libEcho.so", version: "1.0.1",
+                                            identity: FileIdentity(device: 1, inode: 2, size: 3, modificationNanoseconds: 4, changeNanoseconds: 4), copy: nil, since: nil)]
+        _ = writes.keep({ record }, changes: 1, at: Self.at(0))
+        #expect(take({ writes.finished(1, failure: "read-only file system", at: Self.at(1)) }) == [.unwritable("read-only file system")])
+        record.onTrial = []
+        #expect(take({ writes.keep({ record }, changes: 2, at: Self.at(2)) }) == nil)
+        #expect(writes.unwritable)
+    }
+
+    // MARK: What operators may ask about
+
+    @Test("a warning is said when it first applies, not again while it holds; a generation that serves in place of another brings its own")
+    func warningsAreSaidOnce() {
+        var records = HostRecords()
+        #expect(take({ records.warn(about: "Ticker", ["Ticker: interval changed; it applies at the next start"]) }) == ["Ticker: interval changed; it applies at the next start"])
+        #expect(take({ records.warn(about: "Ticker", ["Ticker: interval changed; it applies at the next start"]) }) == [])
+        #expect(take({ records.takeWarnings(of: ["Echo": ["Echo: port changed"]]) }) == ["Echo: port changed"])
+        #expect(records.warningsInForce == ["Echo: port changed"], "the warnings of the generation before ended with it")
+    }
+
+    @Test("reloads are counted applied or refused, the last one kept; a restore's builds are said of the upgrade that ended last")
+    func reloadsAndUpgradesAreRecorded() {
+        var records = HostRecords()
+        records.reloaded(at: Self.at(1), applied: true, reasons: [])
+        records.reloaded(at: Self.at(2), applied: false, reasons: ["Echo refused"])
+        #expect(records.reloadsApplied == 1 && records.reloadsRefused == 1)
+        #expect(records.lastReload == ReloadRecord(at: Self.at(2), applied: false, reasons: ["Echo refused"]))
+        records.upgradeEnded(at: Self.at(3), .failed(leftOut: []))
+        #expect(records.lastUpgrade?.at == Self.at(3))
+    }
+
+    // MARK: What systemd is told
+
+    @Test("the watchdog is pinged at once, then every half of its interval; the stop is told once")
+    func systemdIsToldOnTime() {
+        var notices = SystemdNotices(watchdog: .seconds(10), startingAt: Self.at(0))
+        #expect(take({ notices.pingIfDue(at: Self.at(0), interval: .seconds(10)) }))
+        #expect(!take({ notices.pingIfDue(at: Self.at(4999), interval: .seconds(10)) }))
+        #expect(take({ notices.pingIfDue(at: Self.at(5000), interval: .seconds(10)) }))
+        #expect(take({ notices.tellStopping() }))
+        #expect(!take({ notices.tellStopping() }))
+        var none = SystemdNotices(watchdog: nil, startingAt: Self.at(0))
+        #expect(!take({ none.pingIfDue(at: Self.at(0), interval: nil) }) && none.nextPing == nil)
+    }
 }

@@ -86,7 +86,7 @@ extension SupervisionMachine {
             act(.checkRestart(client: client, builds: builds, running: running))
         case .backingOff(_, let cause):
             ledger.forgive(names)
-            restarts.startLastSooner(at: now)
+            _ = restarts.handle(.startedByOperator, at: now)
             let started = startGeneration(cause)
             state = .recovering(started)
             operators.awaitRestart(of: started, for: client)

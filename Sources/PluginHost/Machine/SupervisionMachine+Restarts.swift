@@ -34,11 +34,11 @@ extension SupervisionMachine {
             finish(ending.status, .nothingLeftToServe)
             return
         }
-        if let readyAt = generation.readyAt, now - readyAt >= configuration.restart.maximumDelay { restarts.servedSteadily() }
         let healed = ledger.healsByLeavingOut(culpritBuilds)
-        let start = restartStart(healed: healed)
-        guard restarts.recordRestart(decidedAt: now, startingAt: start, within: configuration.restart, healed: healed) else {
-            sayRestartLimit(at: start)
+        let servedSteadily = generation.readyAt.map { now - $0 >= configuration.restart.maximumDelay } ?? false
+        let decision = restarts.handle(.failed(healed: healed, servedSteadily: servedSteadily), at: now)
+        guard case .restart(let start, let count)? = decision.first else {
+            if case .limitReached(let recent)? = decision.first { say(.restartLimitReached(recent: recent, policy: restarts.policy)) }
             leaveOut(culpritBuilds, because: .failed(ending.summary))
             finish(ending.status, .restartLimit)
             return
@@ -46,11 +46,11 @@ extension SupervisionMachine {
         // Left out, those on trial fail their trials: the builds they replaced are held to come back.
         let trials = leaveOut(culpritBuilds, because: .failed(ending.summary))
         guard trials.isEmpty else {
-            rollBack(trials, after: ending, dependents: dependents, at: start, healed: healed)
+            rollBack(trials, after: ending, dependents: dependents, at: start, count: count)
             return
         }
         let blame: Announcement.Blame = ending.exoneration.map { .nobody($0) } ?? (ending.culprits.isEmpty ? .unknown : .culprits(culpritBuilds))
-        say(.restarting(blame: blame, dependents: dependents, restart: restartCount(startingAt: start, healed: healed)))
+        say(.restarting(blame: blame, dependents: dependents, restart: count))
         notify(reloadingNow)
         notify(.status(.restarting(culprits: culpritBuilds, failure: ending.summary, leftOut: leaving.sorted()), nil))
         schedule(.restart, at: start)
@@ -58,37 +58,18 @@ extension SupervisionMachine {
 
     /// A failure blamed builds on trial: a generation with the builds they replaced takes over
     /// at `start` (a rollback, whose line `started(_:bringingBack:)` says once it starts).
-    private mutating func rollBack(_ trials: [BuildLedger.Trial], after ending: WorkerEnding, dependents: [String], at start: MonotonicInstant, healed: Bool) {
+    private mutating func rollBack(_ trials: [BuildLedger.Trial], after ending: WorkerEnding, dependents: [String], at start: MonotonicInstant, count: Announcement.RestartCount) {
         upgrades.restore(trials.map(\.build.name))
-        say(.rollingBackAfterFailure(trials: trials.map(Announcement.Rollback.init), failure: ending.summary, dependents: dependents, restart: restartCount(startingAt: start, healed: healed)))
+        say(.rollingBackAfterFailure(trials: trials.map(Announcement.Rollback.init), failure: ending.summary, dependents: dependents, restart: count))
         notify(reloadingNow)
         notify(.status(.rollingBack(trials.map(Announcement.Rollback.init), failure: ending.summary), nil))
         records.upgradeEnded(at: now, .rolledBack(trials: trials.map(Announcement.Rollback.init), because: .failedOnTrial(ending.summary), broughtBack: nil))
         schedule(.restore, at: start)
     }
 
-    /// When a restart after a failure now starts: at once when the failure is healed by
-    /// leaving out a build never left out before; otherwise after the backoff of one more
-    /// restart in a row, for a loop that leaving out does not break (a culprit unknown, nobody
-    /// blamed, or the same build failing again).
-    func restartStart(healed: Bool) -> MonotonicInstant {
-        healed ? now : restarts.nextStart(after: now, within: configuration.restart)
-    }
-
     /// Starts a generation for `cause` at `start`: now, or once the backoff has passed.
     mutating func schedule(_ cause: GenerationPlan.Cause, at start: MonotonicInstant) {
         state = start > now ? .backingOff(until: start, then: cause) : .recovering(startGeneration(cause))
-    }
-
-    /// The restart just recorded, starting at `start`, against its limit, and its wait.
-    func restartCount(startingAt start: MonotonicInstant, healed: Bool) -> Announcement.RestartCount {
-        Announcement.RestartCount(
-            number: restarts.count, policy: configuration.restart, healed: healed,
-            counted: restarts.recent(endingAt: start, within: configuration.restart), wait: start - now, inARow: restarts.inARow)
-    }
-
-    mutating func sayRestartLimit(at start: MonotonicInstant) {
-        say(.restartLimitReached(recent: restarts.recent(endingAt: start, within: configuration.restart), policy: configuration.restart))
     }
 
     /// Leaves `builds` out of every generation from now on, until their files change or

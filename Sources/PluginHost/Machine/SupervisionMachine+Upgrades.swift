@@ -109,14 +109,13 @@ extension SupervisionMachine {
         let suspects = failedBuilds(of: candidate, comparedTo: replaced)
         let healed = ledger.healsByLeavingOut(suspects)
         leaveOut(suspects, because: ending.isIntended ? .failedToStartBeside : .failed(ending.summary))
-        let start = restartStart(healed: healed)
-        guard restarts.recordRestart(decidedAt: now, startingAt: start, within: configuration.restart, healed: healed) else {
-            say(.notRestoring(window: configuration.restart.window))
+        guard case .restart(let start, let count)? = restarts.handle(.failed(healed: healed, servedSteadily: false), at: now).first else {
+            say(.notRestoring(window: restarts.policy.window))
             finish(ending.isIntended ? .failure : ending.status, .restartLimit)
             return
         }
         upgrades.restore(suspects.map(\.name))
-        say(.upgradeFailedAfterStop(leftOut: suspects, restart: restartCount(startingAt: start, healed: healed)))
+        say(.upgradeFailedAfterStop(leftOut: suspects, restart: count))
         notify(.status(.restoring, nil))
         records.upgradeEnded(at: now, .restored(leftOut: suspects, broughtBack: nil))
         schedule(.restore, at: start)

@@ -19,7 +19,7 @@
 /// what exists only in it: an upgrade's candidate, its phase and the trials a rollback ends;
 /// a stop's signal and the status it ends with. Each generation's own life is one
 /// ``Generation/Life`` value. The rest is owned by parts, each a concern of its own: the
-/// builds (``BuildLedger``), the restarts (``RestartHistory``), what operators wait for
+/// builds (``BuildLedger``), the restarts (``Restarts``), what operators wait for
 /// (``OperatorRequests``), what operators may ask about (``HostRecords``), what each
 /// generation handed over (``HandOffs``), the rescans, drains and restores that upgrades wait
 /// for (``UpgradesUnderWay``), the record's writes (``RecordWrites``), and what systemd is told
@@ -115,7 +115,8 @@ struct SupervisionMachine: Sendable {
     var ledger = BuildLedger()
     /// The record's writes: what was asked to be kept last, and the writes under way.
     var recordWrites = RecordWrites(kept: BuildRecord(), changes: 0)
-    var restarts = RestartHistory()
+    /// When the generation that replaces a failed one starts, and whether the limit allows it.
+    var restarts: Restarts
     /// What operators wait for, and who follows the host.
     var operators = OperatorRequests()
     var records = HostRecords()
@@ -160,6 +161,7 @@ struct SupervisionMachine: Sendable {
         // Until the first generation is numbered.
         state = .starting(0)
         notices = SystemdNotices(watchdog: configuration.watchdog, startingAt: now)
+        restarts = Restarts(configuration.restart)
     }
 
     /// Moves the machine on by `event`, which happened at `time`.
@@ -416,13 +418,9 @@ struct SupervisionMachine: Sendable {
         }
         generationsNow.sort { ($0.number == currentGeneration ? 0 : 1, $0.number) < ($1.number == currentGeneration ? 0 : 1, $1.number) }
         let backingOff: MonotonicInstant? = if case .backingOff(let until, _) = state { until } else { nil }
-        let restartsNow = RestartStatus(
-            used: restarts.recent(endingAt: now, within: configuration.restart), limit: configuration.restart.limit,
-            window: configuration.restart.window, total: restarts.count, inARow: restarts.inARow, healed: restarts.healed,
-            nextDelay: configuration.restart.wait(beforeRestartInARow: restarts.inARow + 1), enabled: configuration.restart.enabled)
         return HostStatus(
             state: state.hostState, startedAt: startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
-            plugins: ledger.statuses, restarts: restartsNow, lastReload: records.lastReload, lastUpgrade: records.lastUpgrade,
+            plugins: ledger.statuses, restarts: restarts.status(at: now), lastReload: records.lastReload, lastUpgrade: records.lastUpgrade,
             reloadsApplied: records.reloadsApplied, reloadsRefused: records.reloadsRefused, warnings: records.warningsInForce,
             healthDurations: records.healthDurations, recordStalledSince: recordWrites.stalled)
     }
