@@ -14,38 +14,38 @@ struct MachinePartsTests {
     @Test("a generation's hand-off goes once, to the next generation to bootstrap after it ended")
     func handOffGoesToTheNextToBootstrap() {
         var handOffs = HandOffs()
-        handOffs.received(["Echo/item-0"], from: 1)
-        #expect(take({ handOffs.ended(1, isReplaced: true) }) == [])
-        #expect(take({ handOffs.give(to: 2) }) == [.say(.handingOver(items: ["Echo/item-0"], from: 1, to: 2)), .handOver(from: 1, to: 2)])
+        #expect(take({ handOffs.handle(.handedOver(["Echo/item-0"], by: 1)) }) == [])
+        #expect(take({ handOffs.handle(.ended(1, replaced: true)) }) == [])
+        #expect(take({ handOffs.handle(.bootstraps(2)) }) == [.say(.handingOver(items: ["Echo/item-0"], from: 1, to: 2)), .handOver(from: 1, to: 2)])
         // Given once: the next to bootstrap receives nothing of generation 1.
-        #expect(take({ handOffs.give(to: 3) }) == [.handOver(from: nil, to: 3)])
+        #expect(take({ handOffs.handle(.bootstraps(3)) }) == [.handOver(from: nil, to: 3)])
     }
 
     @Test("a generation that ends with none to replace it leaves nothing to inherit: what it handed over is closed")
     func handOffOfAGenerationNotReplacedIsClosed() {
         var handOffs = HandOffs()
-        handOffs.received(["Echo/item-0"], from: 2)
-        #expect(take({ handOffs.ended(2, isReplaced: false) }) == [.discardHandOff(from: 2)])
-        #expect(take({ handOffs.give(to: 3) }) == [.handOver(from: nil, to: 3)])
+        #expect(take({ handOffs.handle(.handedOver(["Echo/item-0"], by: 2)) }) == [])
+        #expect(take({ handOffs.handle(.ended(2, replaced: false)) }) == [.discardHandOff(from: 2)])
+        #expect(take({ handOffs.handle(.bootstraps(3)) }) == [.handOver(from: nil, to: 3)])
     }
 
     @Test("a newer heir closes the hand-off of the one before, which nobody took")
     func aNewerHeirClosesTheOlder() {
         var handOffs = HandOffs()
-        handOffs.received(["a"], from: 1)
-        _ = handOffs.ended(1, isReplaced: true)
-        handOffs.received(["b"], from: 2)
-        #expect(take({ handOffs.ended(2, isReplaced: true) }) == [.discardHandOff(from: 1)])
-        #expect(take({ handOffs.give(to: 3) }) == [.say(.handingOver(items: ["b"], from: 2, to: 3)), .handOver(from: 2, to: 3)])
+        #expect(take({ handOffs.handle(.handedOver(["a"], by: 1)) }) == [])
+        _ = handOffs.handle(.ended(1, replaced: true))
+        #expect(take({ handOffs.handle(.handedOver(["b"], by: 2)) }) == [])
+        #expect(take({ handOffs.handle(.ended(2, replaced: true)) }) == [.discardHandOff(from: 1)])
+        #expect(take({ handOffs.handle(.bootstraps(3)) }) == [.say(.handingOver(items: ["b"], from: 2, to: 3)), .handOver(from: 2, to: 3)])
     }
 
     @Test("a generation that ends unreplaced while it is the heir keeps its hand-off for the next to bootstrap")
     func theHeirKeepsItsHandOff() {
         var handOffs = HandOffs()
-        handOffs.received(["a"], from: 1)
-        _ = handOffs.ended(1, isReplaced: true)
-        #expect(take({ handOffs.ended(1, isReplaced: false) }) == [])
-        #expect(take({ handOffs.give(to: 2) }).contains(.handOver(from: 1, to: 2)))
+        #expect(take({ handOffs.handle(.handedOver(["a"], by: 1)) }) == [])
+        _ = handOffs.handle(.ended(1, replaced: true))
+        #expect(take({ handOffs.handle(.ended(1, replaced: false)) }) == [])
+        #expect(take({ handOffs.handle(.bootstraps(2)) }).contains(.handOver(from: 1, to: 2)))
     }
 
     // MARK: Upgrades under way

@@ -10,37 +10,44 @@ struct HandOffs: Equatable, Sendable {
     /// The generation whose hand-off the next generation to bootstrap receives.
     private var heir: Int?
 
-    /// Generation `number` handed over `items`, which the driver now holds.
-    mutating func received(_ items: [String], from number: Int) {
-        if !items.isEmpty { held[number] = items }
+    /// What the machine tells the hand-offs.
+    enum Fact: Equatable, Sendable {
+        /// A generation that stopped handed over these items, which the driver now holds.
+        case handedOver([String], by: Int)
+        /// A generation ended; `replaced`: another is to replace it (it spoke for the host).
+        case ended(Int, replaced: Bool)
+        /// A generation is about to bootstrap.
+        case bootstraps(Int)
     }
 
-    /// Generation `number` ended. When a generation is to replace it (it spoke for the host),
-    /// its hand-off is the one the next to bootstrap receives, and an older one nobody took
-    /// is closed; otherwise what it handed over is closed, unless it is already the heir.
+    /// Moves the hand-offs on by `fact`.
     ///
-    /// - Returns: What the driver must close.
-    mutating func ended(_ number: Int, isReplaced: Bool) -> [SupervisionAction] {
-        if isReplaced {
-            let earlier = heir
-            heir = number
-            return earlier.map { $0 == number ? [] : discard($0) } ?? []
+    /// - Returns: What to tell the operator, and what the driver must hand over or close.
+    mutating func handle(_ fact: Fact) -> [SupervisionAction] {
+        switch fact {
+        case .handedOver(let items, let number):
+            if !items.isEmpty { held[number] = items }
+            return []
+        case .ended(let number, let replaced):
+            // Its hand-off is the one the next to bootstrap receives, and an older one nobody
+            // took is closed; a generation not replaced leaves nothing, unless it is the heir.
+            if replaced {
+                let earlier = heir
+                heir = number
+                return earlier.map { $0 == number ? [] : discard($0) } ?? []
+            }
+            return heir == number ? [] : discard(number)
+        case .bootstraps(let number):
+            // It receives the heir's hand-off, if any: once.
+            let from = heir
+            heir = nil
+            var actions: [SupervisionAction] = []
+            if let from, let items = held.removeValue(forKey: from), !items.isEmpty {
+                actions.append(.say(.handingOver(items: items, from: from, to: number)))
+            }
+            actions.append(.handOver(from: from, to: number))
+            return actions
         }
-        return heir == number ? [] : discard(number)
-    }
-
-    /// Generation `number` is about to bootstrap: it receives the heir's hand-off, if any.
-    ///
-    /// - Returns: What to tell the operator, and what the driver must do.
-    mutating func give(to number: Int) -> [SupervisionAction] {
-        let from = heir
-        heir = nil
-        var actions: [SupervisionAction] = []
-        if let from, let items = held.removeValue(forKey: from), !items.isEmpty {
-            actions.append(.say(.handingOver(items: items, from: from, to: number)))
-        }
-        actions.append(.handOver(from: from, to: number))
-        return actions
     }
 
     /// Closes what generation `number` handed over, if the driver holds any.

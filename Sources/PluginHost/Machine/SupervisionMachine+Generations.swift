@@ -203,7 +203,7 @@ extension SupervisionMachine {
         if !evidence.rewrittenInPlace.isEmpty { holdWhatRuns() }
 
         // What it handed over goes to the generation that replaces it: the next to bootstrap.
-        act(handOffs.ended(number, isReplaced: succeeds(number)))
+        act(handOffs.handle(.ended(number, replaced: succeeds(number))))
         switch state {
         case .starting(let current):
             guard current == number else { break }

@@ -211,7 +211,7 @@ struct SupervisionMachine: Sendable {
         case .resumed(let number, let process):
             resumed(number, process: process)
         case .handedOver(let number, let items):
-            if generations[number] != nil { handOffs.received(items, from: number) }
+            if generations[number] != nil { act(handOffs.handle(.handedOver(items, by: number))) }
         case .ended(let number, let evidence):
             ended(number, evidence)
         case .news(let number, let news):
@@ -321,7 +321,7 @@ struct SupervisionMachine: Sendable {
 
     /// Sends generation `number` what the generation it replaces handed over, if anything.
     mutating func handOver(to number: Int) {
-        act(handOffs.give(to: number))
+        act(handOffs.handle(.bootstraps(number)))
     }
 
     /// Asks a generation to stop, by the deadline `--shutdown-timeout` and the grace allow.

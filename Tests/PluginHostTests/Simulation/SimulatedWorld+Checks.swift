@@ -928,11 +928,49 @@ extension SimulatedWorld {
         let live = liveAsHeard.sorted()
         let listed = status.generations.map(\.number).sorted()
         if listed != live { violate("the status lists generations \(listed), the workers not ended are \(live)") }
+        // A stop the host is yet to hear of (its signal waits behind the event it handles) does
+        // not stop it yet.
+        let stopUnheard = queue.contains { event in
+            switch event {
+            case .signal(let signal, _): signal.asksToStop
+            case .control(_, let request): request == .stop
+            default: false
+            }
+        }
+        for generation in status.generations where !stopUnheard {
+            guard let worker = workers[generation.number] else { continue }
+            let replaced = workers.values.contains { $0.number > worker.number && $0.readySeen }
+            let truly = Self.role(of: worker, hostStops: !stopRequests.isEmpty, replaced: replaced)
+            if generation.role != truly {
+                violate("the status says generation \(generation.number) (\(generation.cause)) is \(generation.role); by what it did and was told, it is \(truly)")
+            }
+        }
         for plugin in status.plugins {
             guard let version = plugin.held else { continue }
             if !heldAsHeard.contains(where: { $0.name == plugin.name && $0.version == version }) {
                 violate("the status says \(plugin.name) \(version) is held, the driver holds \(heldAsHeard.filter { $0.name == plugin.name }.map(\.version))")
             }
+        }
+    }
+
+    /// What a generation does for the host, as operations.md names it (`role`), by what the
+    /// world's worker did and was told, as the host heard it: being ended once sent SIGKILL;
+    /// asked to stop, `stopping` as the host stops with none to take its place (`replaced`:
+    /// a generation started after it was ready), else `draining`; `serving` once its word that it is ready came; an upgrade's or a restart's
+    /// generation `loading beside` the serving one, `waiting to take over` once it loaded and
+    /// was told to bootstrap only after the generation before stopped, `taking over` once told
+    /// to bootstrap; the first generation `starting`, one after a failure `recovering`.
+    static func role(of worker: Worker, hostStops: Bool, replaced: Bool) -> GenerationRole {
+        if worker.killed { return .beingEnded }
+        if worker.askedToStop { return hostStops && !replaced ? .stopping : .draining }
+        if worker.readySeen { return .serving }
+        switch worker.cause {
+        case .start: return .starting
+        case .restart, .restore: return .recovering
+        case .upgrade, .operatorRestart:
+            if worker.proceeded { return .takingOver }
+            if worker.phase == .prepared, worker.bootstrapsBeside == false { return .waitingToTakeOver }
+            return .loadingBeside
         }
     }
 
