@@ -356,4 +356,19 @@ struct MachinePartsTests {
         var none = SystemdNotices(watchdog: nil, startingAt: Self.at(0))
         #expect(!take({ none.pingIfDue(at: Self.at(0), interval: nil) }) && none.nextPing == nil)
     }
+
+    // MARK: A worker's end, judged
+
+    @Test("a worker that did not stop by its stop's deadline blames the plugins still running; while a signal kept it stopped, only one in a short call")
+    func aStopsDeadlineBlamesWhatRan() {
+        let evidence = EndingEvidence(
+            termination: .signalled(.kill), running: [RunningCode(plugin: PluginNumber(0), phase: .run), RunningCode(plugin: PluginNumber(1), phase: .shutdown)])
+        let running = WorkerEnding(judging: evidence, killedBecause: .stopDeadline(allowed: .seconds(11), suspendedBy: nil))
+        #expect(running.culprits == [PluginNumber(0), PluginNumber(1)])
+        let stopped = WorkerEnding(judging: evidence, killedBecause: .stopDeadline(allowed: .seconds(11), suspendedBy: .stop))
+        #expect(stopped.culprits == [PluginNumber(1)], "the service waiting for work could not stop; the hook in a short call is suspected")
+        let idle = EndingEvidence(termination: .signalled(.kill), running: [RunningCode(plugin: PluginNumber(0), phase: .run)])
+        let cleared = WorkerEnding(judging: idle, killedBecause: .stopDeadline(allowed: .seconds(11), suspendedBy: .stop))
+        #expect(cleared.culprits.isEmpty && cleared.exoneration == .stoppedFromOutside)
+    }
 }

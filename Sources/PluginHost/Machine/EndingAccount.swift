@@ -14,8 +14,10 @@ enum EndingCause: Equatable, Sendable {
     /// The supervisor ended it: a signal kept it stopped past `limit`; `suspects`, the
     /// plugins that were in a short call.
     case stayedSuspended(Signal, limit: Duration, suspects: [RunningCode], spokeForHost: Bool)
-    /// The supervisor ended it: asked to stop, it had not within `allowed`.
-    case stopDeadline(allowed: Duration, spokeForHost: Bool)
+    /// The supervisor ended it: asked to stop, it had not within `allowed`; `suspendedBy`: the
+    /// signal that kept it stopped then, if one did, and `suspects`, the plugins that were in
+    /// a short call.
+    case stopDeadline(allowed: Duration, suspendedBy: Signal?, suspects: [RunningCode], spokeForHost: Bool)
     /// Its crash handler recorded this crash.
     case crashed(WorkerRecord)
     /// Its exit handler recorded this `exit()` call of code other than the host's.

@@ -63,8 +63,8 @@ enum KillReason: Equatable, Sendable {
     /// A signal kept the worker stopped past `--timeout`.
     case stayedSuspended(Signal, limit: Duration)
     /// Asked to stop, it had not ended within the time allowed (`--shutdown-timeout` and the
-    /// grace).
-    case stopDeadline(allowed: Duration)
+    /// grace); `suspendedBy`: the signal that kept it stopped then, if one did.
+    case stopDeadline(allowed: Duration, suspendedBy: Signal?)
     /// An upgrade's new worker that had not begun to serve, when the host stops or the
     /// generation it was to replace ended: nothing is lost by ending it.
     case notNeeded

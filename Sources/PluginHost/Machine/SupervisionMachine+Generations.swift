@@ -183,7 +183,11 @@ extension SupervisionMachine {
             number, ending, plugins: evidence.plugins, in: evidence.workerPhase, failedPlugin: evidence.failedPlugin)
         else { return }
         if let account = ending.account { say(.workerFailed(account)) }
-        for culprit in ending.culprits {
+        // The end is blamed on its culprits; a worker that ended by itself as meant, on the
+        // plugin it gave up on, if any (one that failed to bootstrap, or that the machine blamed).
+        let endedByItself = if case .killed = before.life { false } else { true }
+        let blamed = ending.isIntended && endedByItself ? generation.failedPlugin.map { [$0] } ?? [] : ending.culprits
+        for culprit in blamed {
             guard let culprit = evidence.plugins[number: culprit] else { continue }
             ledger.recordFailure(of: culprit.name, FailureRecord(at: now, version: culprit.version, summary: ending.summary))
         }

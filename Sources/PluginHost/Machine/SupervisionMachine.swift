@@ -382,7 +382,8 @@ struct SupervisionMachine: Sendable {
         for generation in liveGenerations {
             switch generation.life {
             case .stopping(let deadline?) where now >= deadline:
-                kill(generation.number, because: .stopDeadline(allowed: (configuration.stopLimit ?? .zero) + OverrunPolicy.grace), probing: true)
+                let allowed = (configuration.stopLimit ?? .zero) + OverrunPolicy.grace
+                kill(generation.number, because: .stopDeadline(allowed: allowed, suspendedBy: generation.suspension?.signal), probing: true)
                 continue
             case .starting, .prepared, .proceeding, .serving, .stopping, .killed, .ended:
                 break

@@ -130,10 +130,16 @@ struct WorkerEnding: Equatable, Sendable {
                     return ended(cause, culprits: suspects.map(\.plugin), summary: .stoppedItsProcess, status: .timedOut)
                 }
                 return ended(cause, culprits: [], summary: .stoppedFromOutside(by: signal), exoneration: .stoppedFromOutside, status: .timedOut)
-            case .stopDeadline(let allowed):
-                return ended(.stopDeadline(allowed: allowed, spokeForHost: spokeForHost),
-                             culprits: evidence.stall?.culprit.map { [$0] } ?? runningPlugins,
-                             summary: .keptTheHostFromStopping, status: .timedOut)
+            case .stopDeadline(let allowed, let suspendedBy):
+                // A signal that kept it stopped kept its plugins from stopping: as for SIGSTOP
+                // past --timeout, only a plugin in a short call can be suspected of sending it.
+                let suspects = evidence.running.filter { $0.phase.isShortCall }
+                let cause = EndingCause.stopDeadline(allowed: allowed, suspendedBy: suspendedBy, suspects: suspects, spokeForHost: spokeForHost)
+                guard suspendedBy == nil else {
+                    return ended(cause, culprits: suspects.map(\.plugin), summary: .keptTheHostFromStopping,
+                                 exoneration: suspects.isEmpty ? .stoppedFromOutside : nil, status: .timedOut)
+                }
+                return ended(cause, culprits: evidence.stall?.culprit.map { [$0] } ?? runningPlugins, summary: .keptTheHostFromStopping, status: .timedOut)
             }
         }
         if let crash = evidence.crash {

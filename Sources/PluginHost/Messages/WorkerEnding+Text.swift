@@ -31,11 +31,14 @@ extension EndingAccount {
                 guard suspects.isEmpty else { return stayed }
                 return stayed + "; no plugin was in a short call, so the signal came from outside plugin-host (another "
                     + "process, or a service no different from one waiting for work): no plugin is blamed"
-            case .stopDeadline(let allowed, let spokeForHost):
+            case .stopDeadline(let allowed, let suspendedBy, let suspects, let spokeForHost):
                 let running = evidence.running.isEmpty ? "" : "; " + activities(of: evidence.running)
-                return "plugin-host did not finish stopping within \(TextFormat.seconds(allowed)) (--shutdown-timeout and "
-                    + "\(TextFormat.seconds(OverrunPolicy.grace)) of grace)\(running); \(explanation(of: evidence.stall)); "
-                    + "\(endedClause(spokeForHost)) without waiting for it"
+                let stopped = "plugin-host did not finish stopping within \(TextFormat.seconds(allowed)) (--shutdown-timeout and "
+                    + "\(TextFormat.seconds(OverrunPolicy.grace)) of grace)\(running); "
+                let ended = "\(endedClause(spokeForHost)) without waiting for it"
+                guard let signal = suspendedBy else { return stopped + "\(explanation(of: evidence.stall)); " + ended }
+                return stopped + "the worker process was stopped by \(signal.name) meanwhile; " + ended
+                    + (suspects.isEmpty ? "; no plugin was in a short call, so the signal came from outside plugin-host: no plugin is blamed" : "")
             case .crashed(let crash):
                 return crashed(crash)
             case .calledExit(let call):

@@ -26,6 +26,7 @@ extension SimulatedWorld {
             truth.abandon(Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !running.contains($0) })
         case .ended(let number, _):
             if reloads.underWay == number { reloads.underWay = nil }
+            if let worker = workers[number] { truth.ended(worker, at: now) }
             judgeEnd(of: number)
         case .ready(let number, _):
             beginTrials(of: number)
@@ -243,7 +244,7 @@ extension SimulatedWorld {
             // The judgement's words: a plugin named as having failed is one the rules blame;
             // "no plugin is blamed" only when they blame none.
             guard let worker = workers[number] else { break }
-            let blamed = Set(WorldTruth.blamed(worker).compactMap { worker.published.indices.contains($0) ? Self.plugins[worker.published[$0].plugin].name : nil })
+            let blamed = Set(WorldTruth.blamedForItsEnd(worker).compactMap { worker.published.indices.contains($0) ? Self.plugins[worker.published[$0].plugin].name : nil })
             for case .say(.workerFailed(let account)) in actions {
                 let line = Announcement.workerFailed(account).line
                 let (clears, named) = Self.judgement(in: account.cause)
@@ -751,6 +752,7 @@ extension SimulatedWorld {
         case .stayedSuspended(_, _, let suspects, _): (suspects.isEmpty, suspects.first?.plugin)
         case .crashed(let record), .calledExit(let record): (false, record.culprit)
         case .overran(let overrun, _): (false, overrun.owner)
+        case .stopDeadline(_, .some, let suspects, _): (suspects.isEmpty, suspects.first?.plugin)
         case .stopDeadline, .exitedDuringExit, .exited, .signalled, .couldNotStart: (false, nil)
         }
     }
@@ -772,8 +774,9 @@ extension SimulatedWorld {
             case .stayedSuspended(let signal, let limit, let suspects, let spokeForHost):
                 return [signal.name, TextFormat.seconds(limit), "--timeout", ended(spokeForHost)]
                     + evidence.running.flatMap { label($0.plugin) } + (suspects.isEmpty ? ["no plugin is blamed"] : [])
-            case .stopDeadline(let allowed, let spokeForHost):
+            case .stopDeadline(let allowed, let suspendedBy, let suspects, let spokeForHost):
                 return ["did not finish stopping", TextFormat.seconds(allowed), ended(spokeForHost)]
+                    + (suspendedBy.map { [$0.name] + (suspects.isEmpty ? ["no plugin is blamed"] : []) } ?? [])
             case .crashed(let crash):
                 return label(crash.culprit) + ["crashed", Signal(rawValue: crash.signal).name]
             case .calledExit(let call):
@@ -916,6 +919,16 @@ extension SimulatedWorld {
                 violate("the status says \(plugin.name) is left out, but generation \(serving.number) runs it")
             }
         }
+        // Each plugin's failures are the ends blamed on it, the last one its latest.
+        for plugin in status.plugins {
+            let truly = truth.failures[plugin.name]
+            if plugin.failures != truly?.count ?? 0 || plugin.lastFailure?.at != truly?.at || plugin.lastFailure.map({ $0.version != truly?.version }) == true {
+                violate("the status says \(plugin.name) failed \(plugin.failures) times, the last \(plugin.lastFailure.map { "\($0.version ?? "?") at \($0.at)" } ?? "never"); the ends blamed on it: \(truly.map { "\($0.count), the last \($0.version) at \($0.at)" } ?? "none")")
+            }
+        }
+        for (name, failures) in truth.failures where !status.plugins.contains(where: { $0.name == name }) {
+            violate("the status does not list \(name), which \(failures.count) ends were blamed on")
+        }
         checkRestartFigures(status.restarts, backingOffUntil: status.backingOffUntil)
         // The reload figures are what the workers told of the reloads made, as the host heard it.
         let lastTold = reloads.last
@@ -939,8 +952,7 @@ extension SimulatedWorld {
         }
         for generation in status.generations where !stopUnheard {
             guard let worker = workers[generation.number] else { continue }
-            let replaced = workers.values.contains { $0.number > worker.number && $0.readySeen }
-            let truly = Self.role(of: worker, hostStops: !stopRequests.isEmpty, replaced: replaced)
+            let truly = role(of: worker)
             if generation.role != truly {
                 violate("the status says generation \(generation.number) (\(generation.cause)) is \(generation.role); by what it did and was told, it is \(truly)")
             }
@@ -955,21 +967,26 @@ extension SimulatedWorld {
 
     /// What a generation does for the host, as operations.md names it (`role`), by what the
     /// world's worker did and was told, as the host heard it: being ended once sent SIGKILL;
-    /// asked to stop, `stopping` as the host stops with none to take its place (`replaced`:
-    /// a generation started after it was ready), else `draining`; `serving` once its word that it is ready came; an upgrade's or a restart's
-    /// generation `loading beside` the serving one, `waiting to take over` once it loaded and
-    /// was told to bootstrap only after the generation before stopped, `taking over` once told
-    /// to bootstrap; the first generation `starting`, one after a failure `recovering`.
-    static func role(of worker: Worker, hostStops: Bool, replaced: Bool) -> GenerationRole {
+    /// asked to stop, `stopping` as the host stops with none to take its place (a generation
+    /// started after it was ready), else `draining`; `serving` once its word that it is ready
+    /// came; an upgrade's or a restart's generation `loading beside` the serving one, `waiting
+    /// to take over` once it loaded and the generation it replaces was asked to stop for it,
+    /// `taking over` once told to bootstrap; the first generation `starting`, one after a
+    /// failure `recovering`.
+    private func role(of worker: Worker) -> GenerationRole {
         if worker.killed { return .beingEnded }
-        if worker.askedToStop { return hostStops && !replaced ? .stopping : .draining }
+        if worker.askedToStop {
+            let replaced = workers.values.contains { $0.number > worker.number && $0.readySeen }
+            return !stopRequests.isEmpty && !replaced ? .stopping : .draining
+        }
         if worker.readySeen { return .serving }
         switch worker.cause {
         case .start: return .starting
         case .restart, .restore: return .recovering
         case .upgrade, .operatorRestart:
             if worker.proceeded { return .takingOver }
-            if worker.phase == .prepared, worker.bootstrapsBeside == false { return .waitingToTakeOver }
+            let replacedStops = worker.replaces.flatMap { workers[$0] }?.askedToStop == true
+            if worker.phase == .prepared, worker.bootstrapsBeside == false, replacedStops { return .waitingToTakeOver }
             return .loadingBeside
         }
     }

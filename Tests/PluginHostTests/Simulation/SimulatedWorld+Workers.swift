@@ -568,8 +568,7 @@ extension SimulatedWorld {
     }
 
     mutating func resume(_ number: Int) {
-        workers[number]?.suspended = false
-        workers[number]?.runningWhenSuspended = []
+        workers[number]?.suspension = nil
         deliver(.resumed(generation: number, process: ProcessID(rawValue: Int32(number))))
         let pending = workers[number]?.pendingRequests ?? []
         workers[number]?.pendingRequests = []
@@ -619,16 +618,7 @@ extension SimulatedWorld {
     /// The supervisor sent SIGKILL: why, as the world knows it.
     mutating func killedBySupervisor(_ number: Int) {
         guard let worker = workers[number], worker.ending == nil, worker.phase != .gone else { return }
-        let kill: WorldTruth.Kill
-        if let owner = worker.overranOwner {
-            kill = .overran(owner: owner)
-        } else if worker.suspended {
-            kill = .stayedSuspended(running: worker.runningWhenSuspended)
-        } else if worker.askedToStop {
-            kill = .stopDeadline
-        } else {
-            kill = .notNeeded
-        }
+        guard let kill = worker.killedBecause else { return }
         end(number, .signalled(.kill), death: .killedBySupervisor(kill), running: worker.suspended ? worker.runningWhenSuspended : running(in: worker))
     }
 

@@ -84,9 +84,10 @@ struct SimulatedWorld {
         var hung = false
         /// The plugin (an index into ``published``) whose step hangs.
         var hungPlugin: Int?
-        var suspended = false
-        /// What ran when a signal stopped it.
-        var runningWhenSuspended: [RunningCode] = []
+        /// Since when a signal keeps it stopped, and what ran then.
+        var suspension: (since: MonotonicInstant, running: [RunningCode])?
+        var suspended: Bool { suspension != nil }
+        var runningWhenSuspended: [RunningCode] { suspension?.running ?? [] }
         /// Asked to stop while it loaded or bootstrapped: it stops once that is done.
         var stopRequested = false
         /// Asked to stop by the supervisor, at any time.
@@ -131,8 +132,9 @@ struct SimulatedWorld {
         /// Whether the supervisor heard of its end, and that it is ready.
         var endSeen = false
         var readySeen = false
-        /// Whether the supervisor sent it SIGKILL: it serves no more.
-        var killed = false
+        /// Why the supervisor sent it SIGKILL, as the world knows, once it did: it serves no more.
+        var killedBecause: WorldTruth.Kill?
+        var killed: Bool { killedBecause != nil }
         /// The builds it last told the supervisor it runs, and the plugins it told are left out:
         /// the supervisor can know no better.
         var told: [WorldTruth.Build] = []
@@ -168,6 +170,15 @@ struct SimulatedWorld {
         }
 
         var isAlive: Bool { phase != .gone }
+
+        /// Why the supervisor ends it when it sends SIGKILL at `now`, as the world knows: a step
+        /// that overran, a signal that kept it stopped for `suspensionLimit` (`--timeout`), a
+        /// stop it did not finish in time, or nothing lost by ending it.
+        func supervisorsKill(at now: MonotonicInstant, suspensionLimit: Duration?) -> WorldTruth.Kill {
+            if let owner = overranOwner { return .overran(owner: owner) }
+            if let suspension, let limit = suspensionLimit, now - suspension.since >= limit { return .stayedSuspended(running: suspension.running) }
+            return askedToStop ? .stopDeadline(whileSuspended: suspended) : .notNeeded
+        }
 
         /// The builds it published, in order.
         var builds: [WorldTruth.Build] { published.map(\.build) }
@@ -394,8 +405,7 @@ struct SimulatedWorld {
         case .suspend(let target):
             guard let number = worker(target), let worker = workers[number], !worker.suspended else { return }
             let running = running(in: worker)
-            workers[number]?.suspended = true
-            workers[number]?.runningWhenSuspended = running
+            workers[number]?.suspension = (now, running)
             deliver(.suspended(generation: number, process: ProcessID(rawValue: Int32(number)), by: .stop, running: []))
         case .resume(let target):
             guard let number = worker(target), workers[number]?.suspended == true else { return }
@@ -800,7 +810,7 @@ struct SimulatedWorld {
             case .ask(let generation, let request):
                 ask(generation, request)
             case .kill(let generation, _):
-                workers[generation]?.killed = true
+                workers[generation]?.killedBecause = workers[generation]?.supervisorsKill(at: now, suspensionLimit: setup.machine.suspensionLimit)
                 killedBySupervisor(generation)
             case .endProcesses(let generation):
                 for daemon in workers[generation]?.daemons.keys.sorted() ?? [] { workers[generation]?.daemons[daemon] = false }

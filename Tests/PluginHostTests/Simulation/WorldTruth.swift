@@ -49,8 +49,8 @@ struct WorldTruth {
         case overran(owner: Int)
         /// A signal kept it stopped past `--timeout`, while these ran.
         case stayedSuspended(running: [RunningCode])
-        /// Asked to stop, it did not in time.
-        case stopDeadline
+        /// Asked to stop, it did not in time; whether a signal kept it stopped then.
+        case stopDeadline(whileSuspended: Bool)
         /// Nothing was lost by ending it: a candidate not needed, a stop at once.
         case notNeeded
     }
@@ -88,6 +88,10 @@ struct WorldTruth {
     /// Each with the permanent build that runs in its place meanwhile.
     private(set) var awaitingTrial: [Build: Build] = [:]
 
+    /// The ends of a generation blamed on each plugin since the supervisor started, by name,
+    /// and the last: when it was heard of, and the version of the build blamed.
+    private(set) var failures: [String: (count: Int, at: MonotonicInstant, version: String)] = [:]
+
     /// A build an upgrade brought in, and the build it replaced, until an instant.
     struct Trial: Equatable {
         var build: Build
@@ -118,6 +122,33 @@ struct WorldTruth {
         case .killedBySupervisor(.stayedSuspended(let running)): return running.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
         case .killedBySupervisor(.stopDeadline), .killedBySupervisor(.notNeeded): return []
         case .intended: return []
+        }
+    }
+
+    /// The plugins (indices into what `worker` published) an end is blamed on, as the status
+    /// counts it (`failures`, "ends of a generation blamed on it"): by the rules of blame, and,
+    /// for a worker the supervisor ended because it did not stop in time, the plugins whose code
+    /// still ran then (operations.md, "Stopping": "plugin Ticker (...) was shutting down").
+    /// A worker the supervisor sent SIGKILL before it heard of its end is judged by why it sent
+    /// it: whatever else ended it first, its end looks the same.
+    static func blamedForItsEnd(_ worker: SimulatedWorld.Worker) -> [Int] {
+        guard let kill = worker.killedBecause else { return blamed(worker) }
+        if worker.rewrittenUnderIt { return [] }
+        switch kill {
+        case .overran(let owner): return [owner]
+        case .stayedSuspended(let running): return running.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
+        // A signal that kept it stopped kept its plugins from stopping: only one in a short call is suspected.
+        case .stopDeadline(whileSuspended: true): return worker.runningAtDeath.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
+        case .stopDeadline(whileSuspended: false): return worker.runningAtDeath.map(\.plugin.index)
+        case .notNeeded: return []
+        }
+    }
+
+    /// The supervisor heard at `now` of the end of `worker`: each plugin it is blamed on failed once more.
+    mutating func ended(_ worker: SimulatedWorld.Worker, at now: MonotonicInstant) {
+        for culprit in Self.blamedForItsEnd(worker) where worker.builds.indices.contains(culprit) {
+            let build = worker.builds[culprit]
+            failures[build.name] = ((failures[build.name]?.count ?? 0) + 1, now, build.version)
         }
     }
 
@@ -312,6 +343,7 @@ struct WorldTruth {
         if kept.count != evidence.count { evidence = kept }
         everBlamed = Set(evidence.keys)
         abandoned = []
+        failures = [:]
     }
 
     /// The host serves: the builds awaiting their trial may be loaded again.
