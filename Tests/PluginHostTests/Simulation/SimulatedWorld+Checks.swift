@@ -53,6 +53,11 @@ extension SimulatedWorld {
             let replaced = worker.replaces.flatMap({ workers[$0] })
         else { return }
         workers[number]?.tookOver = true
+        // An operator's restart that changed no build upgraded nothing; a rollback's generation
+        // ends nothing new.
+        if !rollbackGenerations.contains(number), worker.cause == .upgrade || worker.told.contains(where: { !replaced.told.contains($0) }) {
+            truth.upgradeEnded(.upgraded, at: now)
+        }
         guard !rollbackGenerations.contains(number), let limit = setup.machine.trial else { return }
         truth.beginTrials(of: worker.told, replacing: replaced.told, at: now, until: now + limit)
     }
@@ -104,6 +109,7 @@ extension SimulatedWorld {
         if let readyAt = worker.readyAt, now - readyAt >= setup.machine.restart.maximumDelay { restarts.servedSteadily() }
         // A build on trial blamed: the build it replaced comes back.
         trialsFailed = builds.compactMap { truth.trial(of: $0, at: now) }
+        if !trialsFailed.isEmpty { truth.upgradeEnded(.rolledBack, at: now) }
         let healed = truth.leaveOut(builds, because: "failed in generation \(number)", at: now)
         restarts.failed(at: now, heals: healed, policy: setup.machine.restart)
         lastJudged = (number, builds)
@@ -112,6 +118,7 @@ extension SimulatedWorld {
     private mutating func upgradeFailed(_ candidate: Worker, replacing replaced: Worker) {
         let suspects = WorldTruth.suspects(of: candidate, comparedTo: replaced.running)
         truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
+        truth.upgradeEnded(.failed, at: now)
         // Nobody to blame: what the upgrade was to bring (the builds on disk now that do not
         // run) is not tried again until the files change or an operator's restart.
         let changed = candidate.builds.filter { !replaced.running.contains($0) }
@@ -129,6 +136,7 @@ extension SimulatedWorld {
         let suspects = WorldTruth.suspects(of: candidate, comparedTo: replaced.running)
         let healed = truth.leaveOut(suspects, because: "failed in the upgrade's generation \(candidate.number)", at: now)
         restarts.failed(at: now, heals: healed, policy: setup.machine.restart)
+        truth.upgradeEnded(.rolledBack, at: now)
         lastJudged = (candidate.number, suspects)
         restoreJudged = candidate.number
         trialsFailed = []
@@ -331,6 +339,7 @@ extension SimulatedWorld {
     private mutating func rollingBack(_ trials: [WorldTruth.Trial], because reason: String, actions: [SupervisionAction]) {
         truth.leaveOut(trials.map(\.build), because: reason, at: now)
         truth.wentBack(to: trials.map(\.replaced))
+        truth.upgradeEnded(.rolledBack, at: now)
         trialsFailed = trials
         for case .start(let plan) in actions { rollbackGenerations.insert(plan.number) }
     }
@@ -930,6 +939,10 @@ extension SimulatedWorld {
             violate("the status does not list \(name), which \(failures.count) ends were blamed on")
         }
         checkRestartFigures(status.restarts, backingOffUntil: status.backingOffUntil)
+        // The last upgrade is the one that ended last, as the truth has it.
+        if status.lastUpgrade?.at != truth.lastUpgrade?.at || status.lastUpgrade?.result != truth.lastUpgrade?.result {
+            violate("the status says the last upgrade \(status.lastUpgrade.map { "ended \($0.result) at \($0.at)" } ?? "is none"); the truth: \(truth.lastUpgrade.map { "\($0.result) at \($0.at)" } ?? "none")")
+        }
         // The reload figures are what the workers told of the reloads made, as the host heard it.
         let lastTold = reloads.last
         if status.reloadsApplied != reloads.applied || status.reloadsRefused != reloads.refused

@@ -92,6 +92,17 @@ struct WorldTruth {
     /// and the last: when it was heard of, and the version of the build blamed.
     private(set) var failures: [String: (count: Int, at: MonotonicInstant, version: String)] = [:]
 
+    /// How the last upgrade ended since the supervisor started, and when: its generation took
+    /// over (`upgraded`); its candidate failed while the generation before served on
+    /// (`failed`); it was undone, the builds before restored or the builds on trial rolled back
+    /// (`rolled back`).
+    private(set) var lastUpgrade: (at: MonotonicInstant, result: UpgradeRecord.Result)?
+
+    /// An upgrade ended at `now` with `result`.
+    mutating func upgradeEnded(_ result: UpgradeRecord.Result, at now: MonotonicInstant) {
+        lastUpgrade = (now, result)
+    }
+
     /// A build an upgrade brought in, and the build it replaced, until an instant.
     struct Trial: Equatable {
         var build: Build
@@ -344,6 +355,7 @@ struct WorldTruth {
         everBlamed = Set(evidence.keys)
         abandoned = []
         failures = [:]
+        lastUpgrade = nil
     }
 
     /// The host serves: the builds awaiting their trial may be loaded again.
