@@ -939,6 +939,9 @@ extension SimulatedWorld {
             violate("the status does not list \(name), which \(failures.count) ends were blamed on")
         }
         checkRestartFigures(status.restarts, backingOffUntil: status.backingOffUntil)
+        if status.healthDurations != truth.healthDurations {
+            violate("the status says the last health check took \(status.healthDurations); the generation that served last told \(truth.healthDurations)")
+        }
         // The last upgrade is the one that ended last, as the truth has it.
         if status.lastUpgrade?.at != truth.lastUpgrade?.at || status.lastUpgrade?.result != truth.lastUpgrade?.result {
             violate("the status says the last upgrade \(status.lastUpgrade.map { "ended \($0.result) at \($0.at)" } ?? "is none"); the truth: \(truth.lastUpgrade.map { "\($0.result) at \($0.at)" } ?? "none")")

@@ -413,6 +413,16 @@ struct SimulatedWorld {
         case .health(let target, let good):
             guard let number = worker(target) else { return }
             workers[number]?.health = good
+            // The generation that serves tells how long each plugin took to answer (a figure
+            // made from the time, so that the run's randomness is not drawn on).
+            if number == liveServingWorker, let worker = workers[number] {
+                var durations: [String: Double] = [:]
+                for published in worker.published where published.state == .running {
+                    durations[Self.plugins[published.plugin].name] = Double((now.nanoseconds / 1_000_000 + Int64(published.plugin)) % 997) / 1000
+                }
+                truth.toldHealthChecks(durations)
+                deliver(.news(generation: number, .health(durations)))
+            }
             deliver(.health(generation: number, goodUntil: good ? now + .seconds(3600) : nil))
         case .unhealthy(let plugin):
             guard let number = liveServingWorker, workers[number]?.running.contains(where: { $0.plugin == plugin }) == true else { return }

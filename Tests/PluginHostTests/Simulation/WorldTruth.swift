@@ -98,6 +98,14 @@ struct WorldTruth {
     /// (`rolled back`).
     private(set) var lastUpgrade: (at: MonotonicInstant, result: UpgradeRecord.Result)?
 
+    /// How long each plugin took to answer the last health check the generation that served
+    /// told of since the supervisor started, in seconds.
+    private(set) var healthDurations: [String: Double] = [:]
+
+    mutating func toldHealthChecks(_ durations: [String: Double]) {
+        healthDurations = durations
+    }
+
     /// An upgrade ended at `now` with `result`.
     mutating func upgradeEnded(_ result: UpgradeRecord.Result, at now: MonotonicInstant) {
         lastUpgrade = (now, result)
@@ -356,6 +364,7 @@ struct WorldTruth {
         abandoned = []
         failures = [:]
         lastUpgrade = nil
+        healthDurations = [:]
     }
 
     /// The host serves: the builds awaiting their trial may be loaded again.
