@@ -443,8 +443,10 @@ extension SimulatedWorld {
     /// Each build a record names, with its life as `history` names it.
     private static func lives(in record: BuildRecord) -> [WorldTruth.Build: WorldBuildLife] {
         var lives: [WorldTruth.Build: WorldBuildLife] = [:]
-        for (entry, shown) in zip(record.entries, HistoryCommand.entries(of: record)) {
-            guard let plugin = plugin(named: shown.plugin), let life = WorldBuildLife(verdict: shown.verdict) else { continue }
+        // The entries `history` lists, each with the verdict it prints (its reasons' words are
+        // not read here: rendering them is most of what reading the record would cost).
+        for entry in record.entries {
+            guard let plugin = plugin(named: entry.name), let life = WorldBuildLife(verdict: entry.life.verdict) else { continue }
             lives[WorldTruth.Build(plugin: plugin, identity: entry.identity)] = life
         }
         return lives
