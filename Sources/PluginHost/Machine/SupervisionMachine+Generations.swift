@@ -76,7 +76,7 @@ extension SupervisionMachine {
 
     /// A generation is ready: it serves from now on, and its builds are held.
     mutating func becomeServing(_ number: Int) {
-        state = .serving(number)
+        enter(.serving(number))
         guard let generation = generations[number] else { return }
         // What the generations before warned of ends: its plugins started with the configuration as it is.
         for warning in records.takeWarnings(of: generation.warnings) { say(.warning(warning)) }
@@ -107,7 +107,7 @@ extension SupervisionMachine {
             // generation's request is taken up then (its worker does not ask twice).
             guard upgrade.servingBeside == number else { break }
             upgrade.askedMeanwhile = true
-            state = .upgrading(upgrade)
+            enter(.upgrading(upgrade))
         case .starting, .recovering, .backingOff, .stopping, .finished:
             // A rescan while generations change hands is asked for again once one serves.
             break
@@ -253,7 +253,7 @@ extension SupervisionMachine {
                     break
                 }
                 upgrade.phase = .takingOver(replacing: replaced)
-                state = .upgrading(upgrade)
+                enter(.upgrading(upgrade))
                 if case .prepared(let report) = generations[candidate]?.life, let lost = report.firstLost(of: replaced) {
                     // What the old one ran at its end (a rescan added a plugin after the candidate
                     // loaded) is more than the candidate can run: it gives up, and the builds
@@ -270,7 +270,7 @@ extension SupervisionMachine {
         case .stopping(var stop):
             if stop.current == number {
                 stop.currentEnded(with: ending.status)
-                state = .stopping(stop)
+                enter(.stopping(stop))
             }
             finishStopIfDone()
         case .finished:

@@ -88,7 +88,7 @@ extension SupervisionMachine {
             ledger.forgive(names)
             _ = restarts.handle(.startedByOperator, at: now)
             let started = startGeneration(cause)
-            state = .recovering(started)
+            enter(.recovering(started))
             operators.awaitRestart(of: started, for: client)
         case .starting, .recovering, .upgrading:
             act(.answer(client: client, .refused(.generationStarting)))

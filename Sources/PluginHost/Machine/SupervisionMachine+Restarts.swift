@@ -69,7 +69,7 @@ extension SupervisionMachine {
 
     /// Starts a generation for `cause` at `start`: now, or once the backoff has passed.
     mutating func schedule(_ cause: GenerationPlan.Cause, at start: MonotonicInstant) {
-        state = start > now ? .backingOff(until: start, then: cause) : .recovering(startGeneration(cause))
+        enter(start > now ? .backingOff(until: start, then: cause) : .recovering(startGeneration(cause)))
     }
 
     /// Leaves `builds` out of every generation from now on, until their files change or

@@ -66,7 +66,7 @@ extension SupervisionMachine {
                 break
             }
         }
-        state = .stopping(Stop(signal: signal, requestedAt: now, current: current.flatMap { generations[$0]?.isLive == true ? $0 : nil }))
+        enter(.stopping(Stop(signal: signal, requestedAt: now, current: current.flatMap { generations[$0]?.isLive == true ? $0 : nil })))
         finishStopIfDone()
     }
 
@@ -98,7 +98,7 @@ extension SupervisionMachine {
 
     /// The host ends with `status`: every client owed an answer gets one.
     mutating func finish(_ status: ExitStatus, _ reason: EndReason) {
-        state = .finished(status, reason)
+        enter(.finished(status, reason))
         let (stops, others) = operators.takeAll()
         for client in stops { act(.answer(client: client, .stopped(status))) }
         for client in others { act(.answer(client: client, .refused(.hostEnded(status)))) }

@@ -12,7 +12,7 @@ extension SupervisionMachine {
         let candidate = startGeneration(cause)
         notify(reloadingNow)
         notify(.status(.upgrading, nil))
-        state = .upgrading(Upgrade(candidate: candidate, beside: serving, rollingBack: trials))
+        enter(.upgrading(Upgrade(candidate: candidate, beside: serving, rollingBack: trials)))
         return candidate
     }
 
@@ -50,7 +50,7 @@ extension SupervisionMachine {
                 generations.prepared(number, report)
                 askToStop(serving, signal: .terminate)
                 upgrade.phase = .handingOver(old: serving)
-                state = .upgrading(upgrade)
+                enter(.upgrading(upgrade))
             }
         case .bootstrapped:
             act(.ask(generation: number, .verdict(.serve)))
@@ -96,7 +96,7 @@ extension SupervisionMachine {
     /// target). Files that changed while the candidate was to load, and builds that changed
     /// beside those to blame (`upgradingAgain`), are taken up at once by another upgrade.
     mutating func serveOn(_ serving: Int, after upgrade: Upgrade, upgradingAgain: Bool) {
-        state = .serving(serving)
+        enter(.serving(serving))
         holdWhatRuns()
         if upgrade.askedMeanwhile || upgradingAgain { startUpgrade(of: serving) } else { beginWaitingReload() }
     }

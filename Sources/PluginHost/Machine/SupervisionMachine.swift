@@ -17,8 +17,9 @@
 ///
 /// The host's state (``State``) names the generations that matter and their roles, and carries
 /// what exists only in it: an upgrade's candidate, its phase and the trials a rollback ends;
-/// a stop's signal and the status it ends with. Each generation's own life is one
-/// ``Generation/Life`` value. The rest is owned by parts, each a concern of its own: the
+/// a stop's signal and the status it ends with. It changes only through ``enter(_:)``. Each
+/// generation's own life is one ``Generation/Life`` value. The rest is owned by parts, each a
+/// concern of its own: the
 /// builds (``BuildLedger``), the restarts (``Restarts``), what operators wait for
 /// (``OperatorRequests``), what operators may ask about (``HostRecords``), what each
 /// generation handed over (``HandOffs``), the rescans, drains and restores that upgrades wait
@@ -108,7 +109,8 @@ struct SupervisionMachine: Sendable {
     }
 
     let configuration: Configuration
-    var state: State
+    /// Changed only by ``enter(_:)``.
+    private(set) var state: State
     /// The generations whose worker lives, and those that ended but the state still names.
     var generations = Generations()
     /// What runs, what is held, what is left out, and the failures.
@@ -149,7 +151,7 @@ struct SupervisionMachine: Sendable {
             return Announcement.AwaitedTrial(build: build, permanent: machine.ledger[build.name]?.held)
         }
         if !awaited.isEmpty { machine.say(.awaitingTrialByRecord(awaited)) }
-        machine.state = .starting(machine.startGeneration(.start))
+        machine.enter(.starting(machine.startGeneration(.start)))
         let actions = machine.takeActions()
         return (machine, actions)
     }
@@ -275,6 +277,14 @@ struct SupervisionMachine: Sendable {
         generations.live
     }
 
+    /// The host is in `next` from now on: every change of the state, and of what it carries,
+    /// comes through here. A host that finished stays finished: nothing an event still does
+    /// after the decision to end moves it on.
+    mutating func enter(_ next: State) {
+        if case .finished = state { return }
+        state = next
+    }
+
     private mutating func takeActions() -> [SupervisionAction] {
         defer { actions = [] }
         return actions
@@ -376,7 +386,7 @@ struct SupervisionMachine: Sendable {
             actions.append(.ask(generation: number, .rescan))
         }
         if case .backingOff(let until, let cause) = state, now >= until {
-            state = .recovering(startGeneration(cause))
+            enter(.recovering(startGeneration(cause)))
         }
         for news in recordWrites.check(at: now, limit: configuration.recordStall) { say(.record(news, kept: configuration.record)) }
         for generation in liveGenerations {
