@@ -51,6 +51,26 @@ struct UpgradeDecisionTests {
         #expect(machine.state.hostState == .upgrading)
     }
 
+    @Test("a candidate that gave up on a new build it could not bootstrap counts a failure of that plugin, the build's version the last; one the host ended as not needed counts none")
+    func aCandidateThatGaveUpCountsAFailure() throws {
+        let newEcho = PublishedPlugin(
+            name: "Echo", file: "plugins/libEcho.so", version: "1.1.0",
+            identity: FileIdentity(device: 1, inode: 8, size: 120, modificationNanoseconds: 21, changeNanoseconds: 21), state: .published)
+        var machine = upgrading()
+        _ = machine.handle(.ended(generation: 2, EndingEvidence(termination: .exited(1), intendedExit: 1, failedPlugin: PluginNumber(0), plugins: [newEcho])),
+                           at: MonotonicInstant(nanoseconds: 6))
+        let status = try #require(machine.status.plugins.first { $0.name == "Echo" })
+        #expect(status.failures == 1)
+        #expect(status.lastFailure?.version == "1.1.0" && status.lastFailure?.at == MonotonicInstant(nanoseconds: 6))
+
+        var notNeeded = upgrading()
+        // The serving worker crashes, naming nobody: the candidate is not needed and is ended.
+        _ = notNeeded.handle(.ended(generation: 1, EndingEvidence(termination: .signalled(.segmentationFault))), at: MonotonicInstant(nanoseconds: 5))
+        _ = notNeeded.handle(.ended(generation: 2, EndingEvidence(termination: .signalled(.kill), failedPlugin: PluginNumber(0), plugins: [newEcho])),
+                             at: MonotonicInstant(nanoseconds: 6))
+        #expect(notNeeded.status.plugins.first { $0.name == "Echo" }?.failures ?? 0 == 0)
+    }
+
     @Test("nothing changed while the candidate loaded: when it fails, the serving generation serves on, and no upgrade starts")
     func nothingAskedMeanwhile() {
         var machine = upgrading()
