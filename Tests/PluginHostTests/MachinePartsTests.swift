@@ -215,8 +215,8 @@ struct MachinePartsTests {
     // MARK: Restarts
 
     /// When the restart after a failure at `instant` starts, or `nil` when the limit allows none.
-    private func restartAfterFailure(of restarts: inout Restarts, at instant: MonotonicInstant, healed: Bool = false, servedSteadily: Bool = false) -> Duration? {
-        guard case .restart(let start, _)? = restarts.handle(.failed(healed: healed, servedSteadily: servedSteadily), at: instant).first else { return nil }
+    private func restartAfterFailure(of restarts: inout Restarts, at instant: MonotonicInstant, healed: Bool = false, readyFor: Duration? = nil) -> Duration? {
+        guard case .restart(let start, _)? = restarts.handle(.failed(healed: healed, readyFor: readyFor), at: instant).first else { return nil }
         return start - instant
     }
 
@@ -240,13 +240,14 @@ struct MachinePartsTests {
         #expect(restarts.status(at: Self.at(6000)).inARow == 6)
     }
 
-    @Test("a generation that served steadily makes the next restart the first in a row again: at once")
+    @Test("a generation ready for --restart-max-delay served steadily: the next restart is the first in a row again, at once")
     func steadyServiceEndsTheLoop() {
-        var restarts = Restarts(RestartPolicy(limit: 100, window: .seconds(60), delay: .milliseconds(100)))
+        var restarts = Restarts(RestartPolicy(limit: 100, window: .seconds(60), delay: .milliseconds(100), maximumDelay: .seconds(10)))
         _ = restartAfterFailure(of: &restarts, at: Self.at(0))
         #expect(restartAfterFailure(of: &restarts, at: Self.at(1000)) == .milliseconds(100))
-        #expect(restartAfterFailure(of: &restarts, at: Self.at(20_000), servedSteadily: true) == .zero)
-        #expect(restarts.status(at: Self.at(20_000)).inARow == 1)
+        #expect(restartAfterFailure(of: &restarts, at: Self.at(12_000), readyFor: .milliseconds(9999)) == .milliseconds(200), "not quite steady")
+        #expect(restartAfterFailure(of: &restarts, at: Self.at(30_000), readyFor: .seconds(10)) == .zero)
+        #expect(restarts.status(at: Self.at(30_000)).inARow == 1)
     }
 
     @Test("the limit counts the restarts leaving out did not heal within the window that ends when the next would start")
@@ -254,7 +255,7 @@ struct MachinePartsTests {
         var restarts = Restarts(RestartPolicy(limit: 2, window: .seconds(10), delay: .milliseconds(100)))
         _ = restartAfterFailure(of: &restarts, at: Self.at(0))
         _ = restartAfterFailure(of: &restarts, at: Self.at(1000))
-        #expect(take({ restarts.handle(.failed(healed: false, servedSteadily: false), at: Self.at(2000)) }) == [.limitReached(recent: 2)])
+        #expect(take({ restarts.handle(.failed(healed: false, readyFor: nil), at: Self.at(2000)) }) == [.limitReached(recent: 2)])
         // The first left the window that ends when the next one would start.
         #expect(restartAfterFailure(of: &restarts, at: Self.at(9850)) == .milliseconds(200))
     }

@@ -6,9 +6,10 @@ struct Restarts: Sendable {
     /// What the machine tells the restarts.
     enum Fact: Equatable, Sendable {
         /// A generation failed and another is to replace it. `healed`: leaving out its culprits
-        /// heals the failure (one was never left out before). `servedSteadily`: it was ready
-        /// for `--restart-max-delay` or longer, so a loop before it is over.
-        case failed(healed: Bool, servedSteadily: Bool)
+        /// heals the failure (one was never left out before). `readyFor`: how long it had been
+        /// ready, if it was; ready for `--restart-max-delay` or longer, it served steadily, and a
+        /// loop before it is over.
+        case failed(healed: Bool, readyFor: Duration?)
         /// An operator's `plugin-host restart` starts the restart that waits now, cutting its
         /// backoff short.
         case startedByOperator
@@ -34,8 +35,8 @@ struct Restarts: Sendable {
     /// Moves the restarts on by `fact`, which happened at `now`.
     mutating func handle(_ fact: Fact, at now: MonotonicInstant) -> [Action] {
         switch fact {
-        case .failed(let healed, let servedSteadily):
-            if servedSteadily { history.servedSteadily() }
+        case .failed(let healed, let readyFor):
+            if let readyFor, readyFor >= policy.maximumDelay { history.servedSteadily() }
             // Healed, at once; otherwise after the backoff of one more restart in a row.
             let start = healed ? now : history.nextStart(after: now, within: policy)
             guard history.recordRestart(decidedAt: now, startingAt: start, within: policy, healed: healed) else {

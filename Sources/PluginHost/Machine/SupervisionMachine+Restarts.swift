@@ -35,8 +35,7 @@ extension SupervisionMachine {
             return
         }
         let healed = ledger.healsByLeavingOut(culpritBuilds)
-        let servedSteadily = generation.readyAt.map { now - $0 >= configuration.restart.maximumDelay } ?? false
-        let decision = restarts.handle(.failed(healed: healed, servedSteadily: servedSteadily), at: now)
+        let decision = restarts.handle(.failed(healed: healed, readyFor: generation.readyAt.map { now - $0 }), at: now)
         guard case .restart(let start, let count)? = decision.first else {
             if case .limitReached(let recent)? = decision.first { say(.restartLimitReached(recent: recent, policy: restarts.policy)) }
             leaveOut(culpritBuilds, because: .failed(ending.summary))

@@ -109,7 +109,7 @@ extension SupervisionMachine {
         let suspects = failedBuilds(of: candidate, comparedTo: replaced)
         let healed = ledger.healsByLeavingOut(suspects)
         leaveOut(suspects, because: ending.isIntended ? .failedToStartBeside : .failed(ending.summary))
-        guard case .restart(let start, let count)? = restarts.handle(.failed(healed: healed, servedSteadily: false), at: now).first else {
+        guard case .restart(let start, let count)? = restarts.handle(.failed(healed: healed, readyFor: nil), at: now).first else {
             say(.notRestoring(window: restarts.policy.window))
             finish(ending.isIntended ? .failure : ending.status, .restartLimit)
             return

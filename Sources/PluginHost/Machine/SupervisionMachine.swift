@@ -19,9 +19,8 @@
 /// what exists only in it: an upgrade's candidate, its phase and the trials a rollback ends;
 /// a stop's signal and the status it ends with. It changes only through ``enter(_:)``. Each
 /// generation's own life is one ``Generation/Life`` value. The rest is owned by parts, each a
-/// concern of its own: the
-/// builds (``BuildLedger``), the restarts (``Restarts``), what operators wait for
-/// (``OperatorRequests``), what operators may ask about (``HostRecords``), what each
+/// concern of its own: the builds (``BuildLedger``), the restarts (``Restarts``), what
+/// operators wait for (``OperatorRequests``), what operators may ask about (``HostRecords``), what each
 /// generation handed over (``HandOffs``), the rescans, drains and restores that upgrades wait
 /// for (``UpgradesUnderWay``), the record's writes (``RecordWrites``), and what systemd is told
 /// of the machine's own accord (``SystemdNotices``). Every switch is exhaustive.

@@ -113,6 +113,9 @@ struct WorkerEnding: Equatable, Sendable {
                          summary: summary, exoneration: exoneration)
         }
         let runningPlugins = evidence.running.map(\.plugin)
+        // Who sent a signal that stopped or killed the worker cannot be told: only a plugin in a
+        // short call can be suspected; a service waiting for work cannot.
+        let inShortCall = evidence.running.filter { $0.phase.isShortCall }
         if let reason {
             switch reason {
             case .notNeeded, .stopAtOnce:
@@ -122,9 +125,7 @@ struct WorkerEnding: Equatable, Sendable {
                 return ended(.overran(overrun, spokeForHost: spokeForHost), culprits: culprits,
                              summary: .overran(overrun.phase, endingTheHost: overrun.policy == .endHost), status: .timedOut)
             case .stayedSuspended(let signal, let limit):
-                // Who sent the signal cannot be told: as for SIGKILL, only a plugin in a short
-                // call can be suspected; a service waiting for work cannot.
-                let suspects = evidence.running.filter { $0.phase.isShortCall }
+                let suspects = inShortCall
                 let cause = EndingCause.stayedSuspended(signal, limit: limit, suspects: suspects, spokeForHost: spokeForHost)
                 guard suspects.isEmpty else {
                     return ended(cause, culprits: suspects.map(\.plugin), summary: .stoppedItsProcess, status: .timedOut)
@@ -133,7 +134,7 @@ struct WorkerEnding: Equatable, Sendable {
             case .stopDeadline(let allowed, let suspendedBy):
                 // A signal that kept it stopped kept its plugins from stopping: as for SIGSTOP
                 // past --timeout, only a plugin in a short call can be suspected of sending it.
-                let suspects = evidence.running.filter { $0.phase.isShortCall }
+                let suspects = inShortCall
                 let cause = EndingCause.stopDeadline(allowed: allowed, suspendedBy: suspendedBy, suspects: suspects, spokeForHost: spokeForHost)
                 guard suspendedBy == nil else {
                     return ended(cause, culprits: suspects.map(\.plugin), summary: .keptTheHostFromStopping,
@@ -167,7 +168,7 @@ struct WorkerEnding: Equatable, Sendable {
         case .signalled(let signal) where signal == .kill:
             // Nothing in the process can catch SIGKILL: only a plugin in a short call can be
             // suspected of sending it; a service waiting for work cannot.
-            let suspects = running.filter { $0.phase.isShortCall }
+            let suspects = inShortCall
             guard suspects.isEmpty else {
                 let phase = suspects.count == 1 ? Self.phase(suspects[0].phase, of: evidence) : evidence.workerPhase.description
                 return ended(.killed(suspects: suspects), culprits: suspects.map(\.plugin), summary: .ranWhenEnded(by: .kill, during: phase))

@@ -127,9 +127,10 @@ struct WorldTruth {
     /// end, from what really happened: nobody when a plugin file it loaded was written in place
     /// under it; the plugin a crash or `exit()` record names; the plugins that ran at `_exit()`;
     /// for a SIGKILL from outside, or a signal that kept it stopped, only a plugin in a short
-    /// call; the plugin whose step overran.
-    static func blamed(_ worker: SimulatedWorld.Worker) -> [Int] {
-        guard let death = worker.death else { return [] }
+    /// call; the plugin whose step overran. `dying`: the death to judge it by, when not the
+    /// one it really had.
+    static func blamed(_ worker: SimulatedWorld.Worker, dying: Death? = nil) -> [Int] {
+        guard let death = dying ?? worker.death else { return [] }
         if case .intended(let failed) = death { return failed.map { [$0] } ?? [] }
         if worker.rewrittenUnderIt { return [] }
         switch death {
@@ -151,16 +152,12 @@ struct WorldTruth {
     /// A worker the supervisor sent SIGKILL before it heard of its end is judged by why it sent
     /// it: whatever else ended it first, its end looks the same.
     static func blamedForItsEnd(_ worker: SimulatedWorld.Worker) -> [Int] {
-        guard let kill = worker.killedBecause else { return blamed(worker) }
-        if worker.rewrittenUnderIt { return [] }
-        switch kill {
-        case .overran(let owner): return [owner]
-        case .stayedSuspended(let running): return running.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
-        // A signal that kept it stopped kept its plugins from stopping: only one in a short call is suspected.
-        case .stopDeadline(whileSuspended: true): return worker.runningAtDeath.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
-        case .stopDeadline(whileSuspended: false): return worker.runningAtDeath.map(\.plugin.index)
-        case .notNeeded: return []
+        let death = worker.killedBecause.map { .killedBySupervisor($0) } ?? worker.death
+        guard case .killedBySupervisor(.stopDeadline(let whileSuspended)) = death, !worker.rewrittenUnderIt else {
+            return blamed(worker, dying: death)
         }
+        // A signal that kept it stopped kept its plugins from stopping: only one in a short call is suspected.
+        return worker.runningAtDeath.filter { !whileSuspended || WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
     }
 
     /// The supervisor heard at `now` of the end of `worker`: each plugin it is blamed on failed once more.
