@@ -177,7 +177,7 @@ extension SimulatedWorld {
         guard let worker = workers[number], worker.cause != .start, !trialsFailed.isEmpty else { return }
         defer { trialsFailed = [] }
         // A worker that gave up on the files as a whole at its start loads nothing.
-        if worker.ending != nil, worker.published.isEmpty { return }
+        if worker.end != nil, worker.published.isEmpty { return }
         for trial in trialsFailed {
             guard let disk = buildOnDisk(trial.build.plugin), disk.build == trial.build, truth.isLeftOut(disk.build),
                 !truth.isLeftOut(trial.replaced),
@@ -604,12 +604,12 @@ extension SimulatedWorld {
             }
         case .candidateCannotRun(let plugin, let bootstrapped):
             // The candidate that waits for its word cannot run that plugin, by the truth.
-            let waiting = workers.values.filter { WorldRules.loadsBeside($0.cause) && $0.ending == nil && ($0.phase == .prepared || $0.phase == .bootstrapped) }
-            let lost = waiting.compactMap { worker in lostPlugin(in: worker, at: worker.phase == .prepared ? .loaded : .bootstrapped)?.name }
+            let waiting = workers.values.filter { WorldRules.loadsBeside($0.cause) && $0.life.awaitedWord != nil }
+            let lost = waiting.compactMap { worker in worker.life.awaitedWord.flatMap { lostPlugin(in: worker, at: $0)?.name } }
             if !lost.contains(plugin) {
                 violate("the host says the new worker cannot run \(plugin); by the truth it cannot run \(lost.isEmpty ? "nothing it must" : lost.joined(separator: ", ")): \(announcement.line)")
             }
-            if bootstrapped != waiting.contains(where: { $0.phase == .bootstrapped }) {
+            if bootstrapped != waiting.contains(where: { $0.life == .bootstrapped }) {
                 violate("the host says the new worker \(bootstrapped ? "bootstrapped" : "loaded") its plugins, which it did not: \(announcement.line)")
             }
         case .record(let news, _):
@@ -1004,7 +1004,7 @@ extension SimulatedWorld {
         case .upgrade, .operatorRestart:
             if worker.proceeded { return .takingOver }
             let replacedStops = worker.replaces.flatMap { workers[$0] }?.askedToStop == true
-            if worker.phase == .prepared, worker.bootstrapsBeside == false, replacedStops { return .waitingToTakeOver }
+            if worker.life.lastKnownStep == .prepared, worker.bootstrapsBeside == false, replacedStops { return .waitingToTakeOver }
             return .loadingBeside
         }
     }
@@ -1172,9 +1172,9 @@ extension SimulatedWorld {
         for worker in workers.values {
             if worker.isAlive {
                 worldLiveCount += 1
-                if worker.ending == nil && !worker.askedToStop { running += 1 }
+                if worker.end == nil && !worker.askedToStop { running += 1 }
                 if !worker.killed { live += 1 }
-            } else if worker.endsAt == nil && worker.ending != nil && worker.daemons.values.contains(true) {
+            } else if worker.endSeen && worker.daemons.values.contains(true) {
                 // No process of an ended generation is left.
                 violate("generation \(worker.number) ended, and a process it started still runs (after \(describe(event)))")
             }
@@ -1186,7 +1186,7 @@ extension SimulatedWorld {
         }
         // At most a serving generation and a candidate run at once, besides those being killed.
         if running > 2 {
-            let alive = workers.values.filter { $0.isAlive && $0.ending == nil && !$0.askedToStop }
+            let alive = workers.values.filter { $0.isAlive && $0.end == nil && !$0.askedToStop }
             violate("\(alive.count) generations run at once: \(alive.map(\.number).sorted())")
         }
         // At most two generations live, one draining included, besides those being killed.

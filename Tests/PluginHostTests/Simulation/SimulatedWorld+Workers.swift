@@ -9,8 +9,7 @@ extension SimulatedWorld {
     mutating func runWorkers() {
         for number in workers.keys.sorted() {
             guard exit == nil, let worker = workers[number] else { continue }
-            if let endsAt = worker.endsAt, endsAt <= now, let ending = worker.ending {
-                workers[number]?.endsAt = nil
+            if case .ended(let end, let heardAt) = worker.life, heardAt <= now {
                 // What it handed over as it stopped is the supervisor's, heard of just before its
                 // end; the rest closes with it.
                 for item in items.indices where items[item] == .worker(number) {
@@ -19,30 +18,29 @@ extension SimulatedWorld {
                 if !worker.handedItems.isEmpty {
                     deliver(.handedOver(generation: number, items: worker.handedItems.map { "Echo/item-\($0)" }))
                 }
-                workers[number]?.phase = .gone
-                workers[number]?.endSeen = true
-                deliver(.ended(generation: number, ending.evidence))
+                workers[number]?.life = .gone(end, heard: true)
+                deliver(.ended(generation: number, end.evidence))
                 continue
             }
-            if let overrunAt = worker.overrunAt, overrunAt <= now, worker.ending == nil {
+            if let overrunAt = worker.overrunAt, overrunAt <= now, worker.end == nil {
                 workers[number]?.overrunAt = nil
                 let owner = worker.hungPlugin ?? 0
                 workers[number]?.overranOwner = owner
-                let phase: Phase = switch worker.phase {
+                let phase: Phase = switch worker.life {
                 case .loading: .load
                 case .serving: .reload
-                case .prepared, .bootstrapping, .bootstrapped, .stopping, .gone: .bootstrap
+                case .prepared, .bootstrapping, .bootstrapped, .stopping, .ended, .gone: .bootstrap
                 }
                 deliver(.overran(generation: number, Overrun(
                     owner: PluginNumber(owner), phase: phase, policy: .endHost,
                     allowed: setup.loadTimeout, stall: nil)))
                 continue
             }
-            if let due = worker.readyDueAt, due <= now, worker.ending == nil {
+            if let due = worker.readyDueAt, due <= now, worker.end == nil {
                 workers[number]?.readyDueAt = nil
                 deliver(.ready(generation: number, plugins: snapshot(number)))
             }
-            if let at = worker.milestoneAt, at <= now, !worker.isStuck, worker.ending == nil {
+            if let at = worker.milestoneAt, at <= now, !worker.isStuck, worker.end == nil {
                 workers[number]?.milestoneAt = nil
                 reachMilestone(number)
             }
@@ -59,14 +57,14 @@ extension SimulatedWorld {
     /// The worker that serves now, as the world knows it: ready, alive, not asked to stop, not
     /// stopping by itself. Operations hit it.
     var liveServingWorker: Int? {
-        workers.values.filter { $0.isAlive && $0.ending == nil && $0.saidReady && !$0.askedToStop && !$0.stoppingByItself }
+        workers.values.filter { $0.life == .serving && !$0.askedToStop }
             .map(\.number).max()
     }
 
     /// What runs in `worker` now: the step of a plugin that hangs, or its services.
     func running(in worker: Worker) -> [RunningCode] {
-        if let hung = worker.hungPlugin, [.loading, .bootstrapping].contains(worker.phase) {
-            return [RunningCode(plugin: PluginNumber(hung), phase: worker.phase == .loading ? .load : .bootstrap)]
+        if let hung = worker.hungPlugin, worker.life.isInPluginStep {
+            return [RunningCode(plugin: PluginNumber(hung), phase: worker.life == .loading ? .load : .bootstrap)]
         }
         return worker.services
     }
@@ -135,7 +133,7 @@ extension SimulatedWorld {
 
     mutating func reachMilestone(_ number: Int) {
         guard let worker = workers[number] else { return }
-        switch worker.phase {
+        switch worker.life {
         case .loading:
             for index in worker.published.indices {
                 let build = inodes[worker.published[index].inode]?.build ?? .good
@@ -163,8 +161,8 @@ extension SimulatedWorld {
                 }
                 worker.published[index].loaded = true
             }
-            if worker.stopRequested {
-                worker.phase = .stopping
+            if worker.askedToStop {
+                worker.life = .stopping(byItself: false)
                 worker.milestoneAt = now + jitter(milliseconds: 1...10)
                 workers[number] = worker
                 return
@@ -172,7 +170,7 @@ extension SimulatedWorld {
             if WorldRules.loadsBeside(worker.cause) {
                 let loaded = worker.published.filter(\.loaded)
                 worker.bootstrapsBeside = !loaded.isEmpty && loaded.allSatisfy { setup.beside.contains($0.plugin) }
-                worker.phase = .prepared
+                worker.life = .prepared
                 workers[number] = worker
                 deliver(.candidate(generation: number, candidateReport(of: worker, .loaded)))
                 return
@@ -180,7 +178,7 @@ extension SimulatedWorld {
             if !WorldRules.loadsBeside(worker.cause), !worker.receivedHandOff {
                 violate("generation \(number) bootstraps, and the supervisor never sent it what the generation before handed over (its worker would wait for it)")
             }
-            worker.phase = .bootstrapping
+            worker.life = .bootstrapping
             worker.stepStarted = now
             worker.milestoneAt = now + jitter(milliseconds: 2...20)
             workers[number] = worker
@@ -215,13 +213,13 @@ extension SimulatedWorld {
                 }
             }
             workers[number] = worker
-            if worker.stopRequested {
-                workers[number]?.phase = .stopping
+            if worker.askedToStop {
+                workers[number]?.life = .stopping(byItself: false)
                 scheduleMilestone(of: number, within: 1...10)
                 return
             }
             if WorldRules.loadsBeside(worker.cause) {
-                workers[number]?.phase = .bootstrapped
+                workers[number]?.life = .bootstrapped
                 deliver(.candidate(generation: number, candidateReport(of: worker, .bootstrapped)))
                 return
             }
@@ -238,15 +236,14 @@ extension SimulatedWorld {
                 workers[number]?.handedItems = kept + fresh
             }
             endIntended(number, status: 0)
-        case .prepared, .bootstrapped, .serving, .gone:
+        case .prepared, .bootstrapped, .serving, .ended, .gone:
             break
         }
     }
 
     /// The worker serves, and says it is ready.
     private mutating func becomeReady(_ number: Int) {
-        workers[number]?.phase = .serving
-        workers[number]?.saidReady = true
+        workers[number]?.life = .serving
         workers[number]?.readyAt = now
         // With nothing to serve it stops by itself once it said it is ready: what it is asked
         // then, it no longer does.
@@ -299,11 +296,7 @@ extension SimulatedWorld {
     /// it can run and what its manifests say, then carried out.
     private mutating func hear(_ verdict: CandidateVerdict, in number: Int) {
         guard let worker = workers[number] else { return }
-        let stage: CandidateReport.Stage
-        switch worker.phase {
-        case .prepared: stage = .loaded
-        case .bootstrapped: stage = .bootstrapped
-        case .loading, .bootstrapping, .serving, .stopping, .gone:
+        guard let stage = worker.life.awaitedWord else {
             violate("generation \(number) was told \(verdict) while it waited for no word")
             return
         }
@@ -329,7 +322,7 @@ extension SimulatedWorld {
             if !beside, !worker.receivedHandOff {
                 violate("generation \(number) was told to bootstrap before the supervisor sent it what the generation before handed over")
             }
-            workers[number]?.phase = .bootstrapping
+            workers[number]?.life = .bootstrapping
             workers[number]?.stepStarted = now
             scheduleMilestone(of: number, within: 2...20)
         case .serve:
@@ -376,11 +369,10 @@ extension SimulatedWorld {
 
     /// A worker with no service to run, on a host that does not watch, ends by itself.
     private mutating func serveOrEnd(_ number: Int) {
-        guard let worker = workers[number], worker.phase == .serving, !setup.machine.watching else { return }
+        guard let worker = workers[number], worker.life == .serving, !setup.machine.watching else { return }
         let services = worker.published.contains { $0.state == .running && Self.plugins[$0.plugin].providesService }
         if !services {
-            workers[number]?.phase = .stopping
-            workers[number]?.stoppingByItself = true
+            workers[number]?.life = .stopping(byItself: true)
             scheduleMilestone(of: number, within: 1...5)
         }
     }
@@ -391,7 +383,8 @@ extension SimulatedWorld {
     mutating func passOn(from: Int?, to: Int) {
         guard let worker = workers[to] else { return }
         if worker.receivedHandOff { violate("generation \(to) was sent a hand-off twice") }
-        if [.bootstrapping, .serving, .stopping].contains(worker.phase) {
+        let step = worker.life.lastKnownStep
+        if step == .bootstrapping || step == .serving || step.isStopping {
             violate("generation \(to) was sent a hand-off after it began to bootstrap")
         }
         workers[to]?.receivedHandOff = true
@@ -402,7 +395,7 @@ extension SimulatedWorld {
         guard let from else { return }
         if from >= to { violate("generation \(to) was sent what generation \(from), not one before it, handed over") }
         if workers[from]?.isAlive == true { violate("generation \(to) was sent what generation \(from) handed over while \(from) still ran") }
-        let alive = worker.isAlive && worker.ending == nil
+        let alive = worker.isAlive && worker.end == nil
         for item in items.indices where items[item] == .supervisor(from: from) { items[item] = alive ? .worker(to) : .closed }
     }
 
@@ -411,7 +404,7 @@ extension SimulatedWorld {
     mutating func ask(_ number: Int, _ request: WorkerLink.Request) {
         if case .stop = request { workers[number]?.askedToStop = true }
         if request == .verdict(.bootstrapAfter) { workers[number]?.proceeded = true }
-        guard let worker = workers[number], worker.isAlive, worker.ending == nil else { return }
+        guard let worker = workers[number], worker.isAlive, worker.end == nil else { return }
         if case .stop = request, worker.suspended { resume(number) }
         guard let worker = workers[number], !worker.suspended else {
             workers[number]?.pendingRequests.append(request)
@@ -422,14 +415,14 @@ extension SimulatedWorld {
         if worker.hung, request != .rescan, request != .reload || worker.published.contains(where: { $0.loaded && $0.state == .running }) {
             // What hangs is the next plugin call: told to bootstrap, the worker's bootstrap
             // never returns and runs past its limit; anything else it never gets to.
-            if case .verdict(let verdict) = request, verdict == .bootstrapBeside || verdict == .bootstrapAfter, worker.phase == .prepared {
-                workers[number]?.phase = .bootstrapping
+            if case .verdict(let verdict) = request, verdict == .bootstrapBeside || verdict == .bootstrapAfter, worker.life == .prepared {
+                workers[number]?.life = .bootstrapping
                 workers[number]?.stepStarted = now
                 workers[number]?.hungPlugin = worker.hungPlugin ?? 0
                 workers[number]?.overrunAt = now + setup.loadTimeout
             }
             // A reload's hooks are plugin calls with a deadline: the first runs past it.
-            if request == .reload, worker.phase == .serving, worker.overrunAt == nil {
+            if request == .reload, worker.life == .serving, worker.overrunAt == nil {
                 workers[number]?.hungPlugin = worker.hungPlugin ?? 0
                 workers[number]?.overrunAt = now + setup.loadTimeout
             }
@@ -437,19 +430,20 @@ extension SimulatedWorld {
         }
         switch request {
         case .stop:
-            switch worker.phase {
+            switch worker.life {
             case .loading, .bootstrapping:
-                workers[number]?.stopRequested = true
+                // It stops once the step is done.
+                break
             case .prepared, .bootstrapped, .serving:
-                workers[number]?.phase = .stopping
+                workers[number]?.life = .stopping(byItself: false)
                 scheduleMilestone(of: number, within: 1...30)
-            case .stopping, .gone:
+            case .stopping, .ended, .gone:
                 break
             }
         case .verdict(let verdict):
             hear(verdict, in: number)
         case .reload:
-            guard worker.phase == .serving else { break }
+            guard worker.life == .serving else { break }
             deliver(.notification(generation: number, .reloading(monotonicMicroseconds: now.nanoseconds / 1000)))
             // It reads the configuration again: each plugin with a reload hook takes its new
             // settings; Ticker, without one, runs with those it bootstrapped with, and the worker
@@ -470,12 +464,12 @@ extension SimulatedWorld {
             // A reload is of the configuration: what the plan left out stays out, and an upgrade
             // asked once is not asked again.
             rescan(number)
-            if workers[number]?.phase == .serving, workers[number]?.ending == nil {
+            if workers[number]?.life == .serving {
                 tellConditions(number)
                 deliver(.ready(generation: number, plugins: snapshot(number)))
             }
         case .rescan:
-            guard worker.phase == .serving else { break }
+            guard worker.life == .serving else { break }
             rescan(number)
         }
     }
@@ -572,13 +566,13 @@ extension SimulatedWorld {
         deliver(.resumed(generation: number, process: ProcessID(rawValue: Int32(number))))
         let pending = workers[number]?.pendingRequests ?? []
         workers[number]?.pendingRequests = []
-        if workers[number]?.milestoneAt == nil, let phase = workers[number]?.phase, [.loading, .bootstrapping, .stopping].contains(phase),
+        if workers[number]?.milestoneAt == nil, let life = workers[number]?.life, life.isInPluginStep || life.isStopping,
             workers[number]?.hung == false {
             workers[number]?.milestoneAt = now + .milliseconds(1)
         }
         for request in pending { ask(number, request) }
         // The copies of signals to the whole service it got while stopped, passed on now.
-        for held in heldSignals.removeValue(forKey: number) ?? [] where workers[number]?.ending == nil {
+        for held in heldSignals.removeValue(forKey: number) ?? [] where workers[number]?.end == nil {
             deliverCopy(of: held.signal, from: .worker(generation: number), send: held.send)
         }
     }
@@ -587,7 +581,7 @@ extension SimulatedWorld {
 
     /// A worker dies as `death` says.
     mutating func die(_ number: Int, _ death: FaultOperation.Death) {
-        guard let worker = workers[number], worker.ending == nil, worker.phase != .gone else { return }
+        guard let worker = workers[number], worker.end == nil, worker.isAlive else { return }
         let running = running(in: worker)
         let any = worker.published.indices.randomElement(using: &random)
         switch death {
@@ -617,7 +611,7 @@ extension SimulatedWorld {
 
     /// The supervisor sent SIGKILL: why, as the world knows it.
     mutating func killedBySupervisor(_ number: Int) {
-        guard let worker = workers[number], worker.ending == nil, worker.phase != .gone else { return }
+        guard let worker = workers[number], worker.end == nil, worker.isAlive else { return }
         guard let kill = worker.killedBecause else { return }
         end(number, .signalled(.kill), death: .killedBySupervisor(kill), running: worker.suspended ? worker.runningWhenSuspended : running(in: worker))
     }
@@ -631,29 +625,28 @@ extension SimulatedWorld {
         _ number: Int, _ termination: Termination, death: WorldTruth.Death, intended: Int32? = nil, crash: WorkerRecord? = nil,
         exitCall: WorkerRecord? = nil, running: [RunningCode] = []
     ) {
-        guard let worker = workers[number], worker.ending == nil else { return }
+        guard let worker = workers[number], worker.end == nil else { return }
         let rewritten = worker.published.indices.filter { index in
             let published = worker.published[index]
             guard published.loaded, let inode = paths[published.plugin], inode == published.inode,
                 let now = inodes[inode]?.identity else { return false }
             return !now.hasSameContents(as: published.identity)
         }.map(PluginNumber.init)
-        let phase: WorkerPhase = switch worker.phase {
+        let phase: WorkerPhase = switch worker.life {
         case .loading: .loading
         case .prepared: .prepared
         case .bootstrapped: .bootstrapped
         case .bootstrapping: .bootstrapping
-        case .serving: worker.stoppingByItself ? .stopping : .running
-        case .stopping, .gone: .stopping
+        case .serving: .running
+        case .stopping, .ended, .gone: .stopping
         }
         let evidence = EndingEvidence(
             termination: termination, intendedExit: intended, crash: crash, exitCall: exitCall, running: running, workerPhase: phase,
             failedPlugin: worker.failedPlugin, plugins: snapshot(number), rewrittenInPlace: rewritten, stall: nil)
-        workers[number]?.ending = (termination, evidence)
-        workers[number]?.death = death
-        workers[number]?.runningAtDeath = running
-        workers[number]?.rewrittenUnderIt = intended == nil && !rewritten.isEmpty
-        workers[number]?.endsAt = now + .milliseconds(1)
+        workers[number]?.life = .ended(
+            WorldWorkerEnd(termination: termination, evidence: evidence, death: death, running: running, rewrittenUnderIt: intended == nil && !rewritten.isEmpty,
+                step: worker.life),
+            heardAt: now + .milliseconds(1))
         workers[number]?.milestoneAt = nil
         // A word of its readiness not sent yet never is.
         workers[number]?.readyDueAt = nil
@@ -673,7 +666,7 @@ extension SimulatedWorld {
 
     /// The worker an operation hits.
     func worker(_ target: FaultOperation.Target) -> Int? {
-        let alive = workers.values.filter { $0.isAlive && $0.ending == nil }.map(\.number).sorted()
+        let alive = workers.values.filter { $0.isAlive && $0.end == nil }.map(\.number).sorted()
         switch target {
         case .current: return liveServingWorker.flatMap { alive.contains($0) ? $0 : nil } ?? alive.last
         case .newest: return alive.last

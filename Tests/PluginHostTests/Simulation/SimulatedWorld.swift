@@ -54,25 +54,18 @@ struct SimulatedWorld {
         var build: WorldTruth.Build { WorldTruth.Build(plugin: plugin, identity: identity) }
     }
 
-    /// Where a simulated worker stands.
-    enum Stage: Equatable {
-        /// An upgrade's candidate waits for the supervisor's word when `prepared` (loaded) and
-        /// `bootstrapped`.
-        case loading, prepared, bootstrapping, bootstrapped, serving, stopping, gone
-    }
-
     /// A worker process of the simulation, with the truth of what it did. A reference: the
     /// world changes its workers at every step, and copying one copies all it holds.
     final class Worker {
         /// Whether it makes no progress by itself: stopped by a signal, or hung in a plugin
         /// call, except while it stops on its own, where each hook has a deadline the worker
         /// itself keeps (a hook that overruns it is skipped).
-        var isStuck: Bool { suspended || (hung && phase != .stopping) }
+        var isStuck: Bool { suspended || (hung && !life.isStopping) }
 
         let number: Int
         let cause: GenerationPlan.Cause
         let startedAt: MonotonicInstant
-        var phase = Stage.loading
+        var life = WorldWorkerLife.loading
         var published: [Published] = []
         /// The plugin files it found that are no plugin (junk), by plugin index.
         var unusableAtStart: Set<Int> = []
@@ -88,12 +81,8 @@ struct SimulatedWorld {
         var suspension: (since: MonotonicInstant, running: [RunningCode])?
         var suspended: Bool { suspension != nil }
         var runningWhenSuspended: [RunningCode] { suspension?.running ?? [] }
-        /// Asked to stop while it loaded or bootstrapped: it stops once that is done.
-        var stopRequested = false
         /// Asked to stop by the supervisor, at any time.
         var askedToStop = false
-        /// It stops by itself: no service to run on a host that does not watch.
-        var stoppingByItself = false
         /// Told to bootstrap once the generation before stopped (an upgrade's candidate).
         var proceeded = false
         var pendingRequests: [WorkerLink.Request] = []
@@ -102,23 +91,27 @@ struct SimulatedWorld {
         var daemons: [Int: Bool] = [:]
         var askedUpgrades: Set<FileIdentity> = []
         var failedPlugin: PluginNumber?
-        /// Set once it ended; its end is delivered at ``endsAt``.
-        var ending: (termination: Termination, evidence: EndingEvidence)?
-        var endsAt: MonotonicInstant?
-        /// How it really ended, what ran then, and whether a file it loaded was written in
-        /// place under it.
-        var death: WorldTruth.Death?
-        var runningAtDeath: [RunningCode] = []
-        var rewrittenUnderIt = false
+        /// How it ended, once it did.
+        var end: WorldWorkerEnd? {
+            switch life {
+            case .ended(let end, _): end
+            case .gone(let end, _): end
+            case .loading, .prepared, .bootstrapping, .bootstrapped, .serving, .stopping: nil
+            }
+        }
+        var death: WorldTruth.Death? { end?.death }
+        /// Whether it stops, or stopped, by itself: no service to run on a host that does not
+        /// watch.
+        var stoppingByItself: Bool { life == .stopping(byItself: true) || end?.step == .stopping(byItself: true) }
         /// Why the supervisor would end it, as the world knows: the step that overran.
         var overranOwner: Int?
         /// When its current step began, for a step that hangs.
         var stepStarted: MonotonicInstant
         var overrunAt: MonotonicInstant?
         var health: Bool = true
-        /// Whether, and when, it said it was ready: its report is out and its services run.
-        var saidReady = false
+        /// When it said it was ready, once it did: its report is out and its services run.
         var readyAt: MonotonicInstant?
+        var saidReady: Bool { readyAt != nil }
         /// When its word that it is ready reaches the supervisor, while it is on its way.
         var readyDueAt: MonotonicInstant?
         /// The plugins its start left out (their builds excluded with nothing held in their
@@ -130,7 +123,9 @@ struct SimulatedWorld {
         var excludedAtStart: Set<WorldTruth.Build> = []
 
         /// Whether the supervisor heard of its end, and that it is ready.
-        var endSeen = false
+        var endSeen: Bool {
+            if case .gone(_, heard: true) = life { true } else { false }
+        }
         var readySeen = false
         /// Why the supervisor sent it SIGKILL, as the world knows, once it did: it serves no more.
         var killedBecause: WorldTruth.Kill?
@@ -169,7 +164,9 @@ struct SimulatedWorld {
             self.stepStarted = stepStarted
         }
 
-        var isAlive: Bool { phase != .gone }
+        var isAlive: Bool {
+            if case .gone = life { false } else { true }
+        }
 
         /// Why the supervisor ends it when it sends SIGKILL at `now`, as the world knows: a step
         /// that overran, a signal that kept it stopped for `suspensionLimit` (`--timeout`), a
@@ -395,8 +392,8 @@ struct SimulatedWorld {
             guard let number = worker(target), let worker = workers[number] else { return }
             workers[number]?.hung = true
             // A step under way runs past its limit: the plugin it is in.
-            if [.loading, .bootstrapping].contains(worker.phase) {
-                let inStep = worker.phase == .loading
+            if worker.life.isInPluginStep {
+                let inStep = worker.life == .loading
                     ? worker.published.firstIndex { !$0.loaded } : worker.published.firstIndex { $0.loaded && $0.state != .running }
                 workers[number]?.hungPlugin = inStep ?? 0
                 workers[number]?.overrunAt = worker.stepStarted + setup.loadTimeout
@@ -446,7 +443,7 @@ struct SimulatedWorld {
             // Code mapped from it changes under every worker that loaded it: each crashes
             // soon, in whatever code runs.
             for (number, worker) in workers.sorted(by: { $0.key < $1.key })
-            where worker.isAlive && worker.ending == nil && worker.published.contains(where: { $0.inode == inode && $0.loaded }) {
+            where worker.isAlive && worker.end == nil && worker.published.contains(where: { $0.inode == inode && $0.loaded }) {
                 die(number, .crashNamingPlugin)
             }
         case .remove(let plugin):
@@ -577,7 +574,7 @@ struct SimulatedWorld {
 
     /// Delivers the copies of the signal an operator sent (`send`) to `recipient`.
     private mutating func send(_ signal: Signal, to recipient: FaultOperation.Recipient, as send: Int) {
-        let speaking = (liveServingWorker ?? machine.currentGeneration).flatMap { workers[$0]?.isAlive == true && workers[$0]?.ending == nil ? $0 : nil }
+        let speaking = (liveServingWorker ?? machine.currentGeneration).flatMap { workers[$0]?.isAlive == true && workers[$0]?.end == nil ? $0 : nil }
         let toWorker = recipient != .supervisor ? speaking : nil
         let toSupervisor = recipient != .worker || toWorker == nil
         if toSupervisor { deliverCopy(of: signal, from: .supervisor, send: send) }
@@ -686,7 +683,7 @@ struct SimulatedWorld {
     mutating func settleWithoutFaults() {
         guard exit == nil else { return }
         // The faults are over: what a signal stopped is resumed.
-        for number in workers.keys.sorted() where workers[number]?.suspended == true && workers[number]?.ending == nil { resume(number) }
+        for number in workers.keys.sorted() where workers[number]?.suspended == true && workers[number]?.end == nil { resume(number) }
         advance(to: now + settlingTime)
         guard exit == nil else { return }
         checkSettled()
@@ -703,8 +700,8 @@ struct SimulatedWorld {
         consider(recordWrite?.finishesAt)
         for worker in workers.values {
             // A worker that ended only has its end to be seen; one stopped only its deadline.
-            if worker.ending != nil {
-                consider(worker.endsAt)
+            if worker.end != nil {
+                if case .ended(_, let heardAt) = worker.life { consider(heardAt) }
             } else {
                 if !worker.isStuck { consider(worker.milestoneAt) }
                 consider(worker.overrunAt)
@@ -843,7 +840,7 @@ struct SimulatedWorld {
                 exit = (status, reason, now)
                 checkExit(status, reason)
                 for number in workers.keys {
-                    workers[number]?.phase = .gone
+                    if let worker = workers[number], worker.isAlive { worker.life = .gone(worker.end, heard: false) }
                     for daemon in workers[number]?.daemons.keys.sorted() ?? [] { workers[number]?.daemons[daemon] = false }
                 }
             }
@@ -907,7 +904,7 @@ struct SimulatedWorld {
     /// The file of `plugin`'s build `identity` that a live worker loaded, while it still reads those bytes.
     private func loadedByLiveWorker(_ plugin: Int, _ identity: FileIdentity) -> UInt64? {
         for number in workers.keys.sorted() {
-            guard let worker = workers[number], worker.phase != .gone else { continue }
+            guard let worker = workers[number], worker.isAlive else { continue }
             for published in worker.published where published.plugin == plugin && published.loaded
                 && published.identity.hasSameContents(as: identity) && inodes[published.inode]?.identity.hasSameContents(as: identity) == true {
                 return published.inode

@@ -132,12 +132,12 @@ struct WorldTruth {
     static func blamed(_ worker: SimulatedWorld.Worker, dying: Death? = nil) -> [Int] {
         guard let death = dying ?? worker.death else { return [] }
         if case .intended(let failed) = death { return failed.map { [$0] } ?? [] }
-        if worker.rewrittenUnderIt { return [] }
+        if worker.end?.rewrittenUnderIt == true { return [] }
         switch death {
         case .crash(let culprit): return culprit.map { [$0] } ?? []
         case .exitCall(let culprit): return [culprit]
-        case .underscoreExit: return worker.runningAtDeath.map(\.plugin.index)
-        case .killedFromOutside: return worker.runningAtDeath.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
+        case .underscoreExit: return (worker.end?.running ?? []).map(\.plugin.index)
+        case .killedFromOutside: return (worker.end?.running ?? []).filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
         case .killedBySupervisor(.overran(let owner)): return [owner]
         case .killedBySupervisor(.stayedSuspended(let running)): return running.filter { WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
         case .killedBySupervisor(.stopDeadline), .killedBySupervisor(.notNeeded): return []
@@ -153,11 +153,11 @@ struct WorldTruth {
     /// it: whatever else ended it first, its end looks the same.
     static func blamedForItsEnd(_ worker: SimulatedWorld.Worker) -> [Int] {
         let death = worker.killedBecause.map { .killedBySupervisor($0) } ?? worker.death
-        guard case .killedBySupervisor(.stopDeadline(let whileSuspended)) = death, !worker.rewrittenUnderIt else {
+        guard case .killedBySupervisor(.stopDeadline(let whileSuspended)) = death, worker.end?.rewrittenUnderIt != true else {
             return blamed(worker, dying: death)
         }
         // A signal that kept it stopped kept its plugins from stopping: only one in a short call is suspected.
-        return worker.runningAtDeath.filter { !whileSuspended || WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
+        return (worker.end?.running ?? []).filter { !whileSuspended || WorldRules.inShortCall($0.phase) }.map(\.plugin.index)
     }
 
     /// The supervisor heard at `now` of the end of `worker`: each plugin it is blamed on failed once more.
