@@ -1102,7 +1102,7 @@ extension SimulatedWorld {
     /// kept (each build whose file still holds it, as the driver reads it): its first generation
     /// leaves out exactly the builds on disk that the truth leaves out.
     mutating func checkNextStart() {
-        guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason), !recordTorn, setup.keepsRecord else { return }
+        guard let ending = exit, ![.notRestartable, .failedBeforeReady].contains(ending.reason), !stateDirectory.torn, setup.keepsRecord else { return }
         checkStartAfterEnd(because: "\(ending.reason)", at: ending.at)
     }
 
@@ -1278,7 +1278,7 @@ extension SimulatedWorld {
         if !reloads.asked.isEmpty { violate("with no fault for \(TextFormat.seconds(settlingTime)), a reload asked for at \(reloads.asked[0]) was never made") }
         // What the host proved is on disk once its state directory answers: no write is lost,
         // the newest one last.
-        if setup.keepsRecord, exit == nil, recordWrite == nil, !recordTorn, recordOnDisk != recordDecided {
+        if setup.keepsRecord, exit == nil, stateDirectory.write == nil, !stateDirectory.torn, stateDirectory.record != recordDecided {
             violate("with no fault for \(TextFormat.seconds(settlingTime)), the record on disk is not the one the host last asked to keep")
         }
         // Nothing handed over waits with the supervisor once a generation serves and none starts.

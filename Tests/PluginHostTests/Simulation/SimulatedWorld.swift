@@ -288,33 +288,12 @@ struct SimulatedWorld {
     /// The record of what the host proved, as the machine last asked to keep it, and whether it
     /// is yet to be checked against the truth (it was asked for, or the truth changed).
     var recordDecided = BuildRecord()
-    /// The record as the driver last wrote it to disk: its writes take a moment, and wait for a
-    /// frozen state directory.
-    var recordOnDisk = BuildRecord()
-    /// The write under way (as the driver's writer process runs it): its number, the record,
-    /// when it was asked for and when it finishes; and the newest record asked for meanwhile,
-    /// written next.
-    var recordWrite: (number: Int, record: BuildRecord, askedAt: MonotonicInstant, finishesAt: MonotonicInstant)?
-    var recordWriteNext: (number: Int, record: BuildRecord, askedAt: MonotonicInstant)?
-    /// Until when the state directory is frozen.
-    var stateFrozenUntil: MonotonicInstant?
-    /// Since when the host said its record's writes stall, while it says so; whether it said it
-    /// cannot keep its record.
-    var recordStallSaid: MonotonicInstant?
-    var recordUnwritableSaid = false
+    /// The state directory: the record on disk, its writes, the records under other keys.
+    var stateDirectory: WorldStateDirectory
     /// The record the host started with.
     var recordAtStart = BuildRecord()
-    /// How the host that runs was told its plugin directory (an index of
-    /// ``DirectorySpelling/all``), and the key its driver keeps its record under.
-    var hostSpelling: Int
-    var recordKey: String
-    /// The records on disk under other keys, and whether each is damaged: what a driver that
-    /// named the directory another way kept.
-    var recordsElsewhere: [String: (record: BuildRecord, torn: Bool)] = [:]
     /// The plugins this host saw run in a generation that served.
     var servedServices: Set<Int> = []
-    /// Whether the record on disk is damaged, since the last write.
-    var recordTorn = false
     var recordCheckedAt: Int?
     /// The copies of signals a stopped worker passes on once resumed, with the send each is of.
     var heldSignals: [Int: [(signal: Signal, send: Int)]] = [:]
@@ -343,8 +322,7 @@ struct SimulatedWorld {
         random = SplitMix64(seed: seed)
         now = MonotonicInstant(nanoseconds: 1_000_000_000_000)
         paths = Array(repeating: nil, count: Self.plugins.count)
-        hostSpelling = Int(seed % UInt64(DirectorySpelling.all.count))
-        recordKey = DirectorySpelling.all[hostSpelling].recordKey
+        stateDirectory = WorldStateDirectory(spelling: Int(seed % UInt64(DirectorySpelling.all.count)))
         let (machine, actions) = SupervisionMachine.starting(setup.machine, at: now)
         self.machine = machine
         for plugin in Self.plugins.indices { paths[plugin] = newInode(.good) }
@@ -463,11 +441,9 @@ struct SimulatedWorld {
         case .killSupervisor:
             restartSupervisor()
         case .tearRecord:
-            recordTorn = true
+            stateDirectory.tear()
         case .freezeState(let seconds):
-            let until = now + .seconds(seconds)
-            stateFrozenUntil = max(stateFrozenUntil ?? until, until)
-            if let write = recordWrite { recordWrite?.finishesAt = max(write.finishesAt, until + Self.recordWriteTime) }
+            stateDirectory.freeze(until: now + .seconds(seconds))
         }
     }
 
@@ -480,16 +456,12 @@ struct SimulatedWorld {
         settleRecordWrites()
         // The service manager's unit, or an operator, names the directory another way: the
         // driver reads the record it keeps under that spelling's key.
-        hostSpelling = (hostSpelling + 1 + eventCount) % DirectorySpelling.all.count
-        let key = DirectorySpelling.all[hostSpelling].recordKey
-        if key != recordKey {
-            if tracing { trace.append("  the new supervisor is started with \(DirectorySpelling.all[hostSpelling]), its record keyed \(key), not \(recordKey)") }
-            recordsElsewhere[recordKey] = (recordOnDisk, recordTorn)
-            (recordOnDisk, recordTorn) = recordsElsewhere.removeValue(forKey: key) ?? (BuildRecord(), false)
-            recordKey = key
+        let spelling = (stateDirectory.spelling + 1 + eventCount) % DirectorySpelling.all.count
+        if let before = stateDirectory.hostStarted(toldBy: spelling), tracing {
+            trace.append("  the new supervisor is started with \(DirectorySpelling.all[spelling]), its record keyed \(stateDirectory.key), not \(before)")
         }
         // A record damaged, or none kept (the state directory cannot be written): nothing outlives the host.
-        let forgotten = recordTorn || !setup.keepsRecord
+        let forgotten = stateDirectory.torn || !setup.keepsRecord
         if tracing { trace.append("  the supervisor is killed; a new one starts" + (forgotten ? ", with no record" : "")) }
         if !forgotten { checkStartAfterEnd(because: "SIGKILL of the supervisor", at: now) }
         guard violations.isEmpty else { return }
@@ -505,7 +477,7 @@ struct SimulatedWorld {
     /// (`BuildRecord.forgettingChangedFiles`).
     func recordAsRead() -> BuildRecord {
         let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
-        var written = recordOnDisk
+        var written = stateDirectory.record
         written.permanent = written.permanent.filter { entry in
             Self.plugin(named: entry.name).map { copies[WorldTruth.Build(plugin: $0, identity: entry.identity)] != nil } ?? false
         }
@@ -536,12 +508,8 @@ struct SimulatedWorld {
         trace = before.trace
         transitions = before.transitions
         items = before.items.map { _ in .closed }
-        recordTorn = before.recordTorn
-        hostSpelling = before.hostSpelling
-        stateFrozenUntil = before.stateFrozenUntil
-        recordKey = before.recordKey
-        recordsElsewhere = before.recordsElsewhere
-        recordOnDisk = record
+        stateDirectory = before.stateDirectory
+        stateDirectory.hostRead(record)
         recordDecided = record
         recordAtStart = record
         // The driver holds each permanent build's copy from its start.
@@ -613,8 +581,8 @@ struct SimulatedWorld {
         let client = nextClient
         // The operator names the directory in a way of its own: it finds the host's socket.
         let spelling = DirectorySpelling.all[client % DirectorySpelling.all.count]
-        if spelling.socketName != DirectorySpelling.all[hostSpelling].socketName {
-            violate("an operator's request with \(spelling) would not find the control socket of the host started with \(DirectorySpelling.all[hostSpelling])")
+        if spelling.socketName != DirectorySpelling.all[stateDirectory.spelling].socketName {
+            violate("an operator's request with \(spelling) would not find the control socket of the host started with \(DirectorySpelling.all[stateDirectory.spelling])")
         }
         clients[client] = (request, false)
         let asked: ControlRequest
@@ -697,7 +665,7 @@ struct SimulatedWorld {
         func consider(_ instant: MonotonicInstant?) {
             if let instant, next.map({ instant < $0 }) ?? true { next = instant }
         }
-        consider(recordWrite?.finishesAt)
+        consider(stateDirectory.write?.finishesAt)
         for worker in workers.values {
             // A worker that ended only has its end to be seen; one stopped only its deadline.
             if worker.end != nil {
