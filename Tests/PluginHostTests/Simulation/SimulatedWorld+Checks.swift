@@ -221,11 +221,11 @@ extension SimulatedWorld {
                 if !actions.contains(where: { if case .answer(client, .refused) = $0 { true } else { false } }) {
                     violate("a restart whose files on disk break a running plugin was not refused at once")
                 }
-            } else if starts, let names = restartNames[client] {
+            } else if starts, let names = clients.names(restartedBy: client) {
                 forgive(names)
             }
         case .control(let client, .restart):
-            if starts, let names = restartNames[client] { forgive(names) }
+            if starts, let names = clients.names(restartedBy: client) { forgive(names) }
         case .control(let client, .accept(let names)):
             // Every trial, or those of the plugins named: all of them on trial, or it is refused.
             let trials = Self.trials(truth.trials(at: now), named: names)
@@ -1064,36 +1064,7 @@ extension SimulatedWorld {
     /// Checks an answer to client `id`: to one still connected, once, of the kind its
     /// request asks for; what a follower is shown follows what it was shown before.
     mutating func receive(_ answer: ControlAnswer, by id: Int) {
-        guard let client = clients[id] else {
-            violate("the host answered client \(id), which had left or had its whole answer: \(answer)")
-            return
-        }
-        let fits = switch (client.request, answer) {
-        case (_, .refused): client.request != .status && client.request != .follow
-        case (.status, .status), (.follow, .change), (.reload, .reload), (.reload, .reloadEnded), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
-             (.stop, .stopped), (.accept, .restart), (.rollback, .restart), (.acceptOne, .restart), (.rollbackOne, .restart), (.rollbackTo, .restart): true
-        default: false
-        }
-        if !fits { violate("client \(id) asked \(client.request) and was answered \(answer)") }
-        if case .stopped(let status) = answer { stoppedAnswer = status }
-        if case .change(let what, let status) = answer {
-            if let before = shownToFollower[id], what.has(" -> ") {
-                let from = what.split(separator: " -> ").first.map(String.init) ?? what
-                if from != "\(before.state)" { violate("follower \(id) was shown \(what), after being shown \(before.state)") }
-            }
-            shownToFollower[id] = status
-        }
-        if case .status(var status) = answer {
-            // What followers were shown last is the status now.
-            for (follower, shown) in shownToFollower.sorted(by: { $0.key < $1.key }) {
-                var seen = shown
-                seen.now = now
-                status.now = now
-                if seen != status { violate("follower \(follower) was last shown \(shown.state) with other plugins or figures than the status now (\(status.state))") }
-            }
-        }
-        // A whole answer is written, then the connection closed.
-        if answer.isFinal { clients[id] = nil }
+        for wrong in clients.answered(answer, to: id, at: now) { violate(wrong) }
     }
 
     // MARK: After every step
@@ -1211,10 +1182,10 @@ extension SimulatedWorld {
     /// reason allows, after a stop request within its deadline.
     mutating func checkExit(_ status: ExitStatus, _ reason: EndReason) {
         // Everyone who asked has an answer: a stop, the status the host ends with.
-        for (id, client) in clients.sorted(by: { $0.key < $1.key }) where client.request != .follow {
-            violate("the host ended without answering client \(id)'s \(client.request)")
+        for (id, request) in clients.waiting {
+            violate("the host ended without answering client \(id)'s \(request)")
         }
-        if let stoppedAnswer, stoppedAnswer != status {
+        if let stoppedAnswer = clients.stoppedAnswer, stoppedAnswer != status {
             violate("the host answered a stop with status \(stoppedAnswer.rawValue), and ended with \(status.rawValue)")
         }
         if !reason.statuses.contains(status.rawValue) {
@@ -1272,8 +1243,8 @@ extension SimulatedWorld {
             violate("with no fault for \(TextFormat.seconds(settlingTime)) the host is neither serving nor ended: \(machine.state)")
             return
         }
-        for (id, client) in clients.sorted(by: { $0.key < $1.key }) where client.request != .follow {
-            violate("with no fault for \(TextFormat.seconds(settlingTime)), client \(id) still waits for the answer to its \(client.request)")
+        for (id, request) in clients.waiting {
+            violate("with no fault for \(TextFormat.seconds(settlingTime)), client \(id) still waits for the answer to its \(request)")
         }
         if !reloads.asked.isEmpty { violate("with no fault for \(TextFormat.seconds(settlingTime)), a reload asked for at \(reloads.asked[0]) was never made") }
         // What the host proved is on disk once its state directory answers: no write is lost,
@@ -1335,13 +1306,13 @@ extension SimulatedWorld {
     }
 }
 
-private extension String {
+extension String {
     /// Whether it holds `other`, compared byte by byte: the checks read every line the host
     /// says, after every step.
     func has(_ other: String) -> Bool { utf8.offset(of: other) != nil }
 }
 
-private extension String.UTF8View {
+extension String.UTF8View {
     /// Where `needle` begins in these bytes, if it does.
     func offset(of needle: String) -> Int? {
         let haystack = Array(self)

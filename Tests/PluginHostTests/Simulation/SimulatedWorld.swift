@@ -235,18 +235,8 @@ struct SimulatedWorld {
     /// of each plugin (its build that runs, and the build before); `nil` targets: it must be refused.
     var rollbackExpected: (client: Int, targets: [Int: (running: WorldTruth.Build, target: WorldTruth.Build)]?)?
     var refuseFork = false
-    /// The operators' clients still connected, by number: what each asked, and whether it
-    /// has its whole answer.
-    var clients: [Int: (request: FaultOperation.Request, answered: Bool)] = [:]
-    var nextClient = 0
-    /// The clients whose restart would break a running plugin, as the files on disk say.
-    var brokenOnDisk: Set<Int> = []
-    /// The plugins named by each client's restart, to forgive once the host acts on it.
-    var restartNames: [Int: [String]] = [:]
-    /// What each follower was shown last.
-    var shownToFollower: [Int: HostStatus] = [:]
-    /// The exit status the host answered a `stop` with, if it did.
-    var stoppedAnswer: ExitStatus?
+    /// The operators' clients, what they asked and what they were answered.
+    var clients = WorldClients()
     /// When an operator last asked for a restart.
     var restartAskedAt: MonotonicInstant?
     var nextDaemon = 10_000
@@ -434,9 +424,7 @@ struct SimulatedWorld {
         case .ask(let request):
             ask(request)
         case .clientLeaves:
-            guard let client = clients.keys.min() else { return }
-            clients[client] = nil
-            shownToFollower[client] = nil
+            guard let client = clients.firstLeaves() else { return }
             deliver(.clientLeft(client: client))
         case .killSupervisor:
             restartSupervisor()
@@ -577,14 +565,15 @@ struct SimulatedWorld {
 
     /// An operator's client connects and asks.
     private mutating func ask(_ request: FaultOperation.Request) {
-        nextClient += 1
-        let client = nextClient
+        // A restart of the plugins the world knows are left out names them.
+        let client = clients.connect(
+            asking: request, naming: request == .restartLeftOut ? Set(truth.evidence.keys.map(\.name)).sorted() : nil,
+            brokenOnDisk: request == .restartBrokenOnDisk)
         // The operator names the directory in a way of its own: it finds the host's socket.
         let spelling = DirectorySpelling.all[client % DirectorySpelling.all.count]
         if spelling.socketName != DirectorySpelling.all[stateDirectory.spelling].socketName {
             violate("an operator's request with \(spelling) would not find the control socket of the host started with \(DirectorySpelling.all[stateDirectory.spelling])")
         }
-        clients[client] = (request, false)
         let asked: ControlRequest
         switch request {
         case .status: asked = .status
@@ -595,12 +584,8 @@ struct SimulatedWorld {
             if exit == nil, stopRequests.isEmpty { reloads.asked.append(now) }
         case .restart: asked = .restart([])
         case .restartLeftOut:
-            // The plugins the world knows are left out.
-            let names = Set(truth.evidence.keys.map(\.name)).sorted()
-            asked = .restart(names)
-            restartNames[client] = names
+            asked = .restart(clients.names(restartedBy: client) ?? [])
         case .restartBrokenOnDisk:
-            brokenOnDisk.insert(client)
             asked = .restart([])
         case .stop:
             asked = .stop
@@ -794,7 +779,7 @@ struct SimulatedWorld {
             case .hold(let builds):
                 deliver(.holding(hold(builds), asked: builds))
             case .checkRestart(let client, _, _):
-                deliver(.restartChecked(client: client, problems: brokenOnDisk.contains(client)
+                deliver(.restartChecked(client: client, problems: clients.restartBreaksOnDisk(client)
                     ? ["plugin Ticker (plugins/libTicker.so) requires Domain ^1.0.0, but Domain 2.0.0 is installed"] : []))
             case .keepRecord(let record, let number):
                 recordDecided = record
