@@ -22,7 +22,7 @@ extension SimulatedWorld {
             rollbackExpected = (client, expectedRollback(of: names, to: version))
         case .couldNotStart(let number, _):
             // An upgrade that could not start is not tried again until the files change.
-            guard stopRequests.isEmpty, let serving = servingWorker, serving != number, let running = workers[serving]?.told else { return }
+            guard !signals.stopAsked, let serving = servingWorker, serving != number, let running = workers[serving]?.told else { return }
             truth.abandon(Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !running.contains($0) })
         case .ended(let number, _):
             if reloads.underWay == number { reloads.underWay = nil }
@@ -49,7 +49,7 @@ extension SimulatedWorld {
     /// An upgrade's generation that says it is ready takes over: the builds it changed are on
     /// trial from now on (a rollback's generation begins none).
     private mutating func beginTrials(of number: Int) {
-        guard let worker = workers[number], WorldRules.loadsBeside(worker.cause), !worker.tookOver, stopRequests.isEmpty, exit == nil,
+        guard let worker = workers[number], WorldRules.loadsBeside(worker.cause), !worker.tookOver, !signals.stopAsked, exit == nil,
             let replaced = worker.replaces.flatMap({ workers[$0] })
         else { return }
         workers[number]?.tookOver = true
@@ -64,13 +64,13 @@ extension SimulatedWorld {
 
     /// The builds generation `number` runs while it serves are permanent, but those on trial.
     private mutating func servedBy(_ number: Int) {
-        guard number == servingWorker, let worker = workers[number], stopRequests.isEmpty, exit == nil else { return }
+        guard number == servingWorker, let worker = workers[number], !signals.stopAsked, exit == nil else { return }
         truth.served(worker.told, at: now)
         servedServices.formUnion(worker.told.map(\.plugin))
     }
 
     private mutating func judgeEnd(of number: Int) {
-        guard let worker = workers[number], stopRequests.isEmpty, exit == nil else { return }
+        guard let worker = workers[number], !signals.stopAsked, exit == nil else { return }
         if case .killedBySupervisor(.notNeeded) = worker.death { return }
         if WorldRules.loadsBeside(worker.cause), !worker.saidReady {
             guard let replaced = worker.replaces.flatMap({ workers[$0] }) else { return }
@@ -395,14 +395,14 @@ extension SimulatedWorld {
         case .discardHandOff(let from):
             // Closed only when no generation will take it: none replaces `from` now.
             if let heir = workers.values.filter({ $0.isAlive && !$0.receivedHandOff && $0.number > from && $0.replaces == from }).first,
-                WorldRules.loadsBeside(heir.cause), heir.bootstrapsBeside != true, !heir.killed, stopRequests.isEmpty, exit == nil {
+                WorldRules.loadsBeside(heir.cause), heir.bootstrapsBeside != true, !heir.killed, !signals.stopAsked, exit == nil {
                 violate("what generation \(from) handed over was closed, though generation \(heir.number) is to take over from it")
             }
             // A generation that stopped for a candidate that then gave up before it was told to
             // bootstrap was replaced all the same: what it handed over goes to the generation
             // that restores the builds before.
             if let gaveUp = workers.values.filter({ $0.replaces == from && WorldRules.loadsBeside($0.cause) }).max(by: { $0.number < $1.number }),
-                !gaveUp.proceeded, gaveUp.endSeen, gaveUp.bootstrapsBeside != true, workers[from]?.askedToStop == true, workers[from]?.endSeen == true, stopRequests.isEmpty, exit == nil {
+                !gaveUp.proceeded, gaveUp.endSeen, gaveUp.bootstrapsBeside != true, workers[from]?.askedToStop == true, workers[from]?.endSeen == true, !signals.stopAsked, exit == nil {
                 violate("what generation \(from) handed over was closed when generation \(gaveUp.number), which never bootstrapped, ended; the generation that restores the builds before is to receive it")
             }
         case .keepRecord(let record, _):
@@ -426,7 +426,7 @@ extension SimulatedWorld {
                 violate("history moves \(build) from \(from) to \(to), a move docs/operations.md's table of a build's life does not have")
             }
         }
-        guard exit == nil, stopRequests.isEmpty else { return }
+        guard exit == nil, !signals.stopAsked else { return }
         for plugin in Self.plugins.indices {
             // The record keeps the newest few left out of a plugin: an older one may read otherwise.
             let leftOut = truth.evidence.keys.filter { $0.plugin == plugin }
@@ -995,7 +995,7 @@ extension SimulatedWorld {
         if worker.killed { return .beingEnded }
         if worker.askedToStop {
             let replaced = workers.values.contains { $0.number > worker.number && $0.readySeen }
-            return !stopRequests.isEmpty && !replaced ? .stopping : .draining
+            return signals.stopAsked && !replaced ? .stopping : .draining
         }
         if worker.readySeen { return .serving }
         switch worker.cause {
@@ -1021,7 +1021,7 @@ extension SimulatedWorld {
         }
         // Once a stop is asked for, a restart decided and waiting never starts: the host counted
         // it, the world never will.
-        guard stopRequests.isEmpty else { return }
+        guard !signals.stopAsked else { return }
         if let failure = restarts.pending {
             let until = failure.at + failure.wait
             if until > now, backingOffUntil != until {
@@ -1191,15 +1191,15 @@ extension SimulatedWorld {
         if !reason.statuses.contains(status.rawValue) {
             violate("the host ended with status \(status.rawValue), which \(reason) does not allow")
         }
-        if let first = stopRequests.first, now - first.at > stopAllowance {
+        if let first = signals.stopRequests.first, now - first.at > stopAllowance {
             violate("the host ended \(TextFormat.seconds(now - first.at)) after the stop request; its deadline allows \(TextFormat.seconds(stopAllowance))")
         }
         switch reason {
         case .stopped:
-            if stopRequests.isEmpty { violate("the host ended as stopped though no stop was asked for") }
+            if !signals.stopAsked { violate("the host ended as stopped though no stop was asked for") }
         case .stoppedAtOnce:
-            if stopRequests.count < 2 {
-                violate("the host ended at once as if asked to stop twice, but operators asked once (\(stopRequests.map { "\($0.signal.name) at \($0.at)" }))")
+            if signals.stopRequests.count < 2 {
+                violate("the host ended at once as if asked to stop twice, but operators asked once (\(signals.stopRequests.map { "\($0.signal.name) at \($0.at)" }))")
             }
         case .nothingLeftToServe:
             guard let judged = lastJudged, let worker = workers[judged.worker] else { break }

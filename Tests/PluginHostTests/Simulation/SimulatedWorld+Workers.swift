@@ -572,7 +572,7 @@ extension SimulatedWorld {
         }
         for request in pending { ask(number, request) }
         // The copies of signals to the whole service it got while stopped, passed on now.
-        for held in heldSignals.removeValue(forKey: number) ?? [] where workers[number]?.end == nil {
+        for held in signals.release(in: number) where workers[number]?.end == nil {
             deliverCopy(of: held.signal, from: .worker(generation: number), send: held.send)
         }
     }

@@ -268,8 +268,8 @@ struct SimulatedWorld {
     var truth = WorldTruth()
     /// Builds whose behaviour the environment changed, with nothing on disk to say so.
     var environmentChanged: Set<WorldTruth.Build> = []
-    /// Stop requests operators made: the signal, when; a request to the whole service is one.
-    var stopRequests: [(signal: Signal, at: MonotonicInstant)] = []
+    /// The signals operators sent, and the stop requests they made.
+    var signals = WorldSignals()
     /// The version of the configuration file: an operator changes a setting of every plugin
     /// before each reload asked (Ticker has no reload hook, so its change waits for a start).
     var configuration = 0
@@ -285,11 +285,6 @@ struct SimulatedWorld {
     /// The plugins this host saw run in a generation that served.
     var servedServices: Set<Int> = []
     var recordCheckedAt: Int?
-    /// The copies of signals a stopped worker passes on once resumed, with the send each is of.
-    var heldSignals: [Int: [(signal: Signal, send: Int)]] = [:]
-    /// Signals sent so far, and those of the stop requests that reached the host.
-    var sends = 0
-    var stopSends: Set<Int> = []
     /// The restarts, as the world counts them: the failure the next one answers, and those
     /// that started.
     var restarts = WorldRestarts()
@@ -517,15 +512,13 @@ struct SimulatedWorld {
     /// An operator sends `signal` to `recipient`.
     private mutating func send(_ signal: Signal, to recipient: FaultOperation.Recipient) {
         if recipient == .hostThenService {
-            sends += 1
-            let copy = sends
+            let copy = signals.send()
             deliverCopy(of: signal, from: .supervisor, send: copy)
             advance(to: now + .milliseconds(Int64(1 + random.next() % 5)))
             if exit == nil { send(signal, to: .service, as: copy) }
             return
         }
-        sends += 1
-        send(signal, to: recipient, as: sends)
+        send(signal, to: recipient, as: signals.send())
     }
 
     /// Delivers the copies of the signal an operator sent (`send`) to `recipient`.
@@ -536,7 +529,7 @@ struct SimulatedWorld {
         if toSupervisor { deliverCopy(of: signal, from: .supervisor, send: send) }
         if let toWorker {
             if workers[toWorker]?.suspended == true {
-                heldSignals[toWorker, default: []].append((signal, send))
+                signals.hold(signal, send: send, in: toWorker)
             } else {
                 deliverCopy(of: signal, from: .worker(generation: toWorker), send: send)
             }
@@ -550,15 +543,13 @@ struct SimulatedWorld {
         // A stop signal only a worker got asks for a stop of its own only while none was asked:
         // once the supervisor stops the host, the copy a worker passes on is the same stop.
         let fromWorker = if case .worker = source { true } else { false }
-        if signal.asksToStop, !(fromWorker && !stopRequests.isEmpty), stopSends.insert(send).inserted {
-            stopRequests.append((signal, now))
-        }
+        signals.copyArrives(of: signal, send: send, fromWorker: fromWorker, at: now)
         if signal == .hangUp {
             let same = reloads.lastHangUp.map { $0.fromWorker != fromWorker && now - $0.at < setup.machine.repeatedSignalWindow } ?? false
             if !same { reloads.lastHangUp = (fromWorker, now) }
             // It is a request from when the host handles it: a copy a worker passes on while
             // the host acts is handled after what it does now.
-            reloads.hangUpsCounting.append(!same && stopRequests.isEmpty)
+            reloads.hangUpsCounting.append(!same && !signals.stopAsked)
         }
         deliver(.signal(signal, from: source))
     }
@@ -581,7 +572,7 @@ struct SimulatedWorld {
         case .reload:
             asked = .reload
             configuration += 1
-            if exit == nil, stopRequests.isEmpty { reloads.asked.append(now) }
+            if exit == nil, !signals.stopAsked { reloads.asked.append(now) }
         case .restart: asked = .restart([])
         case .restartLeftOut:
             asked = .restart(clients.names(restartedBy: client) ?? [])
@@ -589,7 +580,7 @@ struct SimulatedWorld {
             asked = .restart([])
         case .stop:
             asked = .stop
-            if stopRequests.isEmpty { stopRequests.append((.terminate, now)) }
+            signals.stopAskedByClient(at: now)
         case .accept: asked = .accept([])
         case .rollback: asked = .rollBack([], to: nil)
         case .acceptOne, .rollbackOne:
@@ -612,8 +603,8 @@ struct SimulatedWorld {
     /// Ends the run as an operator would: SIGTERM, then time enough for the host to end by
     /// its deadline. A host that does not end by then breaks an invariant.
     mutating func stopAndSettle() {
-        if exit == nil, stopRequests.isEmpty { send(.terminate, to: .supervisor) }
-        let stopped = stopRequests.first?.at ?? now
+        if exit == nil, !signals.stopAsked { send(.terminate, to: .supervisor) }
+        let stopped = signals.stopRequests.first?.at ?? now
         let allowed = stopAllowance
         advance(to: stopped + allowed)
         if exit == nil { violate("the host did not end within \(TextFormat.seconds(allowed)) of the stop request") }
