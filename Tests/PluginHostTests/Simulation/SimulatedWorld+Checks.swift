@@ -23,7 +23,7 @@ extension SimulatedWorld {
         case .couldNotStart(let number, _):
             // An upgrade that could not start is not tried again until the files change.
             guard !signals.stopAsked, let serving = servingWorker, serving != number, let running = workers[serving]?.told else { return }
-            truth.abandon(Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !running.contains($0) })
+            truth.abandon(Self.plugins.indices.compactMap { files.buildOnDisk($0)?.build }.filter { !running.contains($0) })
         case .ended(let number, _):
             if reloads.underWay == number { reloads.underWay = nil }
             if let worker = workers[number] { truth.ended(worker, at: now) }
@@ -122,7 +122,7 @@ extension SimulatedWorld {
         // Nobody to blame: what the upgrade was to bring (the builds on disk now that do not
         // run) is not tried again until the files change or an operator's restart.
         let changed = candidate.builds.filter { !replaced.running.contains($0) }
-            + Self.plugins.indices.compactMap { buildOnDisk($0)?.build }.filter { !replaced.running.contains($0) }
+            + Self.plugins.indices.compactMap { files.buildOnDisk($0)?.build }.filter { !replaced.running.contains($0) }
         if suspects.isEmpty { truth.abandon(changed) }
         // What the new worker did not load at all (it requires a plugin whose file is no
         // plugin now) is no build the upgrade changed: nothing takes it up again until the
@@ -151,7 +151,7 @@ extension SimulatedWorld {
         guard let worker = workers[number], worker.cause == .restore, let judged = lastJudged else { return }
         for failed in judged.blamed where truth.isLeftOut(failed) {
             let intact = heldAsTheyWere(of: failed.plugin)
-            guard let disk = buildOnDisk(failed.plugin), truth.isLeftOut(disk.build),
+            guard let disk = files.buildOnDisk(failed.plugin), truth.isLeftOut(disk.build),
                 let build = intact.first(where: { $0 == truth.toBringBack[failed.plugin] }) ?? intact.first
             else { continue }
             if !truth.isLeftOut(build), !worker.broughtBack.contains(build) {
@@ -164,7 +164,7 @@ extension SimulatedWorld {
     private func heldAsTheyWere(of plugin: Int) -> [WorldTruth.Build] {
         held.compactMap { entry in
             guard entry.build.name == Self.plugins[plugin].name, let identity = entry.build.identity,
-                inodes[entry.inode]?.identity.hasSameContents(as: identity) == true
+                files.inodes[entry.inode]?.identity.hasSameContents(as: identity) == true
             else { return nil }
             return WorldTruth.Build(plugin: plugin, identity: identity)
         }
@@ -179,7 +179,7 @@ extension SimulatedWorld {
         // A worker that gave up on the files as a whole at its start loads nothing.
         if worker.end != nil, worker.published.isEmpty { return }
         for trial in trialsFailed {
-            guard let disk = buildOnDisk(trial.build.plugin), disk.build == trial.build, truth.isLeftOut(disk.build),
+            guard let disk = files.buildOnDisk(trial.build.plugin), disk.build == trial.build, truth.isLeftOut(disk.build),
                 !truth.isLeftOut(trial.replaced),
                 heldAsTheyWere(of: trial.replaced.plugin).contains(trial.replaced)
             else { continue }
@@ -207,7 +207,7 @@ extension SimulatedWorld {
                 let rewritten = held.contains { entry in
                     guard entry.build.name == failed.name, let identity = entry.build.identity,
                         WorldTruth.Build(plugin: failed.plugin, identity: identity) != failed else { return false }
-                    return inodes[entry.inode]?.identity.hasSameContents(as: identity) == false
+                    return files.inodes[entry.inode]?.identity.hasSameContents(as: identity) == false
                 } || lostToRewrite.contains { $0.plugin == failed.plugin && $0 != failed }
                 guard rewritten, !worker.broughtBack.contains(where: { $0.name == failed.name }) else { continue }
                 let said = actions.contains { if case .say(.cannotBringBack(failed.name, _)) = $0 { true } else { false } }
@@ -696,10 +696,7 @@ extension SimulatedWorld {
             must += changes.map { change in
                 let before = change.before
                 let staysAway = before.flatMap { before -> String? in
-                    let isHeld = held.contains { entry in
-                        entry.build.name == before.name && entry.build.identity.flatMap { before.identity?.hasSameContents(as: $0) } == true
-                            && inodes[entry.inode].flatMap { inode in before.identity.map(inode.identity.hasSameContents) } == true
-                    }
+                    let isHeld = before.identity.map { holdsBuild(named: before.name, readingAs: $0) } ?? false
                     let isLeftOut = Self.plugin(named: before.name).flatMap { plugin in
                         before.identity.map { truth.isLeftOut(WorldTruth.Build(plugin: plugin, identity: $0)) }
                     } ?? false
@@ -840,7 +837,7 @@ extension SimulatedWorld {
         for entry in summary.runningTheBuildBefore {
             guard let plugin = Self.plugin(named: entry.name) else { continue }
             // Of its file as it was when the worker told it.
-            let disk = worker.fileBuildsWhenTold[entry.name] ?? buildOnDisk(plugin)?.build
+            let disk = worker.fileBuildsWhenTold[entry.name] ?? files.buildOnDisk(plugin)?.build
             // Its file's build is left out, by the truth or by the plan the worker keeps for its life.
             let leftOut = disk.map { truth.isLeftOut($0) || worker.excludedAtStart.contains($0) } ?? false
             if !runningNames.contains(entry.name) || !leftOut || running.contains(where: { $0 == disk }) {
@@ -1059,6 +1056,15 @@ extension SimulatedWorld {
         WorldRules.dependents(of: leaving, among: worker.published.filter { $0.state != .removed }.map(\.plugin))
     }
 
+    /// Whether the world, as the driver, holds a build of plugin `name` whose contents are
+    /// `identity`'s, its file still reading those bytes.
+    private func holdsBuild(named name: String, readingAs identity: FileIdentity) -> Bool {
+        held.contains { entry in
+            guard entry.build.name == name, let heldIdentity = entry.build.identity, identity.hasSameContents(as: heldIdentity) else { return false }
+            return files.inodes[entry.inode]?.identity.hasSameContents(as: identity) == true
+        }
+    }
+
     // MARK: Answers
 
     /// Checks an answer to client `id`: to one still connected, once, of the kind its
@@ -1082,7 +1088,7 @@ extension SimulatedWorld {
     /// does not run a build on trial as permanent, and runs the permanent build in its place.
     mutating func checkStartAfterEnd(because reason: String, at endedAt: MonotonicInstant) {
         let ending = (reason: reason, at: endedAt)
-        let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
+        let onDisk = Set(Self.plugins.indices.compactMap { files.buildOnDisk($0)?.build })
         let record = recordAsRead()
         let (_, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
         guard let plan = actions.compactMap({ if case .start(let plan) = $0 { plan } else { nil } }).first else {
@@ -1119,7 +1125,7 @@ extension SimulatedWorld {
             }
         }
         // Run from its copy: without one, nothing of that plugin runs in its place.
-        for trial in trials where !truth.isLeftOut(trial.permanent) && copies[trial.permanent] != nil {
+        for trial in trials where !truth.isLeftOut(trial.permanent) && files.copies[trial.permanent] != nil {
             let substitute = plan.builds.substitutes.first { $0.name == trial.permanent.name }
             if substitute.map({ WorldTruth.Build(plugin: trial.permanent.plugin, identity: $0.identity) }) != trial.permanent {
                 violate("a host started after this one (\(ending.reason)) would not run \(trial.permanent), the permanent build, in place of \(trial.build), on trial when it ended")
@@ -1280,7 +1286,7 @@ extension SimulatedWorld {
             let name = Self.plugins[plugin].name
             let runs = worker.running.first { $0.plugin == plugin }
             let requirementsRun = Self.plugins[plugin].requires.allSatisfy(runningNames.contains)
-            let disk = buildOnDisk(plugin)
+            let disk = files.buildOnDisk(plugin)
             if let runs, let evidence = truth.evidence[runs], worker.startedAt >= evidence.since {
                 violate("generation \(serving) runs \(runs), which \(evidence.reason)")
             }

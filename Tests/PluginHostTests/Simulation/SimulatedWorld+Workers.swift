@@ -78,7 +78,7 @@ extension SimulatedWorld {
             return
         }
         var selection = plan.builds
-        // Closures, not the methods themselves: a method passed as a value copies the whole world.
+        // Closures, not the methods themselves: a method passed as a value files.copies the whole world.
         let rewritten = selection.substitutes.filter { wasRewritten($0) }
         selection.substitutes = selection.substitutes.compactMap { locate($0) }
         let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, stepStarted: now)
@@ -87,8 +87,8 @@ extension SimulatedWorld {
         var leftOut: Set<String> = []
         var chosen: [(plugin: Int, inode: UInt64, source: String)] = []
         var broughtBack: [WorldTruth.Build] = []
-        for (plugin, inode) in paths.enumerated() {
-            guard let inode, let file = inodes[inode] else { continue }
+        for (plugin, inode) in files.paths.enumerated() {
+            guard let inode, let file = files.inodes[inode] else { continue }
             let name = Self.plugins[plugin].name
             if file.build == .junk {
                 // Not a plugin: a host that does not watch refuses the directory at start; any
@@ -105,8 +105,8 @@ extension SimulatedWorld {
             }
             if selection.excludes(name, file.identity) {
                 if let substitute = selection.substitute(for: name), let heldInode = UInt64(substitute.path.dropFirst(5)),
-                    let heldIdentity = inodes[heldInode]?.identity {
-                    chosen.append((plugin, heldInode, copyFiles.contains(heldInode) ? "record" : "held"))
+                    let heldIdentity = files.inodes[heldInode]?.identity {
+                    chosen.append((plugin, heldInode, files.copyFiles.contains(heldInode) ? "record" : "held"))
                     broughtBack.append(WorldTruth.Build(plugin: plugin, identity: heldIdentity))
                 } else {
                     leftOut.insert(name)
@@ -117,7 +117,7 @@ extension SimulatedWorld {
         }
         let gone = leftOut.union(WorldRules.dependents(of: leftOut, among: chosen.map(\.plugin)))
         for (plugin, inode, source) in chosen where !gone.contains(Self.plugins[plugin].name) {
-            guard let identity = inodes[inode]?.identity else { continue }
+            guard let identity = files.inodes[inode]?.identity else { continue }
             worker.published.append(Published(plugin: plugin, inode: inode, identity: identity, source: source))
         }
         worker.leftOutAtStart = gone
@@ -136,7 +136,7 @@ extension SimulatedWorld {
         switch worker.life {
         case .loading:
             for index in worker.published.indices {
-                let build = inodes[worker.published[index].inode]?.build ?? .good
+                let build = files.inodes[worker.published[index].inode]?.build ?? .good
                 if build == .hangsInLoad {
                     worker.hung = true
                     worker.hungPlugin = index
@@ -188,7 +188,7 @@ extension SimulatedWorld {
                     !worker.published.contains { Self.plugins[$0.plugin].name == required && $0.state == .running }
                 }
                 if requiresFailed { continue }
-                switch inodes[worker.published[index].inode]?.build ?? .good {
+                switch files.inodes[worker.published[index].inode]?.build ?? .good {
                 case .crashesInBootstrap:
                     workers[number] = worker
                     let record = WorkerRecord(signal: Signal.segmentationFault.rawValue, culprit: PluginNumber(index), evidence: .faultingCode, phase: .bootstrap, thread: .pluginCode)
@@ -348,16 +348,16 @@ extension SimulatedWorld {
         }
         // A held build runs in place of a file whose build its plan left out: both are told.
         workers[number]?.fileBuildsWhenTold = [:]
-        for build in worker.broughtBack where runs.contains(build.name) && buildOnDisk(build.plugin).map({ worker.excludedAtStart.contains($0.build) }) == true {
-            workers[number]?.fileBuildsWhenTold[build.name] = buildOnDisk(build.plugin)?.build
+        for build in worker.broughtBack where runs.contains(build.name) && files.buildOnDisk(build.plugin).map({ worker.excludedAtStart.contains($0.build) }) == true {
+            workers[number]?.fileBuildsWhenTold[build.name] = files.buildOnDisk(build.plugin)?.build
             conditions.append(PluginCondition(
                 name: build.name, state: .leftOut, file: Self.plugins[build.plugin].file,
-                reason: "its build \(buildOnDisk(build.plugin)!.build.version) failed; the build that ran before, \(build.version), runs in its place until the file changes"))
+                reason: "its build \(files.buildOnDisk(build.plugin)!.build.version) failed; the build that ran before, \(build.version), runs in its place until the file changes"))
         }
         // A plugin whose load or bootstrap failed in this worker, and whose file is still there,
         // is not added, with why (a rescan tries it again).
         var failed: Set<String> = []
-        for published in worker.published where published.state == .published && paths[published.plugin] != nil {
+        for published in worker.published where published.state == .published && files.paths[published.plugin] != nil {
             let name = Self.plugins[published.plugin].name
             guard !runs.contains(name), !worker.leftOutAtStart.contains(name), failed.insert(name).inserted else { continue }
             conditions.append(PluginCondition(
@@ -481,7 +481,7 @@ extension SimulatedWorld {
         // Plugins whose file is gone are removed first, with the plugins that require them, as
         // the worker does.
         let running = worker.published.indices.filter { worker.published[$0].state == .running }
-        let gone = Set(running.filter { paths[worker.published[$0].plugin] == nil }.map { Self.plugins[worker.published[$0].plugin].name })
+        let gone = Set(running.filter { files.paths[worker.published[$0].plugin] == nil }.map { Self.plugins[worker.published[$0].plugin].name })
         let leaving = gone.union(WorldRules.dependents(of: gone, among: running.map { worker.published[$0].plugin }))
         for index in running where leaving.contains(Self.plugins[worker.published[index].plugin].name) {
             worker.published[index].state = .removed
@@ -497,7 +497,7 @@ extension SimulatedWorld {
         var asked = false
         for published in worker.published where published.state == .running {
             // A running plugin's file turned into junk: the worker keeps the build it loaded.
-            guard let inode = paths[published.plugin], let file = inodes[inode], file.build != .junk else { continue }
+            guard let inode = files.paths[published.plugin], let file = files.inodes[inode], file.build != .junk else { continue }
             let identity = file.identity
             if identity != published.identity, worker.askedUpgrades.insert(identity).inserted { asked = true }
         }
@@ -505,8 +505,8 @@ extension SimulatedWorld {
         // since): the worker cannot load it afresh, and asks a new generation for it.
         let runningPlugins = Set(worker.published.filter { $0.state == .running }.map(\.plugin))
         for published in worker.published where published.loaded && !runningPlugins.contains(published.plugin) {
-            guard let inode = paths[published.plugin], let file = inodes[inode], file.build != .junk, file.identity != published.identity,
-                Self.plugins[published.plugin].requires.allSatisfy({ required in Self.plugin(named: required).map { paths[$0] != nil } ?? false })
+            guard let inode = files.paths[published.plugin], let file = files.inodes[inode], file.build != .junk, file.identity != published.identity,
+                Self.plugins[published.plugin].requires.allSatisfy({ required in Self.plugin(named: required).map { files.paths[$0] != nil } ?? false })
             else { continue }
             if worker.askedUpgrades.insert(file.identity).inserted { asked = true }
         }
@@ -516,10 +516,10 @@ extension SimulatedWorld {
             return
         }
         let present = Set(worker.published.filter { $0.state == .running }.map(\.plugin))
-        for (plugin, inode) in paths.enumerated() {
+        for (plugin, inode) in files.paths.enumerated() {
             // A plugin that does not run is added (again: its code stays loaded when it was
             // removed, and its build, unchanged, can run again), as its requirements allow.
-            guard let inode, let file = inodes[inode], file.build != .junk, !present.contains(plugin),
+            guard let inode, let file = files.inodes[inode], file.build != .junk, !present.contains(plugin),
                 Self.plugins[plugin].requires.allSatisfy({ required in worker.published.contains { Self.plugins[$0.plugin].name == required && $0.state == .running } })
             else { continue }
             // The plan's exclusions hold for the worker's life.
@@ -571,7 +571,7 @@ extension SimulatedWorld {
             workers[number]?.milestoneAt = now + .milliseconds(1)
         }
         for request in pending { ask(number, request) }
-        // The copies of signals to the whole service it got while stopped, passed on now.
+        // The files.copies of signals to the whole service it got while stopped, passed on now.
         for held in signals.release(in: number) where workers[number]?.end == nil {
             deliverCopy(of: held.signal, from: .worker(generation: number), send: held.send)
         }
@@ -628,8 +628,8 @@ extension SimulatedWorld {
         guard let worker = workers[number], worker.end == nil else { return }
         let rewritten = worker.published.indices.filter { index in
             let published = worker.published[index]
-            guard published.loaded, let inode = paths[published.plugin], inode == published.inode,
-                let now = inodes[inode]?.identity else { return false }
+            guard published.loaded, let inode = files.paths[published.plugin], inode == published.inode,
+                let now = files.inodes[inode]?.identity else { return false }
             return !now.hasSameContents(as: published.identity)
         }.map(PluginNumber.init)
         let phase: WorkerPhase = switch worker.life {
@@ -675,30 +675,6 @@ extension SimulatedWorld {
     }
 
     // MARK: Files
-
-    mutating func newInode(_ build: FaultOperation.Build) -> UInt64 {
-        nextInode += 1
-        nextStamp += 1
-        inodes[nextInode] = Inode(
-            identity: FileIdentity(device: 1, inode: nextInode, size: 5_000 + nextStamp, modificationNanoseconds: nextStamp, changeNanoseconds: nextStamp),
-            build: build)
-        return nextInode
-    }
-
-    /// A name of the file was replaced or removed: its change time moves, not its contents.
-    mutating func touchChangeTime(_ inode: UInt64) {
-        nextStamp += 1
-        guard let identity = inodes[inode]?.identity else { return }
-        inodes[inode]?.identity = FileIdentity(
-            device: identity.device, inode: identity.inode, size: identity.size, modificationNanoseconds: identity.modificationNanoseconds,
-            changeNanoseconds: nextStamp)
-    }
-
-    /// The build at `plugin`'s file now, if there is one that is a plugin.
-    func buildOnDisk(_ plugin: Int) -> (build: WorldTruth.Build, behaviour: FaultOperation.Build)? {
-        guard let inode = paths[plugin], let file = inodes[inode] else { return nil }
-        return (WorldTruth.Build(plugin: plugin, identity: file.identity), file.build)
-    }
 
     /// The worker reaches its next milestone after a moment within `range` milliseconds.
     mutating func scheduleMilestone(of number: Int, within range: ClosedRange<Int>) {

@@ -34,11 +34,6 @@ struct SimulatedWorld {
     static func plugin(named name: String) -> Int? { plugins.firstIndex { $0.name == name } }
 
     /// A file's contents and what its build does.
-    struct Inode {
-        var identity: FileIdentity
-        var build: FaultOperation.Build
-    }
-
     /// A plugin as a simulated worker published it.
     struct Published {
         let plugin: Int
@@ -211,11 +206,8 @@ struct SimulatedWorld {
     var machine: SupervisionMachine
     var now: MonotonicInstant
     var random: SplitMix64
-    var inodes: [UInt64: Inode] = [:]
-    /// The inode at each plugin's file; `nil` when removed.
-    var paths: [UInt64?]
-    var nextInode: UInt64 = 100
-    var nextStamp: Int64 = 1_000
+    /// The plugin directory's files and the record's copies.
+    var files: WorldFiles
     var workers: [Int: Worker] = [:]
     /// The builds the world, as the driver, holds open, and the file each is.
     var held: [(build: PublishedPlugin, inode: UInt64)] = []
@@ -227,10 +219,6 @@ struct SimulatedWorld {
     /// The builds the world held, let go at a hold because their held files read other bytes
     /// (written in place) and nothing else held them: they cannot come back.
     var lostToRewrite: Set<WorldTruth.Build> = []
-    /// The copies the record keeps of permanent builds, as the driver keeps them: the file of each.
-    var copies: [WorldTruth.Build: UInt64] = [:]
-    /// Every file that was made as a copy, kept by the record now or not.
-    var copyFiles: Set<UInt64> = []
     /// The operator's rollback the machine heard last, and what the truth says it brings back
     /// of each plugin (its build that runs, and the build before); `nil` targets: it must be refused.
     var rollbackExpected: (client: Int, targets: [Int: (running: WorldTruth.Build, target: WorldTruth.Build)]?)?
@@ -306,11 +294,10 @@ struct SimulatedWorld {
         self.tracing = tracing
         random = SplitMix64(seed: seed)
         now = MonotonicInstant(nanoseconds: 1_000_000_000_000)
-        paths = Array(repeating: nil, count: Self.plugins.count)
+        files = WorldFiles(plugins: Self.plugins.count)
         stateDirectory = WorldStateDirectory(spelling: Int(seed % UInt64(DirectorySpelling.all.count)))
         let (machine, actions) = SupervisionMachine.starting(setup.machine, at: now)
         self.machine = machine
-        for plugin in Self.plugins.indices { paths[plugin] = newInode(.good) }
         delivering = true
         perform(actions)
         drainQueue()
@@ -345,12 +332,12 @@ struct SimulatedWorld {
             else { return }
             // What the environment breaks is how a build behaves, never whether its file is a
             // plugin: that is the file's contents.
-            inodes[published.inode]?.build = build == .junk ? .failsToLoad : build
+            files.inodes[published.inode]?.build = build == .junk ? .failsToLoad : build
             // Nothing on disk tells the host: a build that failed before is not tried again
             // for it, nor one that ran is known to fail now. The build changed is the one the
             // worker loaded, and the one its file holds now (written in place since).
             environmentChanged.insert(published.build)
-            if let identity = inodes[published.inode]?.identity { environmentChanged.insert(WorldTruth.Build(plugin: plugin, identity: identity)) }
+            if let identity = files.inodes[published.inode]?.identity { environmentChanged.insert(WorldTruth.Build(plugin: plugin, identity: identity)) }
         case .hang(let target):
             guard let number = worker(target), let worker = workers[number] else { return }
             workers[number]?.hung = true
@@ -393,15 +380,12 @@ struct SimulatedWorld {
             nextDaemon += 1
             workers[number]?.daemons[nextDaemon] = true
         case .replace(let plugin, let build):
-            if let old = paths[plugin] { touchChangeTime(old) }
-            paths[plugin] = newInode(build)
+            if let old = files.paths[plugin] { files.touchChangeTime(old) }
+            files.paths[plugin] = files.newInode(build)
             deliver(.directoryChanged)
         case .rewriteInPlace(let plugin, let build):
-            guard let inode = paths[plugin] else { return }
-            nextStamp += 1
-            inodes[inode]?.identity = FileIdentity(
-                device: 1, inode: inode, size: 5_000 + nextStamp, modificationNanoseconds: nextStamp, changeNanoseconds: nextStamp)
-            inodes[inode]?.build = build
+            guard let inode = files.paths[plugin] else { return }
+            files.rewriteInPlace(inode, with: build)
             deliver(.directoryChanged)
             // Code mapped from it changes under every worker that loaded it: each crashes
             // soon, in whatever code runs.
@@ -410,9 +394,9 @@ struct SimulatedWorld {
                 die(number, .crashNamingPlugin)
             }
         case .remove(let plugin):
-            guard let old = paths[plugin] else { return }
-            touchChangeTime(old)
-            paths[plugin] = nil
+            guard let old = files.paths[plugin] else { return }
+            files.touchChangeTime(old)
+            files.paths[plugin] = nil
             deliver(.directoryChanged)
         case .refuseNextFork:
             refuseFork = true
@@ -449,8 +433,8 @@ struct SimulatedWorld {
         if !forgotten { checkStartAfterEnd(because: "SIGKILL of the supervisor", at: now) }
         guard violations.isEmpty else { return }
         let record = forgotten ? BuildRecord() : recordAsRead()
-        let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
-        let copied = Set(copies.keys)
+        let onDisk = Set(Self.plugins.indices.compactMap { files.buildOnDisk($0)?.build })
+        let copied = Set(files.copies.keys)
         truth.supervisorRestarted(at: now, torn: forgotten, fileHolds: onDisk.contains, hasCopy: copied.contains)
         self = SimulatedWorld(restartedFrom: self, record: record)
     }
@@ -459,10 +443,10 @@ struct SimulatedWorld {
     /// copy of (the driver never writes those), then without the builds whose files changed
     /// (`BuildRecord.forgettingChangedFiles`).
     func recordAsRead() -> BuildRecord {
-        let onDisk = Set(Self.plugins.indices.compactMap { buildOnDisk($0)?.build })
+        let onDisk = Set(Self.plugins.indices.compactMap { files.buildOnDisk($0)?.build })
         var written = stateDirectory.record
         written.permanent = written.permanent.filter { entry in
-            Self.plugin(named: entry.name).map { copies[WorldTruth.Build(plugin: $0, identity: entry.identity)] != nil } ?? false
+            Self.plugin(named: entry.name).map { files.copies[WorldTruth.Build(plugin: $0, identity: entry.identity)] != nil } ?? false
         }
         return written.forgettingChangedFiles { name, _, identity in
             Self.plugin(named: name).map { onDisk.contains(WorldTruth.Build(plugin: $0, identity: identity)) } ?? false
@@ -477,13 +461,8 @@ struct SimulatedWorld {
         tracing = before.tracing
         random = before.random
         now = before.now
-        inodes = before.inodes
-        paths = before.paths
-        nextInode = before.nextInode
-        nextStamp = before.nextStamp
+        files = before.files
         nextDaemon = before.nextDaemon
-        copies = before.copies
-        copyFiles = before.copyFiles
         truth = before.truth
         environmentChanged = before.environmentChanged
         violations = before.violations
@@ -497,7 +476,7 @@ struct SimulatedWorld {
         recordAtStart = record
         // The driver holds each permanent build's copy from its start.
         for entry in record.permanent {
-            guard let plugin = Self.plugin(named: entry.name), let copy = copies[WorldTruth.Build(plugin: plugin, identity: entry.identity)] else { continue }
+            guard let plugin = Self.plugin(named: entry.name), let copy = files.copies[WorldTruth.Build(plugin: plugin, identity: entry.identity)] else { continue }
             held.append((entry.published, copy))
         }
         let (machine, actions) = SupervisionMachine.starting(setup.machine, record: record, at: now)
@@ -594,7 +573,7 @@ struct SimulatedWorld {
             let plugin = Int(random.next() % UInt64(Self.plugins.count))
             let kept = truth.permanent(of: plugin, at: now)
             let version = !kept.isEmpty && random.next() % 4 != 0
-                ? kept[Int(random.next() % UInt64(kept.count))].version : Self.version(stamp: nextStamp + 1)
+                ? kept[Int(random.next() % UInt64(kept.count))].version : Self.version(stamp: files.nextStamp + 1)
             asked = .rollBack([Self.plugins[plugin].name], to: version)
         }
         deliver(.control(client: client, asked))
@@ -800,14 +779,14 @@ struct SimulatedWorld {
         for build in builds {
             guard let identity = build.identity else { continue }
             if let kept = held.first(where: { $0.build.name == build.name && $0.build.identity?.hasSameContents(as: identity) == true }),
-                inodes[kept.inode]?.identity.hasSameContents(as: identity) == true {
+                files.inodes[kept.inode]?.identity.hasSameContents(as: identity) == true {
                 next.append(kept)
-            } else if let plugin = Self.plugin(named: build.name), let inode = paths[plugin],
-                inodes[inode]?.identity.hasSameContents(as: identity) == true {
+            } else if let plugin = Self.plugin(named: build.name), let inode = files.paths[plugin],
+                files.inodes[inode]?.identity.hasSameContents(as: identity) == true {
                 next.append((build, inode))
             } else if let plugin = Self.plugin(named: build.name), let inode = loadedByLiveWorker(plugin, identity) {
                 next.append((build, inode))
-            } else if let plugin = Self.plugin(named: build.name), let copy = copies[WorldTruth.Build(plugin: plugin, identity: identity)] {
+            } else if let plugin = Self.plugin(named: build.name), let copy = files.copies[WorldTruth.Build(plugin: plugin, identity: identity)] {
                 next.append((build, copy))
             }
             guard let plugin = Self.plugin(named: build.name) else { continue }
@@ -831,18 +810,15 @@ struct SimulatedWorld {
         for entry in record.permanent {
             guard let plugin = Self.plugin(named: entry.name) else { continue }
             let build = WorldTruth.Build(plugin: plugin, identity: entry.identity)
-            if let copy = copies[build] {
+            if let copy = files.copies[build] {
                 kept[build] = copy
             } else if let source = held.first(where: { $0.build.name == entry.name && $0.build.identity?.hasSameContents(as: entry.identity) == true }),
-                let file = inodes[source.inode], file.identity.hasSameContents(as: entry.identity) {
-                nextInode += 1
-                inodes[nextInode] = Inode(identity: entry.identity, build: file.build)
-                kept[build] = nextInode
-                copyFiles.insert(nextInode)
+                let file = files.inodes[source.inode], file.identity.hasSameContents(as: entry.identity) {
+                kept[build] = files.newCopy(of: entry.identity, behaving: file.build)
             }
         }
         // A worker may still run a copy the record no longer names: its file stays.
-        copies = kept
+        files.copies = kept
     }
 
     /// The file of `plugin`'s build `identity` that a live worker loaded, while it still reads those bytes.
@@ -850,7 +826,7 @@ struct SimulatedWorld {
         for number in workers.keys.sorted() {
             guard let worker = workers[number], worker.isAlive else { continue }
             for published in worker.published where published.plugin == plugin && published.loaded
-                && published.identity.hasSameContents(as: identity) && inodes[published.inode]?.identity.hasSameContents(as: identity) == true {
+                && published.identity.hasSameContents(as: identity) && files.inodes[published.inode]?.identity.hasSameContents(as: identity) == true {
                 return published.inode
             }
         }
@@ -869,14 +845,14 @@ struct SimulatedWorld {
         guard let copy = heldCopy(of: substitute), copy.intact else { return nil }
         var located = substitute
         located.path = "held:\(copy.inode)"
-        located.fromCopy = copyFiles.contains(copy.inode)
+        located.fromCopy = files.copyFiles.contains(copy.inode)
         return located
     }
 
     /// The inode held for `substitute`'s build, and whether it still has that build's contents.
     private func heldCopy(of substitute: BuildSubstitute) -> (inode: UInt64, intact: Bool)? {
         guard let entry = held.first(where: { $0.build.name == substitute.name && $0.build.identity?.hasSameContents(as: substitute.identity) == true }),
-            let now = inodes[entry.inode]?.identity
+            let now = files.inodes[entry.inode]?.identity
         else { return nil }
         return (entry.inode, now.hasSameContents(as: substitute.identity))
     }

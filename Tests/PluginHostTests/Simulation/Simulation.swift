@@ -40,7 +40,7 @@ enum Simulation {
         // each its own.
         let orders = Int.random(in: 0..<3, using: &random)
         setup.beside = Set(SimulatedWorld.plugins.indices.filter { _ in orders == 1 || (orders == 2 && Bool.random(using: &random)) })
-        // A quarter of the hosts cannot write their state directory: no record, no copies.
+        // A quarter of the hosts cannot write their state directory: no record, no files.copies.
         setup.keepsRecord = Int.random(in: 0..<4, using: &random) != 0
         // A quarter of the first generations tell they are ready a few milliseconds after their
         // services began to run.
