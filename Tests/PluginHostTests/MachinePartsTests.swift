@@ -168,19 +168,34 @@ struct MachinePartsTests {
 
     // MARK: Operator requests
 
-    @Test("reloads asked meanwhile are one reload: it begins when none is under way, and answers every client that asked")
+    @Test("reloads asked meanwhile are one reload: it begins when a generation serves and none is under way, and its outcome answers every client that asked")
     func reloadsCoalesce() {
         var operators = OperatorRequests()
-        operators.requestReload(by: 1)
-        operators.requestReload(by: nil)
-        operators.requestReload(by: 2)
-        #expect(take({ operators.beginWaitingReload(on: 5) }))
-        operators.requestReload(by: 3)
-        #expect(!take({ operators.beginWaitingReload(on: 5) }), "one reload at a time")
-        #expect(take({ operators.endReload(on: 4) }) == nil)
-        #expect(take({ operators.endReload(on: 5) }) == [1, 2])
-        #expect(take({ operators.beginWaitingReload(on: 5) }))
-        #expect(take({ operators.endReload(on: 5) }) == [3])
+        #expect(take({ operators.handle(.reloadAsked(by: 1, serving: nil)) }).isEmpty, "no generation serves to ask")
+        _ = operators.handle(.reloadAsked(by: nil, serving: nil))
+        #expect(take({ operators.handle(.reloadAsked(by: 2, serving: 5)) }) == [.ask(generation: 5, .reload)])
+        #expect(take({ operators.handle(.reloadAsked(by: 3, serving: 5)) }).isEmpty, "one reload at a time")
+        #expect(take({ operators.handle(.reloaded(4, applied: true, reasons: [], serving: 5)) }).isEmpty, "generation 4 was asked no reload")
+        #expect(take({ operators.handle(.reloaded(5, applied: true, reasons: [], serving: 5)) }) == [
+            .answer(client: 1, .reload(applied: true, reasons: [])), .answer(client: 2, .reload(applied: true, reasons: [])),
+            .ask(generation: 5, .reload),
+        ])
+        #expect(take({ operators.handle(.reloaded(5, applied: false, reasons: ["bad"], serving: 5)) }) == [
+            .answer(client: 3, .reload(applied: false, reasons: ["bad"])),
+        ])
+    }
+
+    @Test("a reload under way on a generation that ends answers its clients, and the one that waits begins on the generation that serves")
+    func aReloadEndsWithItsGeneration() {
+        var operators = OperatorRequests()
+        let ending = WorkerEnding(status: .crashed, account: nil, culprits: [], summary: .crashed(during: "the run phase", .segmentationFault))
+        _ = operators.handle(.reloadAsked(by: 1, serving: 4))
+        _ = operators.handle(.reloadAsked(by: 2, serving: 5))
+        #expect(take({ operators.handle(.ended(4, ending, serving: 5)) }) == [
+            .answer(client: 1, .reloadEnded(generation: 4, ending)), .ask(generation: 5, .reload),
+        ])
+        #expect(take({ operators.handle(.ended(5, ending, serving: 5)) }) == [.answer(client: 2, .reloadEnded(generation: 5, ending))],
+            "the generation that ended is not asked again")
     }
 
     @Test("a SIGHUP the supervisor and its worker both got within the window is one request; the same sender's again, or one after the window, is another")
@@ -196,20 +211,46 @@ struct MachinePartsTests {
         #expect(counts(fromWorker: true, after: .seconds(5)), "past the window")
     }
 
-    @Test("when the host ends every client still owed an answer is taken once; a client that left is owed nothing")
+    @Test("when the host ends every client still owed an answer is answered once, a stop with the status; a client that left is owed nothing")
     func everyClientIsAnsweredOnce() {
         var operators = OperatorRequests()
-        operators.awaitStop(for: 1)
-        operators.requestReload(by: 2)
-        operators.awaitRestart(of: 7, for: 3)
-        operators.awaitCheck(ofRestart: ["Ticker"], for: 4)
-        operators.awaitRestart(of: 7, for: 5)
-        operators.left(5)
-        let owed = operators.takeAll()
-        #expect(owed.stops == [1])
-        #expect(Set(owed.others) == [2, 3, 4])
-        let again = operators.takeAll()
-        #expect(again.stops.isEmpty && again.others.isEmpty)
+        let status = ExitStatus.failure
+        _ = operators.handle(.stopAsked(client: 1))
+        _ = operators.handle(.reloadAsked(by: 2, serving: nil))
+        _ = operators.handle(.restartStarted(generation: 7, client: 3))
+        _ = operators.handle(.restartAwaitsCheck(names: ["Ticker"], client: 4))
+        _ = operators.handle(.restartStarted(generation: 7, client: 5))
+        _ = operators.handle(.left(client: 5))
+        #expect(take({ operators.handle(.hostEnded(status)) }) == [
+            .answer(client: 1, .stopped(status)), .answer(client: 2, .refused(.hostEnded(status))),
+            .answer(client: 3, .refused(.hostEnded(status))), .answer(client: 4, .refused(.hostEnded(status))),
+        ])
+        #expect(take({ operators.handle(.hostEnded(status)) }).isEmpty)
+    }
+
+    @Test("a restart's outcome answers every client waiting for that generation, once")
+    func aRestartIsAnsweredOnce() {
+        var operators = OperatorRequests()
+        _ = operators.handle(.restartStarted(generation: 7, client: 1))
+        _ = operators.handle(.restartStarted(generation: 8, client: 2))
+        _ = operators.handle(.restartStarted(generation: 7, client: 3))
+        #expect(take({ operators.handle(.restartEnded(generation: 7, .serves(generation: 7))) }) == [
+            .answer(client: 1, .restart(.serves(generation: 7))), .answer(client: 3, .restart(.serves(generation: 7))),
+        ])
+        #expect(take({ operators.handle(.restartEnded(generation: 7, .serves(generation: 7))) }).isEmpty)
+    }
+
+    @Test("a follower is shown the status first, then each change of it, with the change of state; the time alone moving is no change")
+    func followersSeeChanges() {
+        var operators = OperatorRequests()
+        var status = HostStatus.example
+        status.now = Self.at(1)
+        #expect(take({ operators.handle(.follows(client: 1, status: status)) }) == [.answer(client: 1, .change("following", status))])
+        status.now = Self.at(2)
+        #expect(take({ operators.handle(.statusIs(status, at: Self.at(2))) }).isEmpty)
+        status.state = .upgrading
+        #expect(take({ operators.handle(.statusIs(status, at: Self.at(3))) }).map { if case .answer(_, .change(let what, _)) = $0 { what } else { "" } }
+            == ["serving -> upgrading"])
     }
 
     // MARK: Restarts

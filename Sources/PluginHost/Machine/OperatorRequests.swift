@@ -13,23 +13,108 @@ struct OperatorRequests: Sendable {
         var clients: [Int]
     }
 
+    /// What the machine tells the part: what operators asked, and what became of it.
+    enum Fact {
+        /// A reload is asked for, by a client or by a signal (`nil`); `serving` is the
+        /// generation that serves, if one does.
+        case reloadAsked(by: Int?, serving: Int?)
+        /// Generation `serving` serves: the reload that waits begins on it, when none is under way.
+        case serves(Int)
+        /// A generation told its reload's outcome; `serving` is the generation that serves now.
+        case reloaded(Int, applied: Bool, reasons: [String], serving: Int?)
+        /// A generation ended as `ending` says; `serving` is the generation that serves, if one does.
+        case ended(Int, WorkerEnding, serving: Int?)
+        /// A restart is under way for `client`: its generation is `generation`.
+        case restartStarted(generation: Int, client: Int)
+        /// A restart's generation served, or could not: every client waiting for it is answered.
+        case restartEnded(generation: Int, RestartOutcome)
+        /// `client`'s restart of `names` waits for the driver's check of the files on disk.
+        case restartAwaitsCheck(names: [String], client: Int)
+        /// `client`'s rollback waits for the driver to hold the builds it brings back.
+        case rollbackAwaitsHold([BuildLedger.Trial], client: Int)
+        /// `client` waits for the host's end.
+        case stopAsked(client: Int)
+        /// `client` follows the host from now, when its status is `status`.
+        case follows(client: Int, status: HostStatus)
+        /// The host's status is `status` at `at`: followers see what changed.
+        case statusIs(HostStatus, at: MonotonicInstant)
+        /// A client went away: nothing more is owed to it.
+        case left(client: Int)
+        /// The host ends with `status`: every client still owed an answer gets one.
+        case hostEnded(ExitStatus)
+    }
+
     /// The last SIGHUP that counted: whether a worker passed it on, and when.
     private var lastHangUp: (fromWorker: Bool, at: MonotonicInstant)?
     /// The reload asked of a generation that has not told its outcome yet.
-    private(set) var reloadUnderWay: Reload?
+    private var reloadUnderWay: Reload?
     /// The clients of the reload that waits (empty for a signal's); `nil` when none waits.
-    private(set) var reloadWaiting: [Int]?
+    private var reloadWaiting: [Int]?
     /// Clients waiting for a restart's outcome, with the generation that answers it.
-    private(set) var restarts: [(client: Int, generation: Int)] = []
+    private var restarts: [(client: Int, generation: Int)] = []
     /// Clients whose restart waits for the driver's check of the files on disk.
-    private(set) var restartChecks: [(client: Int, names: [String])] = []
+    private var restartChecks: [(client: Int, names: [String])] = []
     /// Clients whose rollback waits for the driver to hold the builds it brings back.
-    private(set) var rollbackHolds: [(client: Int, rollbacks: [BuildLedger.Trial])] = []
+    private var rollbackHolds: [(client: Int, rollbacks: [BuildLedger.Trial])] = []
     /// Clients waiting for the host's end.
-    private(set) var stops: [Int] = []
+    private var stops: [Int] = []
     /// Clients that follow the host's changes, and what they were shown last.
-    private(set) var followers: [Int] = []
+    private var followers: [Int] = []
     private var shownToFollowers: HostStatus?
+
+    /// Whether anyone follows the host's changes.
+    var hasFollowers: Bool { !followers.isEmpty }
+
+    /// Takes `fact` in.
+    ///
+    /// - Returns: The answers it owes now, and the reload it asks of the serving generation.
+    mutating func handle(_ fact: Fact) -> [SupervisionAction] {
+        switch fact {
+        case .reloadAsked(let client, let serving):
+            reloadWaiting = (reloadWaiting ?? []) + (client.map { [$0] } ?? [])
+            guard let serving else { return [] }
+            return beginWaitingReload(on: serving)
+        case .serves(let serving):
+            return beginWaitingReload(on: serving)
+        case .reloaded(let number, let applied, let reasons, let serving):
+            let answers = (endReload(on: number) ?? []).map { SupervisionAction.answer(client: $0, .reload(applied: applied, reasons: reasons)) }
+            guard let serving else { return answers }
+            return answers + beginWaitingReload(on: serving)
+        case .ended(let number, let ending, let serving):
+            let answers = answerRestart(of: number, .endedBeforeServing(generation: number, ending))
+            guard let clients = endReload(on: number) else { return answers }
+            // A generation that drained with a reload under way: the one that serves takes the next.
+            var next: [SupervisionAction] = []
+            if let serving, serving != number { next = beginWaitingReload(on: serving) }
+            return answers + clients.map { .answer(client: $0, .reloadEnded(generation: number, ending)) } + next
+        case .restartStarted(let generation, let client):
+            restarts.append((client, generation))
+            return []
+        case .restartEnded(let generation, let outcome):
+            return answerRestart(of: generation, outcome)
+        case .restartAwaitsCheck(let names, let client):
+            restartChecks.append((client, names))
+            return []
+        case .rollbackAwaitsHold(let rollbacks, let client):
+            rollbackHolds.append((client, rollbacks))
+            return []
+        case .stopAsked(let client):
+            stops.append(client)
+            return []
+        case .follows(let client, let status):
+            // Every follower is shown the same changes: the first one's starting point is theirs.
+            if followers.isEmpty { shownToFollowers = status }
+            followers.append(client)
+            return [.answer(client: client, .change("following", status))]
+        case .statusIs(let status, let now):
+            return show(status, at: now)
+        case .left(let client):
+            left(client)
+            return []
+        case .hostEnded(let status):
+            return takeAll(endingWith: status)
+        }
+    }
 
     // MARK: Reloads
 
@@ -42,44 +127,29 @@ struct OperatorRequests: Sendable {
         return true
     }
 
-    /// A reload is asked for, by `client` or by a signal (`nil`): it joins the one that waits.
-    mutating func requestReload(by client: Int?) {
-        reloadWaiting = (reloadWaiting ?? []) + (client.map { [$0] } ?? [])
-    }
-
     /// The reload that waits begins on `generation`, when none is under way.
-    ///
-    /// - Returns: Whether one began.
-    mutating func beginWaitingReload(on generation: Int) -> Bool {
-        guard reloadUnderWay == nil, let clients = reloadWaiting else { return false }
+    private mutating func beginWaitingReload(on generation: Int) -> [SupervisionAction] {
+        guard reloadUnderWay == nil, let clients = reloadWaiting else { return [] }
         reloadUnderWay = Reload(generation: generation, clients: clients)
         reloadWaiting = nil
-        return true
+        return [.ask(generation: generation, .reload)]
     }
 
     /// `generation` told a reload's outcome, or ended before it did.
     ///
     /// - Returns: The clients the reload under way on it answers; `nil` when none was.
-    mutating func endReload(on generation: Int) -> [Int]? {
+    private mutating func endReload(on generation: Int) -> [Int]? {
         guard let reload = reloadUnderWay, reload.generation == generation else { return nil }
         reloadUnderWay = nil
         return reload.clients
     }
 
-    // MARK: Restarts and stops
-
-    mutating func awaitCheck(ofRestart names: [String], for client: Int) {
-        restartChecks.append((client, names))
-    }
+    // MARK: Restarts and rollbacks
 
     /// The restart of `client` whose check of the files came back, if it still waits.
     mutating func takeRestartCheck(of client: Int) -> [String]? {
         guard let index = restartChecks.firstIndex(where: { $0.client == client }) else { return nil }
         return restartChecks.remove(at: index).names
-    }
-
-    mutating func awaitHold(ofRollbacks rollbacks: [BuildLedger.Trial], for client: Int) {
-        rollbackHolds.append((client, rollbacks))
     }
 
     /// The rollbacks whose builds `asked` holds, taken: the driver answered their hold.
@@ -91,42 +161,20 @@ struct OperatorRequests: Sendable {
         return answered
     }
 
-    mutating func awaitRestart(of generation: Int, for client: Int) {
-        restarts.append((client, generation))
-    }
-
-    /// The clients waiting for generation `number`'s restart, who are answered now.
-    mutating func takeRestartClients(of generation: Int) -> [Int] {
+    /// Answers the clients waiting for generation `generation`'s restart.
+    private mutating func answerRestart(of generation: Int, _ outcome: RestartOutcome) -> [SupervisionAction] {
         defer { restarts.removeAll { $0.generation == generation } }
-        return restarts.filter { $0.generation == generation }.map(\.client)
+        return restarts.filter { $0.generation == generation }.map { .answer(client: $0.client, .restart(outcome)) }
     }
 
-    /// Whether someone waits for generation `number`'s restart.
-    func awaitsRestart(of generation: Int) -> Bool {
-        restarts.contains { $0.generation == generation }
-    }
-
-    mutating func awaitStop(for client: Int) {
-        stops.append(client)
-    }
-
-    /// `client` follows the host from now, when its status is `status`: it is shown that
-    /// first, and each change from it after.
-    ///
-    /// - Returns: The first answer the follower gets.
-    mutating func follow(by client: Int, from status: HostStatus) -> SupervisionAction {
-        // Every follower is shown the same changes: the first one's starting point is theirs.
-        if followers.isEmpty { shownToFollowers = status }
-        followers.append(client)
-        return .answer(client: client, .change("following", status))
-    }
+    // MARK: Followers
 
     /// The host's status is `current` at `now`: the followers are shown it when it changed
     /// since they were shown the last, with the change of state when there is one ("serving
     /// -> upgrading"), or "changed". The time alone moving on is no change.
     ///
     /// - Returns: The answers to send, one for each follower.
-    mutating func show(_ current: HostStatus, at now: MonotonicInstant) -> [SupervisionAction] {
+    private mutating func show(_ current: HostStatus, at now: MonotonicInstant) -> [SupervisionAction] {
         guard !followers.isEmpty else { return [] }
         var current = current
         let before = shownToFollowers
@@ -138,22 +186,26 @@ struct OperatorRequests: Sendable {
         return followers.map { .answer(client: $0, .change(what, current)) }
     }
 
-    /// Every client still owed an answer, taken: the host ends.
-    mutating func takeAll() -> (stops: [Int], others: [Int]) {
-        defer {
-            stops = []
-            restarts = []
-            restartChecks = []
-            rollbackHolds = []
-            reloadUnderWay = nil
-            reloadWaiting = nil
-        }
-        return (stops, (reloadUnderWay?.clients ?? []) + (reloadWaiting ?? []) + restarts.map(\.client) + restartChecks.map(\.client)
-            + rollbackHolds.map(\.client))
+    // MARK: Ending
+
+    /// Every client still owed an answer is answered, once: a stop with the status the host
+    /// ends with, any other request refused.
+    private mutating func takeAll(endingWith status: ExitStatus) -> [SupervisionAction] {
+        let others = (reloadUnderWay?.clients ?? []) + (reloadWaiting ?? []) + restarts.map(\.client) + restartChecks.map(\.client)
+            + rollbackHolds.map(\.client)
+        let answers = stops.map { SupervisionAction.answer(client: $0, .stopped(status)) }
+            + others.map { .answer(client: $0, .refused(.hostEnded(status))) }
+        stops = []
+        restarts = []
+        restartChecks = []
+        rollbackHolds = []
+        reloadUnderWay = nil
+        reloadWaiting = nil
+        return answers
     }
 
     /// A client went away: nothing more is owed to it.
-    mutating func left(_ client: Int) {
+    private mutating func left(_ client: Int) {
         followers.removeAll { $0 == client }
         reloadUnderWay?.clients.removeAll { $0 == client }
         reloadWaiting?.removeAll { $0 == client }

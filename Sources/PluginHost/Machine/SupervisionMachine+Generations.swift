@@ -80,7 +80,7 @@ extension SupervisionMachine {
         guard let generation = generations[number] else { return }
         // What the generations before warned of ends: its plugins started with the configuration as it is.
         for warning in records.takeWarnings(of: generation.warnings) { say(.warning(warning)) }
-        answerRestart(of: number, .serves(generation: number))
+        act(operators.handle(.restartEnded(generation: number, .serves(generation: number))))
         let running = generation.running
         generations.sawServices(in: running)
         // Held before the host says it is ready, so that a file replaced once it is can
@@ -149,7 +149,7 @@ extension SupervisionMachine {
     mutating func couldNotStart(_ number: Int, _ reason: String) {
         guard generations.couldNotStart(number, reason) else { return }
         say(.cannotStartWorker(reason: reason))
-        answerRestart(of: number, .couldNotStart(generation: number, reason: reason))
+        act(operators.handle(.restartEnded(generation: number, .couldNotStart(generation: number, reason: reason))))
         switch state {
         case .starting(let current):
             if current == number { finish(.failure, .cannotStartWorker) }
@@ -191,14 +191,7 @@ extension SupervisionMachine {
             guard let culprit = evidence.plugins[number: culprit] else { continue }
             ledger.recordFailure(of: culprit.name, FailureRecord(at: now, version: culprit.version, summary: ending.summary))
         }
-        if operators.awaitsRestart(of: number) {
-            answerRestart(of: number, .endedBeforeServing(generation: number, ending))
-        }
-        if let clients = operators.endReload(on: number) {
-            for client in clients { act(.answer(client: client, .reloadEnded(generation: number, ending))) }
-            // A generation that drained with a reload under way: the one that serves takes the next.
-            if number != currentGeneration { beginWaitingReload() }
-        }
+        act(operators.handle(.ended(number, ending, serving: servingGeneration)))
         // Whatever it started ends with it.
         act(.endProcesses(generation: number))
         // A held build whose file was written in place reads the new bytes from that file: the
@@ -307,10 +300,7 @@ extension SupervisionMachine {
             judgeHealthOnTrial(of: number)
         case .reload(let applied, let reasons):
             records.reloaded(at: now, applied: applied, reasons: reasons)
-            for client in operators.endReload(on: number) ?? [] {
-                act(.answer(client: client, .reload(applied: applied, reasons: reasons)))
-            }
-            beginWaitingReload()
+            act(operators.handle(.reloaded(number, applied: applied, reasons: reasons, serving: servingGeneration)))
         case .warnings(let topic, let list):
             generations.warned(number, about: topic, list)
             // Another generation's (an upgrade's, loading) are in force once it serves.

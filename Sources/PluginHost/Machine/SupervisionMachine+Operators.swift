@@ -10,7 +10,7 @@ extension SupervisionMachine {
         case .follow:
             // What a follower is shown first is the status now; what it is shown next is what
             // changed from it.
-            act(operators.follow(by: client, from: status))
+            act(operators.handle(.follows(client: client, status: status)))
         case .reload:
             switch state {
             case .stopping, .finished:
@@ -25,7 +25,7 @@ extension SupervisionMachine {
         case .rollBack(let names, let version):
             rollBack(names, to: version, for: client)
         case .stop:
-            operators.awaitStop(for: client)
+            act(operators.handle(.stopAsked(client: client)))
             switch state {
             case .stopping, .finished:
                 break
@@ -42,8 +42,7 @@ extension SupervisionMachine {
     mutating func reloadRequested(by client: Int?) {
         switch state {
         case .starting, .serving, .recovering, .backingOff, .upgrading:
-            operators.requestReload(by: client)
-            beginWaitingReload()
+            act(operators.handle(.reloadAsked(by: client, serving: servingGeneration)))
         case .stopping, .finished:
             break
         }
@@ -55,8 +54,8 @@ extension SupervisionMachine {
     /// worker reads it again and rescans, and a build left out stays out (only a changed file
     /// or an operator's restart naming its plugin tries it again).
     mutating func beginWaitingReload() {
-        guard case .serving(let number) = state, operators.beginWaitingReload(on: number) else { return }
-        act(.ask(generation: number, .reload))
+        guard let serving = servingGeneration else { return }
+        act(operators.handle(.serves(serving)))
     }
 
     // MARK: Restarts
@@ -82,14 +81,14 @@ extension SupervisionMachine {
             var builds = ledger.selection
             builds.excluded.removeAll { names.contains($0.name) }
             let running = (generations[serving]?.running ?? []).map(\.name)
-            operators.awaitCheck(ofRestart: names, for: client)
+            act(operators.handle(.restartAwaitsCheck(names: names, client: client)))
             act(.checkRestart(client: client, builds: builds, running: running))
         case .backingOff(_, let cause):
             ledger.forgive(names)
             _ = restarts.handle(.startedByOperator, at: now)
             let started = startGeneration(cause)
             enter(.recovering(started))
-            operators.awaitRestart(of: started, for: client)
+            act(operators.handle(.restartStarted(generation: started, client: client)))
         case .starting, .recovering, .upgrading:
             act(.answer(client: client, .refused(.generationStarting)))
         case .stopping, .finished:
@@ -112,21 +111,19 @@ extension SupervisionMachine {
         }
         ledger.forgive(names)
         let candidate = startUpgrade(of: serving, cause: .operatorRestart)
-        operators.awaitRestart(of: candidate, for: client)
+        act(operators.handle(.restartStarted(generation: candidate, client: client)))
     }
 
-    /// Answers the clients waiting for generation `number`'s restart.
-    mutating func answerRestart(of number: Int, _ outcome: RestartOutcome) {
-        for client in operators.takeRestartClients(of: number) {
-            act(.answer(client: client, .restart(outcome)))
-        }
+    /// The generation that serves, if one does: a reload is asked of it.
+    var servingGeneration: Int? {
+        if case .serving(let number) = state { number } else { nil }
     }
 
     // MARK: Followers
 
     /// Shows the clients that follow the host what changed, when something did.
     mutating func showFollowers() {
-        guard !operators.followers.isEmpty else { return }
-        act(operators.show(status, at: now))
+        guard operators.hasFollowers else { return }
+        act(operators.handle(.statusIs(status, at: now)))
     }
 }

@@ -99,9 +99,7 @@ extension SupervisionMachine {
     /// The host ends with `status`: every client owed an answer gets one.
     mutating func finish(_ status: ExitStatus, _ reason: EndReason) {
         enter(.finished(status, reason))
-        let (stops, others) = operators.takeAll()
-        for client in stops { act(.answer(client: client, .stopped(status))) }
-        for client in others { act(.answer(client: client, .refused(.hostEnded(status)))) }
+        act(operators.handle(.hostEnded(status)))
         // What this host proved outlives it: the record is kept before the end.
         keepRecordIfChanged()
         act(.exit(status, reason))

@@ -125,7 +125,7 @@ extension SupervisionMachine {
         }
         let unheld = rollbacks.filter { !isHeld($0.replaced) }
         guard unheld.isEmpty else {
-            operators.awaitHold(ofRollbacks: rollbacks, for: client)
+            act(operators.handle(.rollbackAwaitsHold(rollbacks, client: client)))
             act(.hold(buildsToHold(running: generations[serving]?.running ?? []) + unheld.map(\.replaced)))
             return
         }
@@ -155,7 +155,7 @@ extension SupervisionMachine {
         say(.rollingBackAsAsked(told))
         records.upgradeEnded(at: now, .rolledBack(trials: told, because: .asked, broughtBack: nil))
         let candidate = startUpgrade(of: serving, rollingBack: rollbacks)
-        operators.awaitRestart(of: candidate, for: client)
+        act(operators.handle(.restartStarted(generation: candidate, client: client)))
     }
 
     /// The generation that serves, while an operator's rollback can begin; `nil`, having

@@ -222,7 +222,7 @@ struct SupervisionMachine: Sendable {
         case .restartChecked(let client, let problems):
             restartChecked(for: client, problems: problems)
         case .clientLeft(let client):
-            operators.left(client)
+            act(operators.handle(.left(client: client)))
         case .recordKept(let number, let failure):
             for news in recordWrites.finished(number, failure: failure, at: now) { say(.record(news, kept: configuration.record)) }
         }
