@@ -21,7 +21,7 @@ struct BuildLedgerLifeTests {
     /// A ledger whose generations served `builds`, one after another.
     private func ledger(served builds: PublishedPlugin...) -> BuildLedger {
         var ledger = BuildLedger()
-        for (index, build) in builds.enumerated() { ledger.follow(serving([build], number: index + 1)) }
+        for (index, build) in builds.enumerated() { ledger.handle(.speaks(serving([build], number: index + 1))) }
         return ledger
     }
 
@@ -42,12 +42,13 @@ struct BuildLedgerLifeTests {
     func trialLeftOut() {
         let before = build("0.1.0", inode: 1), onTrial = build("0.2.0", inode: 2)
         var ledger = ledger(served: before)
-        ledger.holding([before], of: [before])
-        ledger.beginTrial(of: onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000))
+        ledger.handle(.holding([before], asked: [before]))
+        ledger.handle(.trialBegins(onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000)))
         #expect(lives(ledger) == ["0.2.0 on trial", "0.1.0 permanent"])
-        ledger.leaveOut(onTrial, because: crashed)
+        #expect(take({ ledger.handle(.failed(onTrial, because: crashed)) }).failedTrials.map(\.build) == [onTrial], "its trial failed")
         #expect(lives(ledger) == ["0.1.0 permanent", "0.2.0 left out"])
         #expect(ledger.trial(of: onTrial) == nil && !ledger.hasTrials, "its trial is over")
+        #expect(take({ ledger.handle(.failed(onTrial, because: crashed)) }).isEmpty, "once")
         #expect(ledger.selection.substitutes.map(\.identity) == [before.identity], "the build it replaced loads in its place")
         #expect(ledger.record.onTrial.isEmpty)
         #expect(ledger.record.leftOut.map(\.version) == ["0.2.0"])
@@ -57,7 +58,7 @@ struct BuildLedgerLifeTests {
     func permanentLeftOut() {
         let first = build("1.0.1", inode: 1), second = build("1.0.3", inode: 2)
         var ledger = ledger(served: first, second)
-        ledger.leaveOut(second, because: crashed)
+        ledger.handle(.failed(second, because: crashed))
         #expect(lives(ledger) == ["1.0.1 permanent", "1.0.3 left out"])
         #expect(ledger.record.permanent.map(\.version) == ["1.0.1", "1.0.3"], "its copy is kept, should it be tried again")
         let started = SupervisionMachine.starting(.init(), record: ledger.record, at: MonotonicInstant(nanoseconds: 1)).0
@@ -69,10 +70,10 @@ struct BuildLedgerLifeTests {
     func forgiven() {
         let first = build("0.1.0", inode: 1), second = build("0.2.0", inode: 2), stranger = build("0.3.0", inode: 3)
         var ledger = ledger(served: first, second)
-        ledger.leaveOut(second, because: crashed)
-        ledger.leaveOut(stranger, because: crashed)
+        ledger.handle(.failed(second, because: crashed))
+        ledger.handle(.failed(stranger, because: crashed))
         #expect(lives(ledger) == ["0.1.0 permanent", "0.3.0 left out", "0.2.0 left out"], "left out newest first")
-        ledger.forgive(["Ticker"])
+        ledger.handle(.forgiven(["Ticker"]))
         #expect(lives(ledger) == ["0.2.0 permanent", "0.1.0 kept"])
         #expect(ledger.selection.excluded.isEmpty)
     }
@@ -81,14 +82,14 @@ struct BuildLedgerLifeTests {
     func copiesBounded() {
         var ledger = BuildLedger()
         let builds = (1...5).map { build("0.\($0).0", inode: UInt64($0)) }
-        ledger.follow(serving([builds[0]], number: 1))
-        ledger.follow(serving([builds[1]], number: 2))
-        ledger.leaveOut(builds[0], because: crashed)
-        ledger.follow(serving([builds[2]], number: 3))
-        ledger.follow(serving([builds[3]], number: 4))
+        ledger.handle(.speaks(serving([builds[0]], number: 1)))
+        ledger.handle(.speaks(serving([builds[1]], number: 2)))
+        ledger.handle(.failed(builds[0], because: crashed))
+        ledger.handle(.speaks(serving([builds[2]], number: 3)))
+        ledger.handle(.speaks(serving([builds[3]], number: 4)))
         #expect(lives(ledger) == ["0.4.0 permanent", "0.3.0 kept", "0.2.0 kept", "0.1.0 left out"])
         #expect(ledger.record.permanent.map(\.version) == ["0.2.0", "0.3.0", "0.4.0"])
-        ledger.follow(serving([builds[4]], number: 5))
+        ledger.handle(.speaks(serving([builds[4]], number: 5)))
         #expect(lives(ledger) == ["0.5.0 permanent", "0.4.0 kept", "0.3.0 kept", "0.1.0 left out"])
         #expect(ledger.record.permanent.map(\.version) == ["0.3.0", "0.4.0", "0.5.0"])
     }
@@ -97,11 +98,12 @@ struct BuildLedgerLifeTests {
     func trialPasses() {
         let before = build("0.1.0", inode: 1), onTrial = build("0.2.0", inode: 2)
         var ledger = ledger(served: before)
-        ledger.beginTrial(of: onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000))
-        ledger.follow(serving([onTrial], number: 2))
+        ledger.handle(.trialBegins(onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000)))
+        ledger.handle(.speaks(serving([onTrial], number: 2)))
         #expect(lives(ledger) == ["0.2.0 on trial", "0.1.0 permanent"], "served, but on trial: not permanent yet")
-        ledger.passTrial(of: "Ticker")
+        #expect(take({ ledger.handle(.trialPassed(name: "Ticker")) }) == [.trialPassed(BuildLedger.Trial(build: onTrial, replaced: before, until: MonotonicInstant(nanoseconds: 30_000_000_000), replacedHeld: false))])
         #expect(lives(ledger) == ["0.2.0 permanent", "0.1.0 kept"])
+        #expect(take({ ledger.handle(.trialPassed(name: "Ticker")) }).isEmpty, "a trial passes once")
     }
 
     @Test("a build on trial whose file was written in place stays on trial as the build a restart loaded, replacing the same build before, until the same time")
@@ -109,8 +111,8 @@ struct BuildLedgerLifeTests {
         var ledger = BuildLedger()
         let before = build("0.1.0", inode: 1), onTrial = build("0.2.0", inode: 2), rewritten = build("0.2.1", inode: 3)
         let until = MonotonicInstant(nanoseconds: 30_000_000_000)
-        ledger.beginTrial(of: onTrial, replacing: before, until: until)
-        ledger.follow(serving([rewritten]))
+        ledger.handle(.trialBegins(onTrial, replacing: before, until: until))
+        ledger.handle(.speaks(serving([rewritten])))
         let trial = ledger.trial(of: rewritten)
         #expect(trial?.replaced == before)
         #expect(trial?.until == until)
@@ -123,8 +125,8 @@ struct BuildLedgerLifeTests {
     func buildBeforeIsNotOnTrial() {
         var ledger = BuildLedger()
         let before = build("0.1.0", inode: 1), onTrial = build("0.2.0", inode: 2)
-        ledger.beginTrial(of: onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000))
-        ledger.follow(serving([before]))
+        ledger.handle(.trialBegins(onTrial, replacing: before, until: MonotonicInstant(nanoseconds: 30_000_000_000)))
+        ledger.handle(.speaks(serving([before])))
         #expect(ledger.trial(of: before) == nil)
         #expect(ledger.trial(of: onTrial) != nil)
     }
@@ -133,9 +135,9 @@ struct BuildLedgerLifeTests {
     func carriedTrialLeavesKeptBuild() {
         let first = build("0.1.0", inode: 1), second = build("0.2.0", inode: 2), third = build("0.3.0", inode: 3)
         var ledger = ledger(served: first, second)
-        ledger.beginTrial(of: first, replacing: second, until: MonotonicInstant(nanoseconds: 30_000_000_000))
+        ledger.handle(.trialBegins(first, replacing: second, until: MonotonicInstant(nanoseconds: 30_000_000_000)))
         #expect(lives(ledger) == ["0.1.0 on trial", "0.2.0 permanent"])
-        ledger.follow(serving([third], number: 3))
+        ledger.handle(.speaks(serving([third], number: 3)))
         #expect(lives(ledger) == ["0.3.0 on trial", "0.2.0 permanent", "0.1.0 kept"])
         #expect(ledger.trial(of: third)?.replaced == second)
     }

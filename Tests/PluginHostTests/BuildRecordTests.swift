@@ -33,18 +33,18 @@ struct BuildRecordTests {
         var ledger = BuildLedger()
         let kept = PublishedPlugin(name: "Echo", file: "p/libEcho.so", version: "1.0.0", identity: identity(1), state: .running)
         let crasher = PublishedPlugin(name: "Ticker", file: "p/libTicker.so", version: "0.1.0", identity: identity(2), state: .running)
-        ledger.leaveOut(crasher, because: .failed(.crashed(during: "the run phase", .segmentationFault)))
+        ledger.handle(.failed(crasher, because: .failed(.crashed(during: "the run phase", .segmentationFault))))
         var generation = Generation(number: 2, cause: .start, startedAt: MonotonicInstant(nanoseconds: 1), life: .serving)
         generation.plugins = [kept]
         let serving = PluginCondition(name: "Echo", state: .serving, file: kept.file, version: kept.version, build: kept.identity)
         // Its file is there: the generation tells it is left out.
         generation.conditions = [serving, PluginCondition(name: "Ticker", state: .leftOut, file: crasher.file, reason: "crashed during the run phase: SIGSEGV")]
-        ledger.follow(generation)
+        ledger.handle(.speaks(generation))
         #expect(ledger.statuses.first { $0.name == "Ticker" }?.state == .leftOut)
         #expect(ledger.takeSummary().leftOut.map(\.name) == ["Ticker"])
         // Its file is gone: the generation, rescanning, tells nothing of it.
         generation.conditions = [serving]
-        ledger.follow(generation)
+        ledger.handle(.speaks(generation))
         let removed = ledger.statuses.first { $0.name == "Ticker" }
         #expect(removed?.state == .removed)
         #expect(removed?.reason == .fileGone)
@@ -59,16 +59,16 @@ struct BuildRecordTests {
         var gone = PublishedPlugin(name: "Ticker", file: "p/libTicker.so", version: "0.1.0", identity: identity(2), state: .running)
         var generation = Generation(number: 1, cause: .start, startedAt: MonotonicInstant(nanoseconds: 1), life: .serving)
         generation.plugins = [kept, gone]
-        ledger.follow(generation)
-        ledger.recordFailure(of: "Ticker", FailureRecord(at: MonotonicInstant(nanoseconds: 2), summary: .crashed(during: "the run phase", .segmentationFault)))
+        ledger.handle(.speaks(generation))
+        ledger.handle(.blamed(name: "Ticker", FailureRecord(at: MonotonicInstant(nanoseconds: 2), summary: .crashed(during: "the run phase", .segmentationFault))))
         gone.state = .removed
         generation.plugins = [kept, gone]
-        ledger.follow(generation)
+        ledger.handle(.speaks(generation))
         let removed = ledger.statuses.first { $0.name == "Ticker" }
         #expect(removed?.state == .removed)
         #expect(removed?.reason == .fileGone)
         #expect(removed?.failures == 1)
-        ledger.follow(nil)
+        ledger.handle(.speaks(nil))
         #expect(ledger.statuses.first { $0.name == "Echo" }?.state == .notServing, "no generation serves: what ran waits for the next")
     }
 
@@ -77,7 +77,7 @@ struct BuildRecordTests {
         var ledger = BuildLedger()
         for inode in 1...20 {
             let identity = FileIdentity(device: 1, inode: UInt64(inode), size: 1, modificationNanoseconds: Int64(inode), changeNanoseconds: 1)
-            ledger.leaveOut(PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.\(inode)", identity: identity), because: .recorded("crashed"))
+            ledger.handle(.failed(PublishedPlugin(name: "Ticker", file: "plugins/libTicker.so", version: "0.\(inode)", identity: identity), because: .recorded("crashed")))
         }
         #expect(ledger.record.leftOut.map(\.version) == (13...20).map { "0.\($0)" })
     }
@@ -123,7 +123,7 @@ struct BuildRecordTests {
             BuildSubstitute(name: "Ticker", file: ticker.file, identity: identity(2), path: "/proc/self/fd/9"),
             BuildSubstitute(name: "Domain", file: domain.file, identity: identity(3), path: "/proc/self/fd/10", fromCopy: true),
         ]
-        ledger.follow(generation)
+        ledger.handle(.speaks(generation))
         func origin(_ name: String) -> BuildOrigin? { ledger.statuses.first { $0.name == name }?.origin }
         #expect(origin("Echo") == .file)
         #expect(origin("Ticker") == .held)
@@ -131,14 +131,14 @@ struct BuildRecordTests {
         // Ticker's file now holds a new build, not left out, which no generation loaded yet:
         // the build that serves still came from the held file.
         generation.conditions = [PluginCondition(name: "Ticker", state: .serving, file: ticker.file, version: ticker.version, build: ticker.identity)]
-        ledger.follow(generation)
+        ledger.handle(.speaks(generation))
         #expect(origin("Ticker") == .held)
     }
 
     @Test("the record keeps the newest few permanent builds of each plugin; the newest is held, to run in place of a file it does not run")
     func permanentBuilds() {
         var ledger = BuildLedger()
-        ledger.remember(BuildRecord(permanent: (1...5).map { BuildRecord.Build(name: "Ticker", file: "f", version: "0.\($0)", identity: identity(UInt64($0))) }))
+        ledger.handle(.recorded(BuildRecord(permanent: (1...5).map { BuildRecord.Build(name: "Ticker", file: "f", version: "0.\($0)", identity: identity(UInt64($0))) })))
         #expect(ledger.record.permanent.map(\.version) == ["0.3", "0.4", "0.5"])
         #expect(ledger["Ticker"]?.held?.version == "0.5", "the newest is held, to run in place of a file left out")
     }

@@ -5,10 +5,6 @@ import Testing
 /// what it returns, event by event, as docs/operations.md says.
 @Suite("The machine's parts, each alone")
 struct MachinePartsTests {
-    /// What a part's call returns, read inside an expectation (which cannot call a mutating
-    /// method itself).
-    private func take<Value>(_ call: () -> Value) -> Value { call() }
-
     // MARK: Hand-offs
 
     @Test("a generation's hand-off goes once, to the next generation to bootstrap after it ended")

@@ -306,6 +306,80 @@ struct BuildLedger: Sendable {
         blamedEver.contains { $0.name == name && $0.identity.hasSameContents(as: identity) }
     }
 
+    // MARK: Facts
+
+    /// What the machine tells the ledger: what happened to builds.
+    enum Fact {
+        /// What a record on disk keeps, as proved by the process that wrote it: the host starts.
+        case recorded(BuildRecord)
+        /// The generation that speaks for the host runs and tells this; `nil` when none speaks.
+        case speaks(Generation?)
+        /// `build` failed: it is left out for `reason`.
+        case failed(PublishedPlugin, because: LeaveOutReason)
+        /// The end of a generation is blamed on plugin `name`.
+        case blamed(name: String, FailureRecord)
+        /// An operator's restart names these plugins: their builds left out may come back.
+        case forgiven([String])
+        /// The driver holds `held` of the builds it was asked to hold, `asked`.
+        case holding([PublishedPlugin], asked: [PublishedPlugin])
+        /// `build` goes on trial until `until`, replacing `replaced`.
+        case trialBegins(PublishedPlugin, replacing: PublishedPlugin, until: MonotonicInstant)
+        /// The trial of plugin `name` passed its time, or an operator accepted it.
+        case trialPassed(name: String)
+        /// An operator rolls back: the build that runs is left out for `reason`.
+        case rolledBack(Trial, because: LeaveOutReason)
+        /// The files of these builds were written in place, as `reason` says.
+        case rewritten([PublishedPlugin], because: NotHeld)
+        /// The host serves: the builds awaiting their trial since it started may be loaded now.
+        case serves
+    }
+
+    /// What follows from a fact, for the machine to act on.
+    enum Consequence: Equatable, Sendable {
+        /// A build on trial failed (left out, or rolled back): the build it replaced comes back.
+        case trialFailed(Trial)
+        /// A trial passed: its build is permanent.
+        case trialPassed(Trial)
+        /// Held builds that can no longer come back from their files (written in place): the
+        /// driver may hold them again from elsewhere (the record's copy).
+        case lost([PublishedPlugin])
+        /// Builds awaited their trial since the host started: an upgrade is to load them.
+        case awaitedTrialsDue
+    }
+
+    /// Takes `fact` in: each build moves in its life as docs/operations.md's table says.
+    ///
+    /// - Returns: What follows from it.
+    @discardableResult
+    mutating func handle(_ fact: Fact) -> [Consequence] {
+        switch fact {
+        case .recorded(let record):
+            remember(record)
+        case .speaks(let generation):
+            follow(generation)
+        case .failed(let build, let reason):
+            return leaveOut(build, because: reason).map { [.trialFailed($0)] } ?? []
+        case .blamed(let name, let failure):
+            recordFailure(of: name, failure)
+        case .forgiven(let names):
+            forgive(names)
+        case .holding(let held, let asked):
+            holding(held, of: asked)
+        case .trialBegins(let build, let replaced, let until):
+            beginTrial(of: build, replacing: replaced, until: until)
+        case .trialPassed(let name):
+            return passTrial(of: name).map { [.trialPassed($0)] } ?? []
+        case .rolledBack(let rollback, let reason):
+            rollBack(rollback, because: reason)
+        case .rewritten(let builds, let reason):
+            let lost = lose(heldIn: builds, because: reason)
+            return lost.isEmpty ? [] : [.lost(lost)]
+        case .serves:
+            return endAwaitingTrials() ? [.awaitedTrialsDue] : []
+        }
+        return []
+    }
+
     // MARK: Writing
 
     /// Leaves `build` out of every generation from now on, until its file changes or an
@@ -314,7 +388,7 @@ struct BuildLedger: Sendable {
     ///
     /// - Returns: The trial that failed, when the build was on trial.
     @discardableResult
-    mutating func leaveOut(_ build: PublishedPlugin, because reason: LeaveOutReason) -> Trial? {
+    private mutating func leaveOut(_ build: PublishedPlugin, because reason: LeaveOutReason) -> Trial? {
         guard let identity = build.identity else { return nil }
         if !wasBlamed(build.name, identity) { blamedEver.append((build.name, identity)) }
         guard !isLeftOut(build) else { return nil }
@@ -336,7 +410,7 @@ struct BuildLedger: Sendable {
     /// Leaves out the builds a record on disk kept, as proved by the process that wrote it.
     /// Its permanent builds are known, each build it has on trial awaits its trial again, and
     /// the permanent one (by its life) is held: the driver holds its copy.
-    mutating func remember(_ record: BuildRecord) {
+    private mutating func remember(_ record: BuildRecord) {
         for entry in record.leftOut {
             let build = PublishedPlugin(name: entry.name, file: entry.file, version: entry.version, identity: entry.identity, state: .running)
             leaveOut(build, because: entry.reason)
@@ -377,7 +451,7 @@ struct BuildLedger: Sendable {
     /// The builds awaiting their trial since the start may be loaded now: the host serves.
     ///
     /// - Returns: Whether there were any, so that an upgrade loads them.
-    mutating func endAwaitingTrials() -> Bool {
+    private mutating func endAwaitingTrials() -> Bool {
         var any = false
         for index in records.indices {
             while let awaiting = records[index].builds.firstIndex(where: { $0.life == .onTrial(nil) }) {
@@ -427,7 +501,7 @@ struct BuildLedger: Sendable {
     }
 
     /// `plugin-host restart NAME...`: the builds of these plugins left out may come back.
-    mutating func forgive(_ names: [String]) {
+    private mutating func forgive(_ names: [String]) {
         for index in records.indices where names.contains(records[index].name) && !records[index].leftOut.isEmpty {
             while let leftOut = records[index].builds.firstIndex(where: \.isLeftOut) { records[index].release(at: leftOut) }
             recordChanges += 1
@@ -436,7 +510,7 @@ struct BuildLedger: Sendable {
     }
 
     /// A failure of generation that ended is blamed on `name`.
-    mutating func recordFailure(of name: String, _ failure: FailureRecord) {
+    private mutating func recordFailure(of name: String, _ failure: FailureRecord) {
         update(name) { record in
             record.failures += 1
             record.lastFailure = failure
@@ -445,7 +519,7 @@ struct BuildLedger: Sendable {
 
     /// The driver holds `held` now, of the builds it was asked to hold, `asked`: the others it
     /// could not open as they were (their files changed before it could), and none is held.
-    mutating func holding(_ held: [PublishedPlugin], of asked: [PublishedPlugin]) {
+    private mutating func holding(_ held: [PublishedPlugin], of asked: [PublishedPlugin]) {
         heldByDriver = held
         for index in records.indices {
             records[index].held = nil
@@ -466,7 +540,7 @@ struct BuildLedger: Sendable {
     }
 
     /// `build` goes on trial until `until`, replacing `replaced`, which stays held meanwhile.
-    mutating func beginTrial(of build: PublishedPlugin, replacing replaced: PublishedPlugin, until: MonotonicInstant) {
+    private mutating func beginTrial(of build: PublishedPlugin, replacing replaced: PublishedPlugin, until: MonotonicInstant) {
         // Held as the plugin's build, or as the build an earlier trial replaced (which a
         // generation may run again, after that trial's build failed).
         let record = self[build.name]
@@ -493,7 +567,7 @@ struct BuildLedger: Sendable {
     ///
     /// - Returns: The trial that ended, if there was one.
     @discardableResult
-    mutating func passTrial(of name: String) -> Trial? {
+    private mutating func passTrial(of name: String) -> Trial? {
         guard let trial = endTrial(of: name), let index = positions[name] else { return nil }
         makePermanent(trial.build, at: index)
         if let last = records[index].lastServed, !last.isSameBuild(as: trial.build), !isLeftOut(last) { makePermanent(last, at: index) }
@@ -504,7 +578,7 @@ struct BuildLedger: Sendable {
     ///
     /// - Returns: The trial that ended, if there was one.
     @discardableResult
-    mutating func endTrial(of name: String) -> Trial? {
+    private mutating func endTrial(of name: String) -> Trial? {
         guard let trial = self[name]?.trial else { return nil }
         update(name) { record in
             if let index = record.trialPosition { record.release(at: index) }
@@ -517,7 +591,7 @@ struct BuildLedger: Sendable {
     /// An operator rolls back `rollback`: the build that runs is left out, its trial (if any)
     /// ends, and the build before, which the driver holds, is held as the plugin's for the
     /// next generation to load in its place.
-    mutating func rollBack(_ rollback: Trial, because reason: LeaveOutReason) {
+    private mutating func rollBack(_ rollback: Trial, because reason: LeaveOutReason) {
         let name = rollback.build.name
         endTrial(of: name)
         leaveOut(rollback.build, because: reason)
@@ -532,7 +606,7 @@ struct BuildLedger: Sendable {
     /// - Returns: The held builds lost, which the driver may hold again from elsewhere (the
     ///   record's copy).
     @discardableResult
-    mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: NotHeld) -> [PublishedPlugin] {
+    private mutating func lose(heldIn rewritten: [PublishedPlugin], because reason: NotHeld) -> [PublishedPlugin] {
         func isRewritten(_ build: PublishedPlugin) -> Bool { rewritten.contains { $0.isSameBuild(as: build) } }
         heldByDriver.removeAll(where: isRewritten)
         var lost: [PublishedPlugin] = []
@@ -552,7 +626,7 @@ struct BuildLedger: Sendable {
 
     /// Takes what the generation that speaks for the host runs and tells: its running builds
     /// serve while it serves; its conditions say how each plugin does. `nil` when none speaks.
-    mutating func follow(_ speaking: Generation?) {
+    private mutating func follow(_ speaking: Generation?) {
         let serves = speaking.map { if case .serving = $0.life { true } else { false } } ?? false
         if serves != speakingServes { told = nil }
         speakingServes = serves
@@ -739,5 +813,24 @@ struct BuildLedger: Sendable {
         }
         summary.notAdded = notAdded.sorted()
         return summary
+    }
+}
+
+extension [BuildLedger.Consequence] {
+    /// The trials that failed.
+    var failedTrials: [BuildLedger.Trial] {
+        compactMap { if case .trialFailed(let trial) = $0 { trial } else { nil } }
+    }
+
+    /// The held builds lost.
+    var lost: [PublishedPlugin] {
+        flatMap { consequence -> [PublishedPlugin] in
+            if case .lost(let builds) = consequence { builds } else { [] }
+        }
+    }
+
+    /// Whether builds awaited their trial since the host started.
+    var awaitedTrialsDue: Bool {
+        contains(.awaitedTrialsDue)
     }
 }

@@ -19,7 +19,7 @@ extension SupervisionMachine {
         // the file is loaded as it is, a new build by its contents.
         let lost = heldBuilds(rewritten)
         if !lost.isEmpty {
-            holdWhatRuns(adding: ledger.lose(heldIn: lost, because: .writtenInPlace))
+            holdWhatRuns(adding: ledger.handle(.rewritten(lost, because: .writtenInPlace)).lost)
         }
         generations.loads(number, substitutes: found)
         guard let generation = generations[number], generation.cause == .restore else { return }
@@ -51,7 +51,7 @@ extension SupervisionMachine {
             // Ready again after a reload, which may have added plugins that run a service.
             if current == number {
                 generations.sawServices(in: generation.running)
-                ledger.follow(generation)
+                ledger.handle(.speaks(generation))
                 notify(.ready(ledger.takeSummary()))
             }
         case .upgrading(let upgrade):
@@ -88,11 +88,11 @@ extension SupervisionMachine {
         if isServiceRun(generation) {
             act(.hold(buildsToHold(running: running)))
         }
-        ledger.follow(generation)
+        ledger.handle(.speaks(generation))
         notify(.ready(ledger.takeSummary()))
         beginWaitingReload()
         // The builds that were on trial when the host last stopped are tried again, as an upgrade.
-        if ledger.endAwaitingTrials(), upgrades.asked(whileDraining: hasDrainingGeneration) { startUpgrade(of: number) }
+        if ledger.handle(.serves).awaitedTrialsDue, upgrades.asked(whileDraining: hasDrainingGeneration) { startUpgrade(of: number) }
     }
 
     mutating func upgradeRequested(by number: Int, plugins: [PublishedPlugin]) {
@@ -124,7 +124,7 @@ extension SupervisionMachine {
         case .reloading(let microseconds):
             notify(.reloading(at: MonotonicInstant(nanoseconds: microseconds * 1000)))
         case .status(let what):
-            ledger.follow(generations[number])
+            ledger.handle(.speaks(generations[number]))
             notify(.status(.worker(what), ledger.takeSummary()))
         case .stopping(let status):
             // A generation that stops to make way for the next is not the host stopping.
@@ -189,7 +189,7 @@ extension SupervisionMachine {
         let blamed = ending.isIntended && endedByItself ? generation.failedPlugin.map { [$0] } ?? [] : ending.culprits
         for culprit in blamed {
             guard let culprit = evidence.plugins[number: culprit] else { continue }
-            ledger.recordFailure(of: culprit.name, FailureRecord(at: now, version: culprit.version, summary: ending.summary))
+            ledger.handle(.blamed(name: culprit.name, FailureRecord(at: now, version: culprit.version, summary: ending.summary)))
         }
         act(operators.handle(.ended(number, ending, serving: servingGeneration)))
         // Whatever it started ends with it.

@@ -84,7 +84,7 @@ extension SupervisionMachine {
             act(operators.handle(.restartAwaitsCheck(names: names, client: client)))
             act(.checkRestart(client: client, builds: builds, running: running))
         case .backingOff(_, let cause):
-            ledger.forgive(names)
+            ledger.handle(.forgiven(names))
             _ = restarts.handle(.startedByOperator, at: now)
             let started = startGeneration(cause)
             enter(.recovering(started))
@@ -109,7 +109,7 @@ extension SupervisionMachine {
             act(.answer(client: client, .refused(.restartWouldBreak(problems))))
             return
         }
-        ledger.forgive(names)
+        ledger.handle(.forgiven(names))
         let candidate = startUpgrade(of: serving, cause: .operatorRestart)
         act(operators.handle(.restartStarted(generation: candidate, client: client)))
     }

@@ -77,6 +77,6 @@ extension SupervisionMachine {
     /// - Returns: The trials that failed, of those on trial.
     @discardableResult
     mutating func leaveOut(_ builds: [PublishedPlugin], because reason: LeaveOutReason) -> [BuildLedger.Trial] {
-        builds.compactMap { ledger.leaveOut($0, because: reason) }
+        builds.flatMap { ledger.handle(.failed($0, because: reason)).failedTrials }
     }
 }

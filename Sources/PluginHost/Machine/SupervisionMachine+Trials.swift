@@ -14,7 +14,7 @@ extension SupervisionMachine {
         for build in generations[number]?.running ?? [] where build.identity != nil {
             guard let before = replaced.first(where: { $0.name == build.name }), before.identity != nil, !before.isSameBuild(as: build)
             else { continue }
-            ledger.beginTrial(of: build, replacing: before, until: now + limit)
+            ledger.handle(.trialBegins(build, replacing: before, until: now + limit))
             let staysAway: Announcement.StaysAway? = ledger.isLeftOut(before) ? .leftOut : ledger.trial(of: build)?.replacedHeld == true ? nil : .notHeld
             begun.append(Announcement.BuildChange(build: build, before: before, beforeStaysAway: staysAway))
         }
@@ -36,7 +36,7 @@ extension SupervisionMachine {
         guard let end = nextTrialEnd, end <= now else { return }
         let due = ledger.trials.filter { $0.until <= now }
         guard !due.isEmpty else { return }
-        for trial in due { ledger.passTrial(of: trial.build.name) }
+        for trial in due { ledger.handle(.trialPassed(name: trial.build.name)) }
         say(.trialPassed(due.map(\.build)))
         letGoOfEndedTrials()
     }
@@ -73,7 +73,7 @@ extension SupervisionMachine {
             return Announcement.Unhealthy(build: build, said: condition.reason)
         }
         guard !failing.isEmpty else { return }
-        let trials = failing.compactMap { ledger.leaveOut($0.build, because: .unhealthyOnTrial($0.said)) }
+        let trials = failing.flatMap { ledger.handle(.failed($0.build, because: .unhealthyOnTrial($0.said))).failedTrials }
         rollBack(trials, of: number, because: failing)
     }
 
@@ -91,7 +91,7 @@ extension SupervisionMachine {
     /// is) end now, their builds permanent.
     mutating func accept(_ names: [String], for client: Int) {
         guard let trials = trialsNamed(names, for: client) else { return }
-        for trial in trials { ledger.passTrial(of: trial.build.name) }
+        for trial in trials { ledger.handle(.trialPassed(name: trial.build.name)) }
         say(.accepted(trials.map(\.build)))
         letGoOfEndedTrials()
         act(.answer(client: client, .restart(.permanent(trials.map(\.build)))))
@@ -149,7 +149,7 @@ extension SupervisionMachine {
     /// and a generation with the builds before takes over as an upgrade does.
     private mutating func rollBack(_ rollbacks: [BuildLedger.Trial], of serving: Int, for client: Int) {
         for rollback in rollbacks {
-            ledger.rollBack(rollback, because: .rolledBackByOperator)
+            ledger.handle(.rolledBack(rollback, because: .rolledBackByOperator))
         }
         let told = rollbacks.map(Announcement.Rollback.init)
         say(.rollingBackAsAsked(told))

@@ -141,7 +141,7 @@ struct SupervisionMachine: Sendable {
     ///   again once the host serves, its permanent build running in their place meanwhile.
     static func starting(_ configuration: Configuration, record: BuildRecord = BuildRecord(), at now: MonotonicInstant) -> (SupervisionMachine, [SupervisionAction]) {
         var machine = SupervisionMachine(configuration: configuration, now: now)
-        machine.ledger.remember(record)
+        machine.ledger.handle(.recorded(record))
         machine.recordWrites = RecordWrites(kept: machine.ledger.record, changes: machine.ledger.recordChanges)
         let leftOutHere = record.leftOut.filter(\.inDirectory)
         if !leftOutHere.isEmpty { machine.say(.leftOutByRecord(leftOutHere)) }
@@ -192,7 +192,7 @@ struct SupervisionMachine: Sendable {
         case .couldNotStart(let number, let reason):
             couldNotStart(number, reason)
         case .holding(let held, let asked):
-            ledger.holding(held, of: asked)
+            ledger.handle(.holding(held, asked: asked))
             for pending in operators.takeRollbackHolds(answeredBy: asked) { rollbackHeld(pending.rollbacks, for: pending.client) }
         case .ready(let number, let plugins):
             ready(number, plugins: plugins)
@@ -227,7 +227,7 @@ struct SupervisionMachine: Sendable {
             for news in recordWrites.finished(number, failure: failure, at: now) { say(.record(news, kept: configuration.record)) }
         }
         forgetEndedGenerations()
-        ledger.follow(currentGeneration.flatMap { generations[$0] })
+        ledger.handle(.speaks(currentGeneration.flatMap { generations[$0] }))
         keepRecordIfChanged()
         showFollowers()
         return takeActions()
