@@ -71,6 +71,30 @@ struct UpgradeDecisionTests {
         #expect(notNeeded.status.plugins.first { $0.name == "Echo" }?.failures ?? 0 == 0)
     }
 
+    @Test("a serving generation ended for a plugin that ran past its limit, while the candidate beside it took over, failed all the same: that build is left out, and the candidate serves on with no restart")
+    func aGenerationReplacedWhileEndedFailed() throws {
+        let newEcho = PublishedPlugin(
+            name: "Echo", file: "plugins/libEcho.so", version: "1.1.0",
+            identity: FileIdentity(device: 1, inode: 8, size: 120, modificationNanoseconds: 21, changeNanoseconds: 21), state: .running)
+        var machine = upgrading()
+        let overrun = Overrun(owner: PluginNumber(0), phase: .reload, policy: .endHost, allowed: .seconds(2), stall: nil)
+        let killed = machine.handle(.overran(generation: 1, overrun), at: MonotonicInstant(nanoseconds: 5))
+        #expect(killed.contains(.kill(generation: 1, probing: false)))
+        let echoBeside = CandidateReport.Plugin(name: "Echo", number: PluginNumber(0), upgrade: .beside)
+        _ = machine.handle(.candidate(generation: 2, CandidateReport(stage: .loaded, running: [echoBeside], failed: [], unusableFiles: [])),
+                           at: MonotonicInstant(nanoseconds: 6))
+        _ = machine.handle(.candidate(generation: 2, CandidateReport(stage: .bootstrapped, running: [echoBeside], failed: [], unusableFiles: [])),
+                           at: MonotonicInstant(nanoseconds: 7))
+        _ = machine.handle(.ready(generation: 2, plugins: [newEcho]), at: MonotonicInstant(nanoseconds: 8))
+        #expect(machine.state == .serving(2))
+        let actions = machine.handle(.ended(generation: 1, EndingEvidence(termination: .signalled(.kill), plugins: [echo])), at: MonotonicInstant(nanoseconds: 9))
+        #expect(starts(actions).isEmpty, "no restart: generation 2 serves")
+        #expect(machine.state == .serving(2))
+        #expect(machine.ledger.isLeftOut(echo), "the build that ran past its limit is left out")
+        #expect(!machine.ledger.isLeftOut(newEcho))
+        #expect(machine.ledger.record.leftOut.map(\.version) == ["1.0.0"], "and the record keeps it so")
+    }
+
     @Test("nothing changed while the candidate loaded: when it fails, the serving generation serves on, and no upgrade starts")
     func nothingAskedMeanwhile() {
         var machine = upgrading()

@@ -36,6 +36,16 @@ struct Generation: Equatable, Sendable {
         /// before handed over), or before, when it has nothing to pass on.
         var bootstrapped: Bool
     }
+    /// Whether it was asked to stop (to drain, or as the host stops) before its worker ended:
+    /// an end then is no failure of a generation that serves.
+    var wasAskedToStop: Bool {
+        switch life {
+        case .stopping: true
+        case .killed(_, _, _, let afterStopRequest): afterStopRequest
+        case .starting, .prepared, .proceeding, .serving, .ended: false
+        }
+    }
+
     /// What its worker as a whole was doing when it ended.
     var endedIn: WorkerPhase = .startUp
 
@@ -54,9 +64,9 @@ struct Generation: Equatable, Sendable {
         case serving
         /// Asked to stop (drain, stop the services, shut down, exit), by this deadline.
         case stopping(deadline: MonotonicInstant?)
-        /// Ended by the supervisor, at this instant and why, while it spoke for the host or not;
-        /// its worker is yet to be reaped.
-        case killed(KillReason, at: MonotonicInstant, spokeForHost: Bool)
+        /// Ended by the supervisor, at this instant and why, while it spoke for the host or not,
+        /// after it was asked to stop or not; its worker is yet to be reaped.
+        case killed(KillReason, at: MonotonicInstant, spokeForHost: Bool, afterStopRequest: Bool)
         /// Its worker was reaped.
         indirect case ended(WorkerEnding)
     }

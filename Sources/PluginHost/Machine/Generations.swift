@@ -156,8 +156,8 @@ struct Generations: Sendable {
     ///
     /// - Returns: Whether it was alive to be ended.
     mutating func killed(_ number: Int, because reason: KillReason, at now: MonotonicInstant, spokeForHost: Bool) -> Bool {
-        guard byNumber[number]?.isAlive == true else { return false }
-        byNumber[number]?.life = .killed(reason, at: now, spokeForHost: spokeForHost)
+        guard let generation = byNumber[number], generation.isAlive else { return false }
+        byNumber[number]?.life = .killed(reason, at: now, spokeForHost: spokeForHost, afterStopRequest: generation.wasAskedToStop)
         return true
     }
 

@@ -174,7 +174,7 @@ extension SupervisionMachine {
     mutating func ended(_ number: Int, _ evidence: EndingEvidence) {
         guard let before = generations[number], before.isLive else { return }
         let ending: WorkerEnding
-        if case .killed(let reason, _, let spokeForHost) = before.life {
+        if case .killed(let reason, _, let spokeForHost, _) = before.life {
             ending = WorkerEnding(judging: evidence, killedBecause: reason, spokeForHost: spokeForHost)
         } else {
             ending = WorkerEnding(judging: evidence)
@@ -215,7 +215,15 @@ extension SupervisionMachine {
         case .serving(let current):
             if current == number {
                 recover(from: number)
-            } else if upgrades.generationEnded(stillDraining: hasDrainingGeneration) {
+                break
+            }
+            // A generation another replaced before it was asked to drain (an upgrade's took over
+            // while it was being ended) failed all the same: its culprits are left out, and the
+            // one that serves goes on.
+            if !before.wasAskedToStop, !ending.isIntended {
+                leaveOut(ending.culprits.compactMap { generation.plugins[number: $0] }, because: .failed(ending.summary))
+            }
+            if upgrades.generationEnded(stillDraining: hasDrainingGeneration) {
                 // The generation that drained after an upgrade beside it ended: the upgrade
                 // asked for meanwhile begins.
                 startUpgrade(of: current)

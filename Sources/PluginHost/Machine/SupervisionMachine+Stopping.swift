@@ -89,7 +89,7 @@ extension SupervisionMachine {
         guard case .stopping = state else { return }
         let live = liveGenerations
         let overdue = live.allSatisfy { generation in
-            if case .killed(_, let at, _) = generation.life { now >= at + configuration.reapGrace } else { false }
+            if case .killed(_, let at, _, _) = generation.life { now >= at + configuration.reapGrace } else { false }
         }
         guard !live.isEmpty, overdue else { return }
         say(.workersDidNotEnd(count: live.count, grace: configuration.reapGrace))

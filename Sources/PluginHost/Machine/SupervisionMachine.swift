@@ -250,7 +250,7 @@ struct SupervisionMachine: Sendable {
         for generation in generations.all {
             switch generation.life {
             case .stopping(let deadline?): next = min(next, deadline)
-            case .killed(_, let at, _): if case .stopping = state { next = min(next, at + configuration.reapGrace) }
+            case .killed(_, let at, _, _): if case .stopping = state { next = min(next, at + configuration.reapGrace) }
             case .starting, .prepared, .proceeding, .serving, .stopping(deadline: nil), .ended: break
             }
             if let suspension = generation.suspension, let limit = configuration.suspensionLimit, generation.isAlive {

@@ -136,5 +136,14 @@ enum Regressions {
                 .replace(plugin: echo, with: .good), .kill(.newest, .crashNamingPlugin), .advanceToNextDeadline, .hang(.newest),
                 .advance(milliseconds: 38925), .ask(.restartLeftOut),
             ]),
+        Sequence(
+            promise: "a serving generation ended for a plugin that hung while being added, as an upgrade's took over, is a failure: its culprit is left out, and the new one serves on",
+            seed: 43_180_476,
+            operations: [
+                .advance(milliseconds: 100), .kill(.current, .killedInShortCall), .signal(.hangUp, to: .hostThenService), .advanceToNextDeadline,
+                .remove(plugin: echo), .ask(.restartLeftOut), .advance(milliseconds: 22670), .signal(.hangUp, to: .hostThenService),
+                .advanceToNextDeadline, .rewriteInPlace(plugin: domain, with: .good), .advance(milliseconds: 20), .replace(plugin: echo, with: .good),
+                .hang(.oldest), .advanceToNextDeadline, .advanceToNextDeadline, .replace(plugin: echo, with: .good),
+            ]),
     ]
 }

@@ -111,7 +111,10 @@ extension SimulatedWorld {
         trialsFailed = builds.compactMap { truth.trial(of: $0, at: now) }
         if !trialsFailed.isEmpty { truth.upgradeEnded(.rolledBack, at: now) }
         let healed = truth.leaveOut(builds, because: "failed in generation \(number)", at: now)
-        restarts.failed(at: now, heals: healed, policy: setup.machine.restart)
+        // A generation an upgrade's took over from before it was asked to drain: the one that
+        // serves goes on, and no restart follows.
+        let replaced = workers.values.contains { $0.number > number && $0.readySeen && !$0.endSeen }
+        if !replaced { restarts.failed(at: now, heals: healed, policy: setup.machine.restart) }
         lastJudged = (number, builds)
     }
 
