@@ -23,7 +23,10 @@
 /// operators wait for (``OperatorRequests``), what operators may ask about (``HostRecords``), what each
 /// generation handed over (``HandOffs``), the rescans, drains and restores that upgrades wait
 /// for (``UpgradesUnderWay``), the record's writes (``RecordWrites``), and what systemd is told
-/// of the machine's own accord (``SystemdNotices``). Every switch is exhaustive.
+/// of the machine's own accord (``SystemdNotices``). Each keeps its state private; the builds,
+/// the restarts, the operators' requests and the hand-offs are told what happened by one
+/// `handle(_:)` each, which returns what follows, and the machine merges what they return into
+/// its actions in order. Every switch is exhaustive.
 struct SupervisionMachine: Sendable {
     /// What the operator asked of supervision.
     struct Configuration: Equatable, Sendable {
