@@ -103,7 +103,6 @@ struct SimulatedWorld {
         /// When its current step began, for a step that hangs.
         var stepStarted: MonotonicInstant
         var overrunAt: MonotonicInstant?
-        var health: Bool = true
         /// When it said it was ready, once it did: its report is out and its services run.
         var readyAt: MonotonicInstant?
         var saidReady: Bool { readyAt != nil }
@@ -359,7 +358,6 @@ struct SimulatedWorld {
             resume(number)
         case .health(let target, let good):
             guard let number = worker(target) else { return }
-            workers[number]?.health = good
             // The generation that serves tells how long each plugin took to answer (a figure
             // made from the time, so that the run's randomness is not drawn on).
             if number == liveServingWorker, let worker = workers[number] {
