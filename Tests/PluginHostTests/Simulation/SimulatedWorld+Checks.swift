@@ -180,7 +180,7 @@ extension SimulatedWorld {
         guard let worker = workers[number], worker.cause != .start, !trialsFailed.isEmpty else { return }
         defer { trialsFailed = [] }
         // A worker that gave up on the files as a whole at its start loads nothing.
-        if worker.end != nil, worker.published.isEmpty { return }
+        if worker.life.hasEnded, worker.published.isEmpty { return }
         for trial in trialsFailed {
             guard let disk = files.buildOnDisk(trial.build.plugin), disk.build == trial.build, truth.isLeftOut(disk.build),
                 !truth.isLeftOut(trial.replaced),
@@ -1152,7 +1152,7 @@ extension SimulatedWorld {
         for worker in workers.values {
             if worker.isAlive {
                 worldLiveCount += 1
-                if worker.end == nil && !worker.askedToStop { running += 1 }
+                if !worker.life.hasEnded && !worker.askedToStop { running += 1 }
                 if !worker.killed { live += 1 }
             } else if worker.endSeen && worker.daemons.values.contains(true) {
                 // No process of an ended generation is left.
@@ -1166,7 +1166,7 @@ extension SimulatedWorld {
         }
         // At most a serving generation and a candidate run at once, besides those being killed.
         if running > 2 {
-            let alive = workers.values.filter { $0.isAlive && $0.end == nil && !$0.askedToStop }
+            let alive = workers.values.filter { $0.isAlive && !$0.life.hasEnded && !$0.askedToStop }
             violate("\(alive.count) generations run at once: \(alive.map(\.number).sorted())")
         }
         // At most two generations live, one draining included, besides those being killed.

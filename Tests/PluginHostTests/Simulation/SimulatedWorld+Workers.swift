@@ -22,7 +22,7 @@ extension SimulatedWorld {
                 deliver(.ended(generation: number, end.evidence))
                 continue
             }
-            if let overrunAt = worker.overrunAt, overrunAt <= now, worker.end == nil {
+            if let overrunAt = worker.overrunAt, overrunAt <= now, !worker.life.hasEnded {
                 workers[number]?.overrunAt = nil
                 let owner = worker.hungPlugin ?? 0
                 workers[number]?.overranOwner = owner
@@ -36,11 +36,11 @@ extension SimulatedWorld {
                     allowed: setup.loadTimeout, stall: nil)))
                 continue
             }
-            if let due = worker.readyDueAt, due <= now, worker.end == nil {
+            if let due = worker.readyDueAt, due <= now, !worker.life.hasEnded {
                 workers[number]?.readyDueAt = nil
                 deliver(.ready(generation: number, plugins: snapshot(number)))
             }
-            if let at = worker.milestoneAt, at <= now, !worker.isStuck, worker.end == nil {
+            if let at = worker.milestoneAt, at <= now, !worker.isStuck, !worker.life.hasEnded {
                 workers[number]?.milestoneAt = nil
                 reachMilestone(number)
             }
@@ -395,7 +395,7 @@ extension SimulatedWorld {
         guard let from else { return }
         if from >= to { violate("generation \(to) was sent what generation \(from), not one before it, handed over") }
         if workers[from]?.isAlive == true { violate("generation \(to) was sent what generation \(from) handed over while \(from) still ran") }
-        let alive = worker.isAlive && worker.end == nil
+        let alive = worker.isAlive && !worker.life.hasEnded
         for item in items.indices where items[item] == .supervisor(from: from) { items[item] = alive ? .worker(to) : .closed }
     }
 
@@ -404,7 +404,7 @@ extension SimulatedWorld {
     mutating func ask(_ number: Int, _ request: WorkerLink.Request) {
         if case .stop = request { workers[number]?.askedToStop = true }
         if request == .verdict(.bootstrapAfter) { workers[number]?.proceeded = true }
-        guard let worker = workers[number], worker.isAlive, worker.end == nil else { return }
+        guard let worker = workers[number], worker.isAlive, !worker.life.hasEnded else { return }
         if case .stop = request, worker.suspended { resume(number) }
         guard let worker = workers[number], !worker.suspended else {
             workers[number]?.pendingRequests.append(request)
@@ -572,7 +572,7 @@ extension SimulatedWorld {
         }
         for request in pending { ask(number, request) }
         // The files.copies of signals to the whole service it got while stopped, passed on now.
-        for held in signals.release(in: number) where workers[number]?.end == nil {
+        for held in signals.release(in: number) where workers[number]?.life.hasEnded != true {
             deliverCopy(of: held.signal, from: .worker(generation: number), send: held.send)
         }
     }
@@ -581,7 +581,7 @@ extension SimulatedWorld {
 
     /// A worker dies as `death` says.
     mutating func die(_ number: Int, _ death: FaultOperation.Death) {
-        guard let worker = workers[number], worker.end == nil, worker.isAlive else { return }
+        guard let worker = workers[number], !worker.life.hasEnded, worker.isAlive else { return }
         let running = running(in: worker)
         let any = worker.published.indices.randomElement(using: &random)
         switch death {
@@ -611,7 +611,7 @@ extension SimulatedWorld {
 
     /// The supervisor sent SIGKILL: why, as the world knows it.
     mutating func killedBySupervisor(_ number: Int) {
-        guard let worker = workers[number], worker.end == nil, worker.isAlive else { return }
+        guard let worker = workers[number], !worker.life.hasEnded, worker.isAlive else { return }
         guard let kill = worker.killedBecause else { return }
         end(number, .signalled(.kill), death: .killedBySupervisor(kill), running: worker.suspended ? worker.runningWhenSuspended : running(in: worker))
     }
@@ -625,7 +625,7 @@ extension SimulatedWorld {
         _ number: Int, _ termination: Termination, death: WorldTruth.Death, intended: Int32? = nil, crash: WorkerRecord? = nil,
         exitCall: WorkerRecord? = nil, running: [RunningCode] = []
     ) {
-        guard let worker = workers[number], worker.end == nil else { return }
+        guard let worker = workers[number], !worker.life.hasEnded else { return }
         let rewritten = worker.published.indices.filter { index in
             let published = worker.published[index]
             guard published.loaded, let inode = files.paths[published.plugin], inode == published.inode,
@@ -666,7 +666,7 @@ extension SimulatedWorld {
 
     /// The worker an operation hits.
     func worker(_ target: FaultOperation.Target) -> Int? {
-        let alive = workers.values.filter { $0.isAlive && $0.end == nil }.map(\.number).sorted()
+        let alive = workers.values.filter { $0.isAlive && !$0.life.hasEnded }.map(\.number).sorted()
         switch target {
         case .current: return liveServingWorker.flatMap { alive.contains($0) ? $0 : nil } ?? alive.last
         case .newest: return alive.last

@@ -40,6 +40,14 @@ indirect enum WorldWorkerLife: Equatable {
         }
     }
 
+    /// Whether its process ended (its end heard or not). Read without copying the end.
+    var hasEnded: Bool {
+        switch self {
+        case .ended, .gone(.some, _): true
+        case .loading, .prepared, .bootstrapping, .bootstrapped, .serving, .stopping, .gone(.none, _): false
+        }
+    }
+
     var isStopping: Bool {
         if case .stopping = self { true } else { false }
     }
