@@ -11,6 +11,13 @@ struct UpgradeDecisionTests {
         name: "Echo", file: "plugins/libEcho.so", version: "1.0.0",
         identity: FileIdentity(device: 1, inode: 7, size: 100, modificationNanoseconds: 11, changeNanoseconds: 12), state: .running)
 
+    /// Echo's new build, 1.1.0, that an upgrade's candidate loads.
+    private func newEcho(_ state: SupervisionPage.PluginState) -> PublishedPlugin {
+        PublishedPlugin(
+            name: "Echo", file: "plugins/libEcho.so", version: "1.1.0",
+            identity: FileIdentity(device: 1, inode: 8, size: 120, modificationNanoseconds: 21, changeNanoseconds: 21), state: state)
+    }
+
     /// A host that serves generation 1, whose worker asked for an upgrade: generation 2 loads
     /// beside it.
     private func upgrading() -> SupervisionMachine {
@@ -53,9 +60,7 @@ struct UpgradeDecisionTests {
 
     @Test("a candidate that gave up on a new build it could not bootstrap counts a failure of that plugin, the build's version the last; one the host ended as not needed counts none")
     func aCandidateThatGaveUpCountsAFailure() throws {
-        let newEcho = PublishedPlugin(
-            name: "Echo", file: "plugins/libEcho.so", version: "1.1.0",
-            identity: FileIdentity(device: 1, inode: 8, size: 120, modificationNanoseconds: 21, changeNanoseconds: 21), state: .published)
+        let newEcho = self.newEcho(.published)
         var machine = upgrading()
         _ = machine.handle(.ended(generation: 2, EndingEvidence(termination: .exited(1), intendedExit: 1, failedPlugin: PluginNumber(0), plugins: [newEcho])),
                            at: MonotonicInstant(nanoseconds: 6))
@@ -73,9 +78,7 @@ struct UpgradeDecisionTests {
 
     @Test("a serving generation ended for a plugin that ran past its limit, while the candidate beside it took over, failed all the same: that build is left out, and the candidate serves on with no restart")
     func aGenerationReplacedWhileEndedFailed() throws {
-        let newEcho = PublishedPlugin(
-            name: "Echo", file: "plugins/libEcho.so", version: "1.1.0",
-            identity: FileIdentity(device: 1, inode: 8, size: 120, modificationNanoseconds: 21, changeNanoseconds: 21), state: .running)
+        let newEcho = self.newEcho(.running)
         var machine = upgrading()
         let overrun = Overrun(owner: PluginNumber(0), phase: .reload, policy: .endHost, allowed: .seconds(2), stall: nil)
         let killed = machine.handle(.overran(generation: 1, overrun), at: MonotonicInstant(nanoseconds: 5))
