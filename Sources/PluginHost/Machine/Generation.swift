@@ -36,6 +36,11 @@ struct Generation: Equatable, Sendable {
         /// before handed over), or before, when it has nothing to pass on.
         var bootstrapped: Bool
     }
+    /// The builds its end blames, once it ended: its culprits, as it published them last.
+    var culpritBuilds: [PublishedPlugin] {
+        ending?.culprits.compactMap { plugins[number: $0] } ?? []
+    }
+
     /// Whether it was asked to stop (to drain, or as the host stops) before its worker ended:
     /// an end then is no failure of a generation that serves.
     var wasAskedToStop: Bool {

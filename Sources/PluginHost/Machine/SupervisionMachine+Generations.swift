@@ -221,7 +221,7 @@ extension SupervisionMachine {
             // while it was being ended) failed all the same: its culprits are left out, and the
             // one that serves goes on.
             if !before.wasAskedToStop, !ending.isIntended {
-                leaveOut(ending.culprits.compactMap { generation.plugins[number: $0] }, because: .failed(ending.summary))
+                leaveOut(generation.culpritBuilds, because: .failed(ending.summary))
             }
             if upgrades.generationEnded(stillDraining: hasDrainingGeneration) {
                 // The generation that drained after an upgrade beside it ended: the upgrade

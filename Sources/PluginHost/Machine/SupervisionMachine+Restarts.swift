@@ -18,7 +18,7 @@ extension SupervisionMachine {
         if generation.endedIn == .running { generations.sawServices(in: plugins.running) }
         // Blame is on the evidence of the end alone: a plugin that failed earlier in this
         // worker (left out, not added) is not the culprit of an end that names nobody.
-        let culpritBuilds = ending.culprits.compactMap { plugins[number: $0] }
+        let culpritBuilds = generation.culpritBuilds
         // A build on trial whose build before is held comes back in its place: its plugin stays.
         let comingBack = culpritBuilds.filter { ledger.trial(of: $0)?.replacedHeld == true }
         let gone = culpritBuilds.filter { culprit in !comingBack.contains { $0.isSameBuild(as: culprit) } }

@@ -1166,7 +1166,7 @@ extension SimulatedWorld {
         }
         // At most a serving generation and a candidate run at once, besides those being killed.
         if running > 2 {
-            let alive = workers.values.filter { $0.isAlive && !$0.life.hasEnded && !$0.askedToStop }
+            let alive = workers.values.filter { $0.life.runs && !$0.askedToStop }
             violate("\(alive.count) generations run at once: \(alive.map(\.number).sorted())")
         }
         // At most two generations live, one draining included, besides those being killed.

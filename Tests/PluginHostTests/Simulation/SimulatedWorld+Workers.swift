@@ -395,7 +395,7 @@ extension SimulatedWorld {
         guard let from else { return }
         if from >= to { violate("generation \(to) was sent what generation \(from), not one before it, handed over") }
         if workers[from]?.isAlive == true { violate("generation \(to) was sent what generation \(from) handed over while \(from) still ran") }
-        let alive = worker.isAlive && !worker.life.hasEnded
+        let alive = worker.life.runs
         for item in items.indices where items[item] == .supervisor(from: from) { items[item] = alive ? .worker(to) : .closed }
     }
 
@@ -404,7 +404,7 @@ extension SimulatedWorld {
     mutating func ask(_ number: Int, _ request: WorkerLink.Request) {
         if case .stop = request { workers[number]?.askedToStop = true }
         if request == .verdict(.bootstrapAfter) { workers[number]?.proceeded = true }
-        guard let worker = workers[number], worker.isAlive, !worker.life.hasEnded else { return }
+        guard let worker = workers[number], worker.life.runs else { return }
         if case .stop = request, worker.suspended { resume(number) }
         guard let worker = workers[number], !worker.suspended else {
             workers[number]?.pendingRequests.append(request)
@@ -581,7 +581,7 @@ extension SimulatedWorld {
 
     /// A worker dies as `death` says.
     mutating func die(_ number: Int, _ death: FaultOperation.Death) {
-        guard let worker = workers[number], !worker.life.hasEnded, worker.isAlive else { return }
+        guard let worker = workers[number], worker.life.runs else { return }
         let running = running(in: worker)
         let any = worker.published.indices.randomElement(using: &random)
         switch death {
@@ -611,7 +611,7 @@ extension SimulatedWorld {
 
     /// The supervisor sent SIGKILL: why, as the world knows it.
     mutating func killedBySupervisor(_ number: Int) {
-        guard let worker = workers[number], !worker.life.hasEnded, worker.isAlive else { return }
+        guard let worker = workers[number], worker.life.runs else { return }
         guard let kill = worker.killedBecause else { return }
         end(number, .signalled(.kill), death: .killedBySupervisor(kill), running: worker.suspended ? worker.runningWhenSuspended : running(in: worker))
     }
@@ -666,7 +666,7 @@ extension SimulatedWorld {
 
     /// The worker an operation hits.
     func worker(_ target: FaultOperation.Target) -> Int? {
-        let alive = workers.values.filter { $0.isAlive && !$0.life.hasEnded }.map(\.number).sorted()
+        let alive = workers.values.filter { $0.life.runs }.map(\.number).sorted()
         switch target {
         case .current: return liveServingWorker.flatMap { alive.contains($0) ? $0 : nil } ?? alive.last
         case .newest: return alive.last

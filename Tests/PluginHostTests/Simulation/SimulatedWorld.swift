@@ -388,7 +388,7 @@ struct SimulatedWorld {
             // Code mapped from it changes under every worker that loaded it: each crashes
             // soon, in whatever code runs.
             for (number, worker) in workers.sorted(by: { $0.key < $1.key })
-            where worker.isAlive && !worker.life.hasEnded && worker.published.contains(where: { $0.inode == inode && $0.loaded }) {
+            where worker.life.runs && worker.published.contains(where: { $0.inode == inode && $0.loaded }) {
                 die(number, .crashNamingPlugin)
             }
         case .remove(let plugin):
@@ -500,7 +500,7 @@ struct SimulatedWorld {
 
     /// Delivers the copies of the signal an operator sent (`send`) to `recipient`.
     private mutating func send(_ signal: Signal, to recipient: FaultOperation.Recipient, as send: Int) {
-        let speaking = (liveServingWorker ?? machine.currentGeneration).flatMap { workers[$0]?.isAlive == true && workers[$0]?.life.hasEnded != true ? $0 : nil }
+        let speaking = (liveServingWorker ?? machine.currentGeneration).flatMap { workers[$0]?.life.runs == true ? $0 : nil }
         let toWorker = recipient != .supervisor ? speaking : nil
         let toSupervisor = recipient != .worker || toWorker == nil
         if toSupervisor { deliverCopy(of: signal, from: .supervisor, send: send) }

@@ -40,6 +40,14 @@ indirect enum WorldWorkerLife: Equatable {
         }
     }
 
+    /// Whether its process runs: it neither ended nor left the world.
+    var runs: Bool {
+        switch self {
+        case .loading, .prepared, .bootstrapping, .bootstrapped, .serving, .stopping: true
+        case .ended, .gone: false
+        }
+    }
+
     /// Whether its process ended (its end heard or not). Read without copying the end.
     var hasEnded: Bool {
         switch self {
