@@ -363,7 +363,7 @@ struct MachinePartsTests {
 
     @Test("a warning is said when it first applies, not again while it holds; a generation that serves in place of another brings its own")
     func warningsAreSaidOnce() {
-        var records = HostRecords()
+        var records = HostRecords(startedAt: MonotonicInstant(nanoseconds: 0))
         #expect(take({ records.warn(about: "Ticker", ["Ticker: interval changed; it applies at the next start"]) }) == ["Ticker: interval changed; it applies at the next start"])
         #expect(take({ records.warn(about: "Ticker", ["Ticker: interval changed; it applies at the next start"]) }) == [])
         #expect(take({ records.takeWarnings(of: ["Echo": ["Echo: port changed"]]) }) == ["Echo: port changed"])
@@ -372,7 +372,7 @@ struct MachinePartsTests {
 
     @Test("reloads are counted applied or refused, the last one kept; a restore's builds are said of the upgrade that ended last")
     func reloadsAndUpgradesAreRecorded() {
-        var records = HostRecords()
+        var records = HostRecords(startedAt: MonotonicInstant(nanoseconds: 0))
         records.reloaded(at: Self.at(1), applied: true, reasons: [])
         records.reloaded(at: Self.at(2), applied: false, reasons: ["Echo refused"])
         #expect(records.reloadsApplied == 1 && records.reloadsRefused == 1)

@@ -1,7 +1,9 @@
-/// What the supervisor remembers for operators, beyond the builds: the warnings in force, the
-/// last reload and upgrade, how many reloads were applied and refused, and how long each
-/// plugin took to answer its last health check.
+/// What the supervisor remembers for operators, beyond the builds: when the host started, the
+/// warnings in force, the last reload and upgrade, how many reloads were applied and refused,
+/// and how long each plugin took to answer its last health check.
 struct HostRecords: Equatable, Sendable {
+    /// When the host started.
+    let startedAt: MonotonicInstant
     /// The warnings in force, by what they are about: those the generation that speaks for the
     /// host told; each was said when it first applied.
     private(set) var warnings: [String: [String]] = [:]
@@ -11,6 +13,10 @@ struct HostRecords: Equatable, Sendable {
     private(set) var reloadsRefused = 0
     /// How long each plugin took to answer its last health check, in seconds.
     private(set) var healthDurations: [String: Double] = [:]
+
+    init(startedAt: MonotonicInstant) {
+        self.startedAt = startedAt
+    }
 
     /// The warnings in force, in a stable order.
     var warningsInForce: [String] { warnings.keys.sorted().flatMap { warnings[$0]! } }

@@ -123,7 +123,8 @@ struct SupervisionMachine: Sendable {
     var restarts: Restarts
     /// What operators wait for, and who follows the host.
     var operators = OperatorRequests()
-    var records = HostRecords()
+    /// What operators may ask about beyond the builds: when the host started, its warnings, the last reload and upgrade.
+    var records: HostRecords
     /// What the machine tells systemd of its own accord.
     var notices: SystemdNotices
     /// An upgrade waiting for a drain, the rollbacks beside the serving generation, what a
@@ -131,12 +132,18 @@ struct SupervisionMachine: Sendable {
     var upgrades = UpgradesUnderWay()
     /// What generations handed over, and who inherits it.
     var handOffs = HandOffs()
-    /// When the host started.
-    let startedAt: MonotonicInstant
+    /// The event being handled: when it happened, and the actions decided so far.
+    private var step: Step
+
     /// The time of the event being handled.
-    private(set) var now: MonotonicInstant
-    /// The actions of the event being handled, in order.
-    private var actions: [SupervisionAction] = []
+    var now: MonotonicInstant { step.at }
+
+    /// The event being handled: its time, never earlier than an event before it, and the
+    /// actions decided for it, in order.
+    private struct Step: Sendable {
+        var at: MonotonicInstant
+        var actions: [SupervisionAction] = []
+    }
 
     /// A machine whose first generation starts at `now`, and the actions that start it.
     /// - Parameter record: What the host proved before, as kept on disk: its builds left out
@@ -160,8 +167,8 @@ struct SupervisionMachine: Sendable {
 
     private init(configuration: Configuration, now: MonotonicInstant) {
         self.configuration = configuration
-        self.now = now
-        startedAt = now
+        step = Step(at: now)
+        records = HostRecords(startedAt: now)
         // Until the first generation is numbered.
         state = .starting(0)
         notices = SystemdNotices(watchdog: configuration.watchdog, startingAt: now)
@@ -172,7 +179,7 @@ struct SupervisionMachine: Sendable {
     ///
     /// - Returns: What the driver must do, in order.
     mutating func handle(_ event: SupervisionEvent, at time: MonotonicInstant) -> [SupervisionAction] {
-        now = max(now, time)
+        step.at = max(step.at, time)
         if case .finished = state { return [] }
         // A trial whose end has come is over before anything is judged by it.
         endDueTrials()
@@ -288,27 +295,27 @@ struct SupervisionMachine: Sendable {
     }
 
     private mutating func takeActions() -> [SupervisionAction] {
-        defer { actions = [] }
-        return actions
+        defer { step.actions = [] }
+        return step.actions
     }
 
     // MARK: Acting
 
     mutating func act(_ action: SupervisionAction) {
-        actions.append(action)
+        step.actions.append(action)
     }
 
     /// The actions a part of the machine decided, in its order.
     mutating func act(_ decided: [SupervisionAction]) {
-        actions += decided
+        step.actions += decided
     }
 
     mutating func say(_ announcement: Announcement) {
-        actions.append(.say(announcement))
+        step.actions.append(.say(announcement))
     }
 
     mutating func notify(_ notice: HostNotice) {
-        actions.append(.notify(notice))
+        step.actions.append(.notify(notice))
     }
 
     /// `RELOADING=1`, now.
@@ -324,7 +331,7 @@ struct SupervisionMachine: Sendable {
         plan.number = generations.start(cause, at: now)
         plan.cause = cause
         plan.builds = ledger.selection
-        actions.append(.start(plan))
+        step.actions.append(.start(plan))
         // A generation that does not wait bootstraps at once: what the one it replaces handed
         // over goes with it. An upgrade's receives it once the generation before has stopped.
         if !plan.waitsBeforeBootstrap { handOver(to: plan.number) }
@@ -339,14 +346,14 @@ struct SupervisionMachine: Sendable {
     /// Asks a generation to stop, by the deadline `--shutdown-timeout` and the grace allow.
     mutating func askToStop(_ number: Int, signal: Signal) {
         guard generations.askedToStop(number, by: configuration.stopLimit.map { now + $0 + OverrunPolicy.grace }) else { return }
-        actions.append(.ask(generation: number, .stop(signal: signal)))
+        step.actions.append(.ask(generation: number, .stop(signal: signal)))
     }
 
     mutating func kill(_ number: Int, because reason: KillReason, probing: Bool) {
         // A generation that drains after serving spoke for the host as much as the current one:
         // only a candidate newer than it is "the new worker".
         guard generations.killed(number, because: reason, at: now, spokeForHost: number <= (currentGeneration ?? .max)) else { return }
-        actions.append(.kill(generation: number, probing: probing))
+        step.actions.append(.kill(generation: number, probing: probing))
     }
 
     /// Forgets the generations that ended and that the state no longer names.
@@ -383,9 +390,9 @@ struct SupervisionMachine: Sendable {
     // MARK: Deadlines
 
     private mutating func fireDueDeadlines() {
-        if notices.pingIfDue(at: now, interval: configuration.watchdog), isAnsweringForTheHost { actions.append(.pingWatchdog) }
+        if notices.pingIfDue(at: now, interval: configuration.watchdog), isAnsweringForTheHost { step.actions.append(.pingWatchdog) }
         if case .serving(let number) = state, upgrades.rescanIfDue(at: now) {
-            actions.append(.ask(generation: number, .rescan))
+            step.actions.append(.ask(generation: number, .rescan))
         }
         if case .backingOff(let until, let cause) = state, now >= until {
             enter(.recovering(startGeneration(cause)))
@@ -432,7 +439,7 @@ struct SupervisionMachine: Sendable {
         generationsNow.sort { ($0.number == currentGeneration ? 0 : 1, $0.number) < ($1.number == currentGeneration ? 0 : 1, $1.number) }
         let backingOff: MonotonicInstant? = if case .backingOff(let until, _) = state { until } else { nil }
         return HostStatus(
-            state: state.hostState, startedAt: startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
+            state: state.hostState, startedAt: records.startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
             plugins: ledger.statuses, restarts: restarts.status(at: now), lastReload: records.lastReload, lastUpgrade: records.lastUpgrade,
             reloadsApplied: records.reloadsApplied, reloadsRefused: records.reloadsRefused, warnings: records.warningsInForce,
             healthDurations: records.healthDurations, recordStalledSince: recordWrites.stalled)

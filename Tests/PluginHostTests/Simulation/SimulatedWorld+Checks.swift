@@ -106,7 +106,7 @@ extension SimulatedWorld {
         if worker.stoppingByItself { return }
         if case .intended = worker.death { return }
         let builds = WorldTruth.blamed(worker).compactMap { worker.builds.indices.contains($0) ? worker.builds[$0] : nil }
-        if let readyAt = worker.readyAt, now - readyAt >= setup.machine.restart.maximumDelay { restarts.servedSteadily() }
+        if let readyAt = worker.readiness.saidAt, now - readyAt >= setup.machine.restart.maximumDelay { restarts.servedSteadily() }
         // A build on trial blamed: the build it replaced comes back.
         trialsFailed = builds.compactMap { truth.trial(of: $0, at: now) }
         if !trialsFailed.isEmpty { truth.upgradeEnded(.rolledBack, at: now) }

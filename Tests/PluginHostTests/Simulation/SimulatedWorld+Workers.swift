@@ -36,8 +36,8 @@ extension SimulatedWorld {
                     allowed: setup.loadTimeout, stall: nil)))
                 continue
             }
-            if let due = worker.readyDueAt, due <= now, !worker.life.hasEnded {
-                workers[number]?.readyDueAt = nil
+            if let due = worker.readiness.arrives, due <= now, !worker.life.hasEnded {
+                workers[number]?.readiness = worker.readiness.noLongerDue()
                 deliver(.ready(generation: number, plugins: snapshot(number)))
             }
             if let at = worker.milestoneAt, at <= now, !worker.isStuck, !worker.life.hasEnded {
@@ -138,8 +138,7 @@ extension SimulatedWorld {
             for index in worker.published.indices {
                 let build = files.inodes[worker.published[index].inode]?.build ?? .good
                 if build == .hangsInLoad {
-                    worker.hung = true
-                    worker.hungPlugin = index
+                    worker.hang = .inPlugin(index)
                     worker.overrunAt = worker.stepStarted + setup.loadTimeout
                     workers[number] = worker
                     return
@@ -244,14 +243,14 @@ extension SimulatedWorld {
     /// The worker serves, and says it is ready.
     private mutating func becomeReady(_ number: Int) {
         workers[number]?.life = .serving
-        workers[number]?.readyAt = now
+        workers[number]?.readiness = .said(at: now, arrives: nil)
         // With nothing to serve it stops by itself once it said it is ready: what it is asked
         // then, it no longer does.
         serveOrEnd(number)
         tellConditions(number)
         // The first generation's word may be on its way a while, its services running.
         if workers[number]?.cause == .start, setup.readyLatency > .zero {
-            workers[number]?.readyDueAt = now + setup.readyLatency
+            workers[number]?.readiness = .said(at: now, arrives: now + setup.readyLatency)
             return
         }
         deliver(.ready(generation: number, plugins: snapshot(number)))
@@ -412,18 +411,18 @@ extension SimulatedWorld {
         }
         // What hangs is a plugin call: a reload with no plugin to call completes, and a rescan
         // calls a plugin only to add one (see ``rescan(_:)``).
-        if worker.hung, request != .rescan, request != .reload || worker.published.contains(where: { $0.loaded && $0.state == .running }) {
+        if worker.hang != nil, request != .rescan, request != .reload || worker.published.contains(where: { $0.loaded && $0.state == .running }) {
             // What hangs is the next plugin call: told to bootstrap, the worker's bootstrap
             // never returns and runs past its limit; anything else it never gets to.
             if case .verdict(let verdict) = request, verdict == .bootstrapBeside || verdict == .bootstrapAfter, worker.life == .prepared {
                 workers[number]?.life = .bootstrapping
                 workers[number]?.stepStarted = now
-                workers[number]?.hungPlugin = worker.hungPlugin ?? 0
+                workers[number]?.hang = .inPlugin(worker.hungPlugin ?? 0)
                 workers[number]?.overrunAt = now + setup.loadTimeout
             }
             // A reload's hooks are plugin calls with a deadline: the first runs past it.
             if request == .reload, worker.life == .serving, worker.overrunAt == nil {
-                workers[number]?.hungPlugin = worker.hungPlugin ?? 0
+                workers[number]?.hang = .inPlugin(worker.hungPlugin ?? 0)
                 workers[number]?.overrunAt = now + setup.loadTimeout
             }
             return
@@ -528,9 +527,9 @@ extension SimulatedWorld {
             if worker.published.contains(where: { $0.plugin == plugin && $0.loaded && $0.identity != file.identity }) { continue }
             worker.published.append(Published(plugin: plugin, inode: inode, identity: file.identity, state: .published, loaded: true))
             worker.leftOutAtStart.remove(Self.plugins[plugin].name)
-            if worker.hung {
+            if worker.hang != nil {
                 // The plugin call that hangs is the new plugin's bootstrap: it runs past its limit.
-                worker.hungPlugin = worker.published.count - 1
+                worker.hang = .inPlugin(worker.published.count - 1)
                 worker.overrunAt = now + setup.loadTimeout
                 workers[number] = worker
                 return
@@ -567,7 +566,7 @@ extension SimulatedWorld {
         let pending = workers[number]?.pendingRequests ?? []
         workers[number]?.pendingRequests = []
         if workers[number]?.milestoneAt == nil, let life = workers[number]?.life, life.isInPluginStep || life.isStopping,
-            workers[number]?.hung == false {
+            workers[number]?.hang == nil {
             workers[number]?.milestoneAt = now + .milliseconds(1)
         }
         for request in pending { ask(number, request) }
@@ -649,7 +648,7 @@ extension SimulatedWorld {
             heardAt: now + .milliseconds(1))
         workers[number]?.milestoneAt = nil
         // A word of its readiness not sent yet never is.
-        workers[number]?.readyDueAt = nil
+        if let readiness = workers[number]?.readiness { workers[number]?.readiness = readiness.noLongerDue() }
         workers[number]?.overrunAt = nil
     }
 

@@ -55,7 +55,7 @@ struct SimulatedWorld {
         /// Whether it makes no progress by itself: stopped by a signal, or hung in a plugin
         /// call, except while it stops on its own, where each hook has a deadline the worker
         /// itself keeps (a hook that overruns it is skipped).
-        var isStuck: Bool { suspended || (hung && !life.isStopping) }
+        var isStuck: Bool { suspended || (hang != nil && !life.isStopping) }
 
         let number: Int
         let cause: GenerationPlan.Cause
@@ -69,9 +69,9 @@ struct SimulatedWorld {
         var bootstrapsBeside: Bool?
         /// The worker that served when this upgrade's candidate started.
         var replaces: Int?
-        var hung = false
+        var hang: WorldWorkerHang?
         /// The plugin (an index into ``published``) whose step hangs.
-        var hungPlugin: Int?
+        var hungPlugin: Int? { hang?.plugin }
         /// Since when a signal keeps it stopped, and what ran then.
         var suspension: (since: MonotonicInstant, running: [RunningCode])?
         var suspended: Bool { suspension != nil }
@@ -103,11 +103,9 @@ struct SimulatedWorld {
         /// When its current step began, for a step that hangs.
         var stepStarted: MonotonicInstant
         var overrunAt: MonotonicInstant?
-        /// When it said it was ready, once it did: its report is out and its services run.
-        var readyAt: MonotonicInstant?
-        var saidReady: Bool { readyAt != nil }
-        /// When its word that it is ready reaches the supervisor, while it is on its way.
-        var readyDueAt: MonotonicInstant?
+        /// Its word that it is ready: once said, its report is out and its services run.
+        var readiness = WorldWorkerReadiness.notReady
+        var saidReady: Bool { readiness.saidAt != nil }
         /// The plugins its start left out (their builds excluded with nothing held in their
         /// place, or requiring one that is), by name.
         var leftOutAtStart: Set<String> = []
@@ -120,7 +118,7 @@ struct SimulatedWorld {
         var endSeen: Bool {
             if case .gone(_, heard: true) = life { true } else { false }
         }
-        var readySeen = false
+        var readySeen: Bool { readiness.isHeard }
         /// Why the supervisor sent it SIGKILL, as the world knows, once it did: it serves no more.
         var killedBecause: WorldTruth.Kill?
         var killed: Bool { killedBecause != nil }
@@ -339,12 +337,12 @@ struct SimulatedWorld {
             if let identity = files.inodes[published.inode]?.identity { environmentChanged.insert(WorldTruth.Build(plugin: plugin, identity: identity)) }
         case .hang(let target):
             guard let number = worker(target), let worker = workers[number] else { return }
-            workers[number]?.hung = true
+            if worker.hang == nil { workers[number]?.hang = .nextPluginCall }
             // A step under way runs past its limit: the plugin it is in.
             if worker.life.isInPluginStep {
                 let inStep = worker.life == .loading
                     ? worker.published.firstIndex { !$0.loaded } : worker.published.firstIndex { $0.loaded && $0.state != .running }
-                workers[number]?.hungPlugin = inStep ?? 0
+                workers[number]?.hang = .inPlugin(inStep ?? 0)
                 workers[number]?.overrunAt = worker.stepStarted + setup.loadTimeout
                 workers[number]?.milestoneAt = nil
             }
@@ -626,7 +624,7 @@ struct SimulatedWorld {
             } else {
                 if !worker.isStuck { consider(worker.milestoneAt) }
                 consider(worker.overrunAt)
-                consider(worker.readyDueAt)
+                consider(worker.readiness.arrives)
             }
         }
         return next
@@ -699,7 +697,7 @@ struct SimulatedWorld {
         case .news(let number, .warnings("settings without a reload hook", let list)):
             workers[number]?.toldSettingsAwaitingAStart = Set(list.compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) })
         case .ready(let number, _):
-            workers[number]?.readySeen = true
+            if let saidAt = workers[number]?.readiness.saidAt { workers[number]?.readiness = .heard(saidAt: saidAt) }
         case .couldNotStart(let number, _), .ended(let number, _):
             liveAsHeard.remove(number)
         default:
