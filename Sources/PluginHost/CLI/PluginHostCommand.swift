@@ -49,6 +49,7 @@ struct PluginHostCommand {
             supervision.watching = options.watch ? PluginSearchPath(options.search).directories : []
             supervision.machine.restart = options.restart
             supervision.machine.trial = options.trial
+            supervision.machine.keepingGoing = options.keepGoing
             supervision.sockets = NamedSocket.fromSystemd(process: ProcessControl.current.rawValue)
             for listen in options.listen {
                 guard !supervision.sockets.contains(where: { $0.name == listen.name }) else {

@@ -26,19 +26,6 @@ struct Admission: Sendable {
         var loaded: [PluginCandidate] = []
     }
 
-    /// When a graph problem stops everything, and when a failure stops the rest.
-    enum Strictness {
-        /// Any graph problem refuses every plugin; the first failure stops the rest (unless
-        /// `--keep-going`): a start.
-        case allOrNothing
-        /// A plugin with a graph problem is left out with those that require it; the first
-        /// failure stops the rest (unless `--keep-going`): the start of a host that watches,
-        /// which treats a bad file as a later scan does.
-        case leaveBadFilesOut
-        /// A plugin with a graph problem, or that fails, is left out with those that require
-        /// it; the others run.
-        case leaveFailuresOut
-    }
 
     /// Admits the plugins named `adding` of `resolution` (`nil`: all of them), which was
     /// resolved together with the plugins `running`.
@@ -50,7 +37,7 @@ struct Admission: Sendable {
     ///     every plugin is loaded; no plugin bootstraps when it returns `false`.
     func admit(
         _ resolution: DependencyResolver.Resolution, adding: Set<String>?, running: [RunningPlugin], onto chain: Bootstrapped,
-        settings: [String: Settings], strictness: Strictness, beforeBootstrap: (Set<String>) -> Bool = { _ in true }
+        settings: [String: Settings], strictness: Strictness.Admission, beforeBootstrap: (Set<String>) -> Bool = { _ in true }
     ) -> Result {
         let subset = Self.subset(of: resolution, adding: adding)
         // With nothing admitted, the chain is the one given: the environment and sockets it

@@ -33,7 +33,7 @@ struct LifecycleRunner {
         var watch = false
         /// Whether a plugin that does not get ready is removed while the others run (in a
         /// generation that heals the host), rather than stopping the host.
-        var leavesFailuresOut = false
+        var leavesUnreadyOut = false
         /// Reads the configuration file again: the settings of each plugin, or a problem.
         var readConfiguration: @Sendable () -> Result<[String: Settings], Problem>
         /// The configuration file, as messages name it.
@@ -101,8 +101,8 @@ struct LifecycleRunner {
             beginStop()
             return stop(after: [])
         }
-        var (problems, unready) = bringUp(plugins, removingUnready: context.leavesFailuresOut)
-        var stopping = !unready.isEmpty && !context.leavesFailuresOut
+        var (problems, unready) = bringUp(plugins, removingUnready: context.leavesUnreadyOut)
+        var stopping = !unready.isEmpty && !context.leavesUnreadyOut
         if !stopping { announce(.ready(status: "")) }
         let interval = context.healthInterval
         var nextCheck = interval.map { MonotonicInstant.now + $0 }

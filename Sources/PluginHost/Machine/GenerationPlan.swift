@@ -49,7 +49,6 @@ struct GenerationPlan: Equatable, Sendable {
     /// each time for the supervisor's word (``CandidateVerdict``).
     var waitsBeforeBootstrap: Bool { cause.loadsBeside }
 
-    /// Whether a plugin that fails is left out while the others run, as when plugins are
-    /// added: in generations that heal a serving host.
-    var leavesFailuresOut: Bool { cause == .restart || cause == .restore }
+    /// How much its start may leave out and still serve, as the machine decided.
+    var strictness = Strictness(for: .start, watching: false, keepingGoing: false)
 }

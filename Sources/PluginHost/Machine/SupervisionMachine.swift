@@ -41,6 +41,9 @@ struct SupervisionMachine: Sendable {
         /// Whether the plugin directories are watched (`--watch`): the host serves even with
         /// no service running.
         var watching = false
+        /// Whether a plugin that fails at the first start is left out while the others run
+        /// (`--keep-going`).
+        var keepingGoing = false
         /// How long systemd's watchdog waits between pings (`WatchdogSec=`); `nil` without one.
         var watchdog: Duration?
         /// How long a watched directory must be quiet before the serving worker rescans it,
@@ -330,6 +333,7 @@ struct SupervisionMachine: Sendable {
         var plan = GenerationPlan()
         plan.number = generations.start(cause, at: now)
         plan.cause = cause
+        plan.strictness = Strictness(for: cause, watching: configuration.watching, keepingGoing: configuration.keepingGoing)
         plan.builds = ledger.selection
         step.actions.append(.start(plan))
         // A generation that does not wait bootstraps at once: what the one it replaces handed

@@ -68,7 +68,7 @@ struct WorkerMain {
             context: context(events), plugins: started.admitted, chain: started.chain, settings: started.settings,
             rescans: started.rescans)
         var problems: [Problem] = []
-        if (report.succeeded || options.keepGoing || plan.leavesFailuresOut) && !started.candidateFailed {
+        if (report.succeeded || options.keepGoing || plan.strictness.leavesUnreadyOut) && !started.candidateFailed {
             problems += lifecycle.run()
             if link.stopRequested { problems += handOff(lifecycle) }
         } else {
@@ -119,7 +119,7 @@ struct WorkerMain {
             events: events, threads: PluginThreads(limit: nil, link: link), console: console,
             shutdownTimeout: options.shutdownTimeout, timeout: options.timeout,
             healthInterval: options.healthInterval.flatMap { $0 == .zero ? nil : $0 }, watch: options.watch,
-            leavesFailuresOut: plan.leavesFailuresOut,
+            leavesUnreadyOut: plan.strictness.leavesUnreadyOut,
             readConfiguration: { [self] in readConfiguration(again: true).map(\.settings) },
             configurationFile: options.configurationFile,
             search: options.search, admission: admission)
@@ -174,21 +174,19 @@ struct WorkerMain {
             of: survey.scan.candidates.map { ($0.name, $0.manifest.settings) }, file: options.configurationFile ?? "")
         start.report.notes = survey.shadowingNotes
         start.report.leftOut = survey.leftOut
-        // A host that watches treats a bad file at start as a later scan does: reported, not
-        // added, and the rest runs; another host refuses the directory.
-        let watching = options.watch || plan.cause != .start
-        let strictness: Admission.Strictness =
-            options.keepGoing || plan.cause != .start ? .leaveFailuresOut : watching ? .leaveBadFilesOut : .allOrNothing
+        // How much the start may leave out is the machine's word (``Strictness``): a host that
+        // watches treats a bad file at start as a later scan does, another refuses the directory.
+        let strictness = plan.strictness
         // A plugin directory that cannot be read is no plugin: it refuses the start, watching
         // or not (a host that serves from no directory serves nothing); a later generation
         // goes on, and it is a warning in force.
         let directoryProblems = survey.directoryProblems
         let fileProblems = survey.scan.problems.filter { !directoryProblems.contains($0) }
-        let refusing = plan.cause == .start ? directoryProblems : []
-        if plan.cause != .start { link.tell(.warnings(topic: "plugin directories", directoryProblems.map(\.message))) }
+        let refusing = strictness.goesOnFromServing ? [] : directoryProblems
+        if strictness.goesOnFromServing { link.tell(.warnings(topic: "plugin directories", directoryProblems.map(\.message))) }
         start.report.problems = refusing
-        if watching { start.report.notAdded = fileProblems } else { start.report.problems += fileProblems }
-        guard start.report.problems.isEmpty || (strictness != .allOrNothing && refusing.isEmpty) else {
+        if strictness.badFilesNotAdded { start.report.notAdded = fileProblems } else { start.report.problems += fileProblems }
+        guard start.report.problems.isEmpty || (strictness.admission != .allOrNothing && refusing.isEmpty) else {
             start.report.problems += survey.resolution.problems
             start.report.plugins = survey.resolution.order.map { PluginOutcome(candidate: $0, status: .notRun) }
             start.report.duration = clock.now - epoch
@@ -199,7 +197,7 @@ struct WorkerMain {
         if !plan.waitsBeforeBootstrap { receiveHandOff() }
         let result = admission.admit(
             survey.resolution, adding: nil, running: [], onto: Bootstrapped(environment: environment, sockets: plan.sockets),
-            settings: configuration.settings, strictness: strictness
+            settings: configuration.settings, strictness: strictness.admission
         ) { failedToLoad in
             guard plan.waitsBeforeBootstrap else { return true }
             // An upgrade: the new builds are loaded beside the running ones; the supervisor
@@ -226,12 +224,12 @@ struct WorkerMain {
             }
         }
         start.report.plugins = result.outcome.plugins
-        if watching { start.report.notAdded += result.refused } else { start.report.problems += result.refused }
+        if strictness.badFilesNotAdded { start.report.notAdded += result.refused } else { start.report.problems += result.refused }
         // A plugin that failed to load or bootstrap in a generation that goes on without it (a
         // restart, a rollback, an upgrade) is not added, as one a rescan could not add: the
         // status says why, a rescan tries it again, and the host's exit status is its stop's.
         let failed = result.problems.filter { problem in problem.plugin.map { name in !result.admitted.contains { $0.name == name } } ?? false }
-        if plan.cause == .start {
+        if !strictness.goesOnFromServing {
             start.report.problems += result.problems
         } else {
             start.report.notAdded += failed
@@ -242,7 +240,7 @@ struct WorkerMain {
             configuration.settings, of: result.admitted.filter { $0.candidate.manifest.settings == nil }.map(\.name),
             file: options.configurationFile ?? "", while: "while it bootstrapped")
         start.rescans = RescanMemory(
-            builds: plan.builds.said, leftOut: survey.leftOut, notAdded: start.report.notAdded + (plan.cause == .start ? failed : []))
+            builds: plan.builds.said, leftOut: survey.leftOut, notAdded: start.report.notAdded + (strictness.goesOnFromServing ? [] : failed))
         start.chain = result.outcome.bootstrapped
         start.admitted = result.admitted
         start.rescans.recordLoaded(result.loaded)

@@ -81,6 +81,10 @@ extension SimulatedWorld {
         // Closures, not the methods themselves: a method passed as a value files.copies the whole world.
         let rewritten = selection.substitutes.filter { wasRewritten($0) }
         selection.substitutes = selection.substitutes.compactMap { locate($0) }
+        if let problem = WorldRules.strictnessProblem(
+            plan.strictness, cause: plan.cause, watching: setup.machine.watching, keepingGoing: setup.machine.keepingGoing) {
+            violate(problem)
+        }
         let worker = Worker(number: plan.number, cause: plan.cause, startedAt: now, stepStarted: now)
         worker.configurationRead = configuration
         if WorldRules.loadsBeside(plan.cause) { worker.replaces = servingWorker }

@@ -34,6 +34,21 @@ enum WorldRules {
         cause == .upgrade || cause == .operatorRestart
     }
 
+    /// "How strict each generation is", row by row: what is wrong with the strictness the
+    /// machine gave a generation started for `cause`, if anything.
+    static func strictnessProblem(_ strictness: Strictness, cause: GenerationPlan.Cause, watching: Bool, keepingGoing: Bool) -> String? {
+        let first = cause == .start
+        let heals = cause == .restart || cause == .restore
+        var expected: [String] = []
+        let admission: Strictness.Admission = !first || keepingGoing ? .leaveFailuresOut : watching ? .leaveBadFilesOut : .allOrNothing
+        if strictness.admission != admission { expected.append("a failure at load or bootstrap handled as \(admission)") }
+        if strictness.badFilesNotAdded != (!first || watching) { expected.append(!first || watching ? "a bad file not added" : "a bad file refusing the start") }
+        if strictness.goesOnFromServing != !first { expected.append(first ? "the start refused by what fails" : "a failure not added, as a rescan") }
+        if strictness.leavesUnreadyOut != heals { expected.append(heals ? "a plugin not ready left out" : "a plugin not ready ending the generation") }
+        guard !expected.isEmpty else { return nil }
+        return "generation of cause \(cause) (watching: \(watching), keep going: \(keepingGoing)) should have " + expected.joined(separator: ", ")
+    }
+
     /// "Left out": every plugin that requires one leaving leaves with it, transitively, among
     /// `plugins` (indices into the world's plugins).
     static func dependents(of leaving: Set<String>, among plugins: [Int]) -> Set<String> {
