@@ -147,6 +147,10 @@ public struct Drain: LifecycleEvent {
 /// bootstrapped, and ``bootstrapped`` is this component's view of the chain with it, where
 /// ``Bootstrapped/component(_:)`` finds it. Heard in bootstrap order, each within
 /// `--timeout`.
+///
+/// plugin-host itself brings a plugin dropped in with a new worker generation, in which every
+/// plugin bootstraps anew with it in the chain, so it sends this event to no component; a
+/// host that adds plugins to a running chain sends it.
 public struct PluginAdded: LifecycleEvent {
     public typealias Answer = Void
     public static var order: EventOrder { .dependenciesFirst }

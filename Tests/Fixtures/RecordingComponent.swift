@@ -23,6 +23,8 @@ import Glibc
 ///   `degraded: REASON` or `unhealthy: REASON`.
 /// - `drainDelay` (milliseconds): blocks that long while draining (`NAME draining`,
 ///   `NAME drained`).
+/// - `sees` (a plugin's name): logs `NAME sees OTHER` or `NAME does not see OTHER` as it
+///   bootstraps, by whether OTHER runs in its chain.
 /// - `environment` (names, separated by commas): logs `NAME environment VARIABLE=VALUE` or
 ///   `NAME environment VARIABLE unset` for each while bootstrapping.
 /// - Logs `NAME added OTHER` (and whether its new view finds OTHER's component) and
@@ -40,6 +42,9 @@ public final class RecordingComponent: Bootstrapping {
         if try settings.bool("bootstrapFails") == true { throw BootstrapRefused() }
         let witness = Witness(name: name, settings: settings)
         try witness.record("bootstrap")
+        if let other = try settings.string("sees") {
+            try witness.record(bootstrapped.plugins.contains(other) ? "sees \(other)" : "does not see \(other)")
+        }
         for variable in (try settings.string("environment") ?? "").split(separator: ",").map(String.init) {
             try witness.record("environment " + (getenv(variable).map { "\(variable)=\(String(cString: $0))" } ?? "\(variable) unset"))
         }

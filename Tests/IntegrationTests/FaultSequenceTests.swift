@@ -143,7 +143,7 @@ struct FaultSequenceTests {
         for daemon in daemons() { #expect(!HostProcesses.isAlive(daemon), "daemon \(daemon) is left") }
     }
 
-    @Test("a plugin that changes the working directory does not move a relative --dir: a file copied in is added")
+    @Test("a plugin that changes the working directory does not move a relative --dir: a file copied in comes in")
     func relativeDirectoryAfterChdir() throws {
         let directory = try PluginDirectoryFixture.demo(fixtures: ["Misbehaver"])
         try directory.configure(#""Misbehaver": {"act": "chdir", "phase": "bootstrap", "serve": true}"#)
@@ -153,11 +153,13 @@ struct FaultSequenceTests {
             environment: ["NOTIFY_SOCKET": listener.address], in: directory.root)
         #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=4 plugins running")
         try directory.add(try Fixtures.plugin("Extra"))
-        #expect(host.waitForError("plugin-host: added plugin Extra (plugins/libExtra.so)"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: plugin Extra (plugins/libExtra.so) 1.0.0 was added"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: upgraded: Extra 1.0.0 (new)"), "\(host.standardError)")
 
         let result = host.stop(with: SIGTERM)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(!result.standardError.contains("removed plugin"))
+        #expect(!result.standardError.contains("not added"))
         #expect(!result.standardError.contains("cannot open plugin directory"))
     }
 }

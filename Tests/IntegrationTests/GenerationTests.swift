@@ -43,19 +43,44 @@ struct GenerationTests {
         #expect(!HostProcesses.isAlive(after))
     }
 
-    @Test("a plugin that crashes while it is added with --watch is left out; the service runs on")
-    func crashWhileAdded() throws {
-        let service = try ServiceFixture(ticker: false, settings: [#""Misbehaver": {"act": "segfault", "phase": "bootstrap"}"#])
-        let (host, listener) = try service.start(["--watch"])
-        #expect(listener.wait(forPrefix: "READY=1") == "READY=1\nSTATUS=4 plugins running")
-        let before = try #require(service.echo().worker)
+    @Test("a plugin dropped in that crashes or hangs in its bootstrap is tried beside: the service's worker serves on, no connection is refused, no restart counted, and the plugin is listed with why",
+          arguments: ["segfault", "hang"])
+    func badDropInIsTriedBeside(act: String) throws {
+        // A socket service whose builds can run side by side, and a plugin dropped in that
+        // crashes, or never returns, in its bootstrap.
+        let directory = try PluginDirectoryFixture()
+        try directory.add(fixture: "Echo", as: "Echo", upgrade: "beside")
+        let log = EventLog(directory.root.appending(path: "events.log"))
+        try directory.configure([
+            #""Echo": {"log": "\#(log.file.path)"}"#,
+            #""Misbehaver": {"act": "\#(act)", "phase": "bootstrap", "log": "\#(log.file.path)"}"#,
+        ].joined(separator: ", "))
+        let socket = Scratch.socketPath(named: "echo")
+        let console = OperatorConsole()
+        let host = try RunningHost(Repository.host.path, [
+            "--dir", directory.plugins.path, "--config", directory.configuration.path, "--watch", "--listen", "echo=\(socket)", "--timeout", "1",
+        ] + console.arguments)
+        #expect(console.waitForStatus { $0.state == "serving" } != nil, "\(host.standardError)")
+        guard case .answered(let serving) = EchoClient.ask(socket, "ping") else {
+            Issue.record("Echo does not answer: \(host.standardError)")
+            return
+        }
 
-        try service.directory.add(fixture: "Misbehaver", as: "Misbehaver")
-        #expect(host.waitForError("plugin-host: error: plugin \(service.label("Misbehaver")) crashed during bootstrap: SIGSEGV"))
-        #expect(host.waitForError("restarting the plugins without \(service.label("Misbehaver"))"))
-        #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Misbehaver (crashed during bootstrap: SIGSEGV") != nil)
-        let after = try #require(service.echo().worker)
-        #expect(after != before)
+        let client = ClientLoop(socket: socket, every: .milliseconds(5))
+        try directory.add(fixture: "Misbehaver", as: "Misbehaver", renamedIn: true)
+        let misbehaver = "Misbehaver 1.0.0 (\(directory.plugins.path)/libMisbehaver.so)"
+        #expect(host.waitForError("the upgrade failed; the running plugins keep serving as they were; left out until its file changes: \(misbehaver)"),
+                "\(host.standardError)")
+        let status = try #require(console.waitForStatus { $0.state(of: "Misbehaver") == "left out" }, "\(console.status().map(HostStatusView.init)?.plugins ?? [])")
+        let why = status.plugin("Misbehaver")?["reason"] as? String ?? ""
+        #expect(why.contains(act == "segfault" ? "crashed during bootstrap: SIGSEGV" : "timed out during bootstrap"), "\(status.plugins)")
+        // The client goes on a while after, against the worker that served throughout.
+        #expect(client.wait(forAnswers: 20))
+        let tally = client.finish()
+        #expect(tally.refused == 0 && tally.unanswered == 0, "\(tally)")
+        #expect(tally.workers == [serving], "every answer came from the worker that served before: \(tally)")
+        #expect(status.restarts["total"] as? Int == 0, "no restart counted: \(status.restarts)")
+        #expect(status.generations.count == 1, "\(status.generations)")
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
@@ -80,7 +105,7 @@ struct GenerationTests {
             #expect(restarted.status == 0, "\(restarted.standardError)")
         } else {
             try service.replace("Ticker", with: "Ticker")
-            #expect(host.waitForError("plugin-host: added plugin \(service.label("Ticker"))"))
+            #expect(host.waitForError("plugin-host: upgraded: Ticker 0.1.0 (new)"), "\(host.standardError)")
         }
         #expect(service.log.wait(for: "Ticker 0.1.0 serving", count: 2), "\(host.standardError)")
         #expect(listener.wait(forPrefix: "", containing: "STATUS=5 plugins running") != nil, "\(host.standardError)")
@@ -180,7 +205,7 @@ struct GenerationTests {
         try FileManager.default.removeItem(at: service.file("Ticker"))
         #expect(host.waitForError("plugin-host: removed plugin \(service.label("Ticker"))"))
         try service.replace("Ticker", with: "TickerNext", by: .install)
-        #expect(host.waitForError("plugin Ticker (\(service.file("Ticker").path)) 0.2.0 was loaded before by this worker"))
+        #expect(host.waitForError("plugin Ticker (\(service.file("Ticker").path)) 0.2.0 was added"))
         #expect(host.waitForError("plugin-host: upgraded: Ticker 0.2.0 (new)"))
         #expect(service.log.wait(for: "Ticker 0.2.0 serving"))
         #expect(host.stop(with: SIGTERM).status == 0)
@@ -246,13 +271,13 @@ struct GenerationTests {
         let client = ClientLoop(socket: service.socket)
         for round in 1...20 {
             try service.replace("Echo", with: "Echo")
-            #expect(host.waitForError("plugin-host: upgraded:", count: round), "upgrade \(round)")
+            #expect(host.waitForError("plugin-host: upgraded: Echo", count: round), "upgrade \(round)")
             try Data().write(to: service.trigger)
             #expect(host.waitForError("plugin-host: restarting the plugins without", count: round), "restart \(round)")
             #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Ticker") != nil, "ready again \(round)")
             try FileManager.default.removeItem(at: service.trigger)
             try service.replace("Ticker", with: "Ticker")
-            #expect(host.waitForError("plugin-host: added plugin \(service.label("Ticker"))", count: round), "Ticker back \(round)")
+            #expect(host.waitForError("plugin-host: upgraded: Ticker 0.1.0 (new)", count: round), "Ticker back \(round)")
         }
         let tally = client.finish()
         #expect(tally.refused == 0, "refused: \(tally)")
@@ -287,9 +312,11 @@ private final class ClientLoop: Sendable {
     private let tally = Mutex(Tally())
     private let done = DispatchSemaphore(value: 0)
 
-    init(socket: String) {
+    /// - Parameter interval: How long to wait between connections; none by default.
+    init(socket: String, every interval: Duration = .zero) {
         Thread.detachNewThread { [self] in
             while !tally.withLock({ $0.stopping }) {
+                if interval > .zero { usleep(UInt32(interval / .microseconds(1))) }
                 let answer = EchoClient.ask(socket, "ping")
                 tally.withLock { tally in
                     switch answer {
@@ -303,6 +330,12 @@ private final class ClientLoop: Sendable {
             }
             done.signal()
         }
+    }
+
+    /// Waits until `count` more connections were answered than when it was called.
+    func wait(forAnswers count: Int) -> Bool {
+        let start = tally.withLock { $0.answered }
+        return IntegrationTests.wait(until: { tally.withLock { $0.answered } >= start + count })
     }
 
     func finish() -> Tally {

@@ -55,7 +55,7 @@ struct PluginInstallTests {
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("installed Extra 1.0.0: \(plugins.path)/libExtra.so, "), "\(first.standardOutput)")
         #expect(FileManager.default.fileExists(atPath: tree.prefix.appending(path: "lib/swift/Extra.swiftinterface").path))
-        #expect(listener.wait(forPrefix: "STATUS=Added plugin Extra") != nil, "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: upgraded: Extra 1.0.0 (new)"), "\(host.standardError)")
         let target = plugins.appending(path: "libExtra.so").path
         let before = try inode(target)
 

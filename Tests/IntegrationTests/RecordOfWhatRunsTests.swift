@@ -122,9 +122,9 @@ struct RecordOfWhatRunsTests {
             #expect(host.waitForError("plugin-host: restarting the plugins without \(service.label("Ticker"))", count: round), "round \(round): \(host.standardError)")
             #expect(listener.wait(forPrefix: "READY=1", containing: "left out: Ticker") != nil, "round \(round)")
             try FileManager.default.removeItem(at: service.trigger)
-            // A new build of Ticker is added to the serving worker.
+            // A new build of Ticker comes in with a new generation.
             try service.replace("Ticker", withFile: try service.build(of: "Ticker", manifest: #"{"name": "Ticker", "version": "0.\#(round + 1).0", "abi": 2}"#))
-            #expect(host.waitForError("plugin-host: added plugin Ticker", count: round), "round \(round): \(host.standardError)")
+            #expect(host.waitForError("plugin-host: upgraded: Ticker 0.\(round + 1).0 (new)"), "round \(round): \(host.standardError)")
         }
         let status = try #require(console.status().map(HostStatusView.init))
         #expect(status.restarts["healed"] as? Int == 4, "\(status.restarts)")

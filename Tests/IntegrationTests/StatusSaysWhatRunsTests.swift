@@ -30,14 +30,14 @@ struct StatusSaysWhatRunsTests {
         #expect(host.stop(with: SIGTERM).status == 0)
     }
 
-    @Test("a plugin added to a running host has its build id in the status")
+    @Test("a plugin dropped into a running host has its build id in the status")
     func buildIDOfAddedPlugin() throws {
         let service = try ServiceFixture(ticker: false)
         let console = OperatorConsole()
         let (host, listener) = try service.start(console.arguments + ["--watch"])
         #expect(listener.wait(forPrefix: "READY=1") != nil)
         try service.replace("Extra", with: "Extra")
-        #expect(host.waitForError("plugin-host: added plugin Extra"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: upgraded: Extra 1.0.0 (new)"), "\(host.standardError)")
 
         let status = try #require(console.waitForStatus { $0.state(of: "Extra") == "serving" })
         let build = status.plugin("Extra")?["build"] as? [String: Any]
@@ -95,7 +95,7 @@ struct StatusSaysWhatRunsTests {
         try FileManager.default.copyItem(at: Repository.demoPlugin("Persistence"), to: staging)
         try directory.trust(staging)
         #expect(rename(staging.path, directory.plugins.appending(path: "libPersistence.so").path) == 0)
-        #expect(host.waitForError("plugin-host: added plugin Persistence"), "\(host.standardError)")
+        #expect(host.waitForError("plugin-host: upgraded: Persistence 1.0.0 (new)"), "\(host.standardError)")
         #expect(FileManager.default.fileExists(atPath: home.appending(path: ".local/share/plugin-host").path))
         #expect(host.stop(with: SIGTERM).status == 0)
     }

@@ -393,7 +393,7 @@ struct SupervisionSimulationTests {
         var machine = world.machine
         let now = world.now
         let events: [SupervisionEvent] = [
-            .ready(generation: 99, plugins: []), .candidate(generation: 99, CandidateReport(stage: .loaded, running: [], failed: [], unusableFiles: [])), .upgradeRequested(generation: 99, plugins: []),
+            .ready(generation: 99, plugins: []), .candidate(generation: 99, CandidateReport(stage: .loaded, running: [], failed: [], unusableFiles: []), plugins: []), .upgradeRequested(generation: 99, plugins: []),
             .notification(generation: 99, .status("x")), .health(generation: 99, goodUntil: nil),
             .overran(generation: 99, Overrun(owner: nil, phase: .load, policy: .endHost, allowed: .seconds(1))),
             .suspended(generation: 99, process: ProcessID(rawValue: 1), by: .stop, running: []),

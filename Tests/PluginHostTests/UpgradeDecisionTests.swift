@@ -84,9 +84,9 @@ struct UpgradeDecisionTests {
         let killed = machine.handle(.overran(generation: 1, overrun), at: MonotonicInstant(nanoseconds: 5))
         #expect(killed.contains(.kill(generation: 1, probing: false)))
         let echoBeside = CandidateReport.Plugin(name: "Echo", number: PluginNumber(0), upgrade: .beside)
-        _ = machine.handle(.candidate(generation: 2, CandidateReport(stage: .loaded, running: [echoBeside], failed: [], unusableFiles: [])),
+        _ = machine.handle(.candidate(generation: 2, CandidateReport(stage: .loaded, running: [echoBeside], failed: [], unusableFiles: []), plugins: [newEcho]),
                            at: MonotonicInstant(nanoseconds: 6))
-        _ = machine.handle(.candidate(generation: 2, CandidateReport(stage: .bootstrapped, running: [echoBeside], failed: [], unusableFiles: [])),
+        _ = machine.handle(.candidate(generation: 2, CandidateReport(stage: .bootstrapped, running: [echoBeside], failed: [], unusableFiles: []), plugins: [newEcho]),
                            at: MonotonicInstant(nanoseconds: 7))
         _ = machine.handle(.ready(generation: 2, plugins: [newEcho]), at: MonotonicInstant(nanoseconds: 8))
         #expect(machine.state == .serving(2))

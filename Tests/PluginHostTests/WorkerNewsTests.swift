@@ -37,17 +37,20 @@ struct WorkerNewsTests {
         #expect(WorkerNews(encoded: Array(noOrder.utf8)) == .candidate(CandidateReport(stage: .loaded, running: [], failed: [], unusableFiles: [])))
     }
 
-    @Test("the machine's reading of a report: the first running plugin by name the candidate cannot run, and beside only when every loaded plugin allows it")
+    @Test("the machine's reading of a report: the first running plugin by name the candidate cannot run, and beside only when every loaded plugin that runs now allows it")
     func judgement() {
         let before = ["Ticker", "Echo", "Persistence"].map { PublishedPlugin(name: $0, file: "plugins/lib\($0).so", version: "1.0.0", state: .running) }
         let lost = Self.report.firstLost(of: before)
         #expect(lost?.name == "Echo", "Echo's file is no plugin now; Echo sorts before Ticker, which did not load")
         #expect(lost?.number == nil)
-        #expect(!Self.report.bootstrapsBeside, "Persistence says after")
+        #expect(!Self.report.bootstrapsBeside(of: before), "Persistence says after, and runs now")
         var allBeside = Self.report
         allBeside.running = allBeside.running.map { CandidateReport.Plugin(name: $0.name, number: $0.number, upgrade: .beside) }
-        #expect(allBeside.bootstrapsBeside)
-        #expect(!CandidateReport(stage: .loaded, running: [], failed: [], unusableFiles: []).bootstrapsBeside, "nothing loaded: nothing to bootstrap beside")
+        #expect(allBeside.bootstrapsBeside(of: before))
+        #expect(!CandidateReport(stage: .loaded, running: [], failed: [], unusableFiles: []).bootstrapsBeside(of: before), "nothing loaded: nothing to bootstrap beside")
+        let withoutPersistence = before.filter { $0.name != "Persistence" }
+        #expect(Self.report.bootstrapsBeside(of: withoutPersistence),
+                "Persistence says after but is new to the host (it does not run now): Domain, which runs, allows beside")
         let removed = [PublishedPlugin(name: "Gone", file: "plugins/libGone.so", version: "1.0.0", state: .running)]
         #expect(Self.report.firstLost(of: removed) == nil, "a plugin whose file is gone was removed, not lost")
     }

@@ -79,9 +79,10 @@ struct PluginTemplate {
         if !optional.isEmpty {
             properties += "    /// The plugins this one uses when they are installed that run now.\n"
             properties += "    private let optionalPlugins: OptionalPlugins\n"
-            lookups += "        // Optional plugins: installed, they bootstrap first and are visible here; one added or\n"
-            lookups += "        // removed while the host runs is announced (PluginAdded, PluginRemoved). Reach one through\n"
-            lookups += "        // a protocol from a library both plugins link; never link it itself.\n"
+            lookups += "        // Optional plugins: installed, they bootstrap first and are visible here; one dropped in\n"
+            lookups += "        // comes with a new worker, where this bootstraps again and sees it; one removed while\n"
+            lookups += "        // the host runs is announced (PluginRemoved). Reach one through a protocol from a\n"
+            lookups += "        // library both plugins link; never link it itself.\n"
             lookups += "        let optionalPlugins = OptionalPlugins(running: bootstrapped.plugins)\n"
             lookups += "        self.optionalPlugins = optionalPlugins\n"
             lookups += "        bootstrapped.lifecycle.on(PluginAdded.self) { event in\n"

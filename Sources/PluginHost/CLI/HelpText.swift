@@ -26,8 +26,8 @@ enum HelpText {
           --requires A,B   plugins that must bootstrap first: the project links them (and what
                            they require), and the component obtains each through the protocol
                            it exports, which the test stands in for
-          --optional C,D   plugins used when installed: never linked; the component hears when
-                           one joins or leaves the running host (PluginAdded, PluginRemoved)
+          --optional C,D   plugins used when installed: never linked; the component sees them
+                           when it bootstraps, and hears when one leaves (PluginRemoved)
           --service        a component that runs a service and handles readiness, health and
                            drain; the test starts and stops the service as the host does
           --into DIR       where to write the project; DIR is created if missing

@@ -61,9 +61,6 @@ struct LifecycleRunner {
     var runningWith: [String: Settings]
     /// The plugins that did not get ready and were removed, with why.
     var notReady: [PluginCondition] = []
-    /// The plugins added while running whose settings warnings were told under a topic of
-    /// their own (`settings of NAME`), until a reload tells the configuration's anew.
-    var addedSettingsTopics: Set<String> = []
     /// What the supervisor was last told of the plugins' conditions.
     private var conditionsTold: [PluginCondition]?
 
@@ -239,13 +236,7 @@ struct LifecycleRunner {
             .map(report)
     }
 
-    // MARK: Joining and leaving
-
-    /// Adds `admitted` (bootstrapped onto `chain`, which holds them) to the running plugins.
-    mutating func join(_ admitted: [RunningPlugin], chain: Bootstrapped) {
-        self.chain = chain
-        plugins += admitted
-    }
+    // MARK: Leaving
 
     /// Takes `leaving` out of the running plugins; their components stay loaded.
     mutating func leave(_ leaving: Set<String>) {
@@ -289,6 +280,11 @@ struct LifecycleRunner {
             .map { PluginCondition(name: $0.name, state: .leftOut, file: $0.file, reason: $0.reason) }
         conditions += notReady.filter { condition in !plugins.contains { $0.name == condition.name } }
         conditions += notAdded
+        conditions += rescans.comingIn.map { candidate in
+            PluginCondition(
+                name: candidate.name, state: .comingIn, file: candidate.file, version: candidate.manifest.version.description,
+                reason: "a new worker brings it in beside the running plugins", build: candidate.status?.identity)
+        }
         let known = Set(conditions.map(\.name))
         for plugin in plugins {
             for optional in plugin.candidate.manifest.optional where !known.contains(optional) && !conditions.contains(where: { $0.name == optional }) {

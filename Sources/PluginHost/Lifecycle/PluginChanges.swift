@@ -1,23 +1,22 @@
 import PluginABI
 
 extension LifecycleRunner {
-    /// Scans the plugin directories again and brings the running host in line, one line on
-    /// stderr per change:
+    /// Scans the plugin directories again and tells the supervisor what changed, one line on
+    /// stderr per change. This worker runs no new code: every plugin that comes in comes with
+    /// a new worker generation, which the supervisor decides.
     ///
-    /// - a plugin file whose code cannot be taken up in this worker (a running plugin's file
-    ///   replaced or rewritten, or a file whose plugin or path was loaded here before): a new
-    ///   worker generation is asked for, which loads the new builds beside this one and takes
-    ///   over (see the supervisor); this worker changes nothing else.
+    /// - a plugin file that is new (dropped in), or whose code cannot be taken up in this
+    ///   worker (a running plugin's file replaced or rewritten): a new worker generation is
+    ///   asked for, which loads the plugin files beside this one, is judged by the supervisor,
+    ///   and takes over only if it runs what it was to bring (see docs/operations.md). A new
+    ///   file that cannot run by what it says (a requirement missing, a cycle, the wrong ABI)
+    ///   is reported once as not added, and asks for nothing.
     /// - a plugin whose file is gone is removed, after the plugins that require it: the
     ///   plugins that use it optionally hear ``PluginRemoved``, then they all drain, their
     ///   services stop and they shut down. Their code stays loaded (a Swift library is never
     ///   unloaded) until the worker ends.
-    /// - a new plugin file is admitted as at start, against the running plugins: loaded and
-    ///   bootstrapped into a new chain (running components keep theirs), its service starts,
-    ///   and the plugins that list it as optional hear ``PluginAdded``. A file that cannot
-    ///   run is reported once, and changes nothing.
     ///
-    /// - Returns: The problems of the plugins that were added or removed, also on stderr.
+    /// - Returns: The problems of the plugins that were removed or not added, also on stderr.
     mutating func rescan() -> [Problem] {
         let survey = PluginSurvey(context.search, builds: rescans.builds)
         rescans.leftOut = survey.leftOut
@@ -28,25 +27,13 @@ extension LifecycleRunner {
         var problems = remove(plugins.filter { !present.contains($0.candidate.file) })
         let runningFiles = Dictionary(plugins.map { ($0.candidate.file, $0) }, uniquingKeysWith: { first, _ in first })
         let runningNames = Dictionary(plugins.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        if requestUpgrade(for: scanned, runningFiles: runningFiles, runningNames: runningNames) {
-            link.enter(.running)
-            return problems
-        }
 
         let reportedBefore = rescans.notAddedReported
         rescans.notAddedReported = []
         rescans.notAddedProblems = []
         var fresh: [PluginCandidate] = []
         for candidate in scanned where runningFiles[candidate.file] == nil {
-            if runningNames[candidate.name] == nil, rescans.loadedOtherBuild(than: candidate) {
-                // dlopen would give back the code loaded then, not this file's: only a new worker
-                // can load it, and this one asked for one already (or its requirements are missing).
-                problems += notAdded(
-                    candidate.problem(
-                        .pluginNotAdded, "this worker loaded another build of plugin \(candidate.label) before, and cannot load "
-                            + "\(candidate.manifest.version) in its place; a new worker loads it: plugin-host restart \(candidate.name)"),
-                    reportedBefore)
-            } else if let plugin = runningNames[candidate.name] {
+            if let plugin = runningNames[candidate.name] {
                 problems += notAdded(
                     candidate.problem(
                         .duplicateName, "\(candidate.file) declares plugin \(candidate.name), which is running from \(plugin.candidate.file); "
@@ -64,7 +51,10 @@ extension LifecycleRunner {
                 problems += notAdded(problem, reportedBefore)
             }
         }
-        if !fresh.isEmpty { problems += add(fresh, running: Set(runningNames.keys), installed: Set(scanned.map(\.name)), reportedBefore) }
+        let (adding, refused) = admissible(fresh, running: Set(runningNames.keys), installed: Set(scanned.map(\.name)))
+        for problem in refused { problems += notAdded(problem, reportedBefore) }
+        rescans.comingIn = adding
+        _ = requestUpgrade(for: scanned, adding: adding, runningFiles: runningFiles, runningNames: runningNames)
         link.enter(.running)
         return problems
     }
@@ -81,7 +71,7 @@ extension LifecycleRunner {
     ///
     /// - Returns: Whether it asked.
     private mutating func requestUpgrade(
-        for scanned: [PluginCandidate], runningFiles: [String: RunningPlugin], runningNames: [String: RunningPlugin]
+        for scanned: [PluginCandidate], adding: [PluginCandidate], runningFiles: [String: RunningPlugin], runningNames: [String: RunningPlugin]
     ) -> Bool {
         var changes: [String] = []
         var refused: [String: LeftOutPlugin] = [:]
@@ -111,14 +101,15 @@ extension LifecycleRunner {
                 }
                 guard rescans.askUpgrade(for: identity) else { continue }
                 changes.append("the file of plugin \(plugin.label) changed (\(plugin.candidate.manifest.version) -> \(candidate.manifest.version))")
-            } else if runningNames[candidate.name] == nil, rescans.loadedOtherBuild(than: candidate),
-                candidate.manifest.requires.allSatisfy({ required in scanned.contains { $0.name == required } }) {
-                guard rescans.askUpgrade(for: identity) else { continue }
-                changes.append("plugin \(candidate.label) \(candidate.manifest.version) was loaded before by this worker")
             }
         }
+        // A plugin dropped in is brought in as a new build is: by a new worker, beside.
+        for candidate in adding {
+            guard let identity = candidate.status?.identity, rescans.askUpgrade(for: identity) else { continue }
+            changes.append("plugin \(candidate.label) \(candidate.manifest.version) was added")
+        }
         guard !changes.isEmpty else { return false }
-        say(changes.joined(separator: "; ") + ": starting a new worker that loads the new builds beside the running plugins")
+        say(changes.joined(separator: "; ") + ": starting a new worker that loads the plugin files beside the running plugins")
         link.requestUpgrade()
         return true
     }
@@ -158,61 +149,30 @@ extension LifecycleRunner {
             + "the host keeps running the build it loaded")
     }
 
-    /// Loads and bootstraps `fresh` plugins into the running chain, those it can.
-    private mutating func add(
-        _ fresh: [PluginCandidate], running: Set<String>, installed: Set<String>, _ reportedBefore: Set<String>
-    ) -> [Problem] {
-        var problems: [Problem] = []
+    /// The plugins of `fresh` a new worker can bring in beside the running ones, by what their
+    /// files say (no plugin code runs here): each plugin it requires runs or comes with it,
+    /// and the graph with the running plugins holds. The others, with why.
+    private func admissible(_ fresh: [PluginCandidate], running: Set<String>, installed: Set<String>) -> ([PluginCandidate], [Problem]) {
+        var refused: [Problem] = []
         let freshNames = Set(fresh.map(\.name))
-        // What a new plugin requires must run, or come with it.
         var candidates: [PluginCandidate] = []
         for candidate in fresh {
             if let missing = candidate.manifest.requires.first(where: { !running.contains($0) && !freshNames.contains($0) }) {
                 // In the words the start uses when it is not there at all.
-                let problem = installed.contains(missing)
+                refused.append(installed.contains(missing)
                     ? candidate.problem(.pluginNotAdded, "plugin \(candidate.label) requires \(missing), which is not running")
-                    : DependencyResolver.missing(missing, of: candidate)
-                problems += notAdded(problem, reportedBefore)
+                    : DependencyResolver.missing(missing, of: candidate))
             } else {
                 candidates.append(candidate)
             }
         }
-        guard !candidates.isEmpty else { return problems }
-        // Checked as at start, with the running plugins: the graph, the ABI, what it links.
+        guard !candidates.isEmpty else { return ([], refused) }
+        // Checked as at start, with the running plugins: cycles, versions, the ABI.
         let resolution = DependencyResolver(abiVersion: PluginABIVersion.current).resolve(plugins.map(\.candidate) + candidates)
-        let result = context.admission.admit(
-            resolution, adding: Set(candidates.map(\.name)), running: plugins, onto: chain, settings: settings,
-            strictness: .leaveFailuresOut)
-        rescans.recordLoaded(result.loaded)
-        for problem in result.refused + result.problems { problems += notAdded(problem, reportedBefore) }
-        let added = result.admitted
-        guard !added.isEmpty else { return problems }
-        for plugin in added {
-            addedSettingsTopics.insert(plugin.name)
-            link.tell(.warnings(topic: "settings of \(plugin.name)", Configuration(settings: settings).keyWarnings(
-                of: [(plugin.name, plugin.candidate.manifest.settings)], file: context.configurationFile ?? "", while: "while it bootstrapped")))
-        }
-        join(added, chain: result.outcome.bootstrapped)
-        for plugin in added { runningWith[plugin.name] = settings[plugin.name] }
-        notReady.removeAll { condition in added.contains { $0.name == condition.name } }
-        let (readiness, unready) = bringUp(added, removingUnready: true)
-        problems += readiness
-        for plugin in added where !unready.contains(where: { $0.number == plugin.number }) {
-            say("added plugin \(plugin.label)")
-            announce(.status("Added plugin \(plugin.name)"))
-        }
-        // The plugins that use one of them optionally learn of it, with a view that holds it.
-        for plugin in added {
-            let listeners = plugins.filter { $0.candidate.manifest.optional.contains(plugin.name) }
-            problems += delivery.call(.change(news: "that plugin \(plugin.name) was added"), PluginAdded.self, to: listeners, phase: .change,
-                                      within: context.timeout) { listener in
-                PluginAdded(
-                    name: plugin.name,
-                    bootstrapped: chain.view(
-                        for: listener.candidate.manifest.identity, settings: settings[listener.name], lifecycle: listener.lifecycle))
-            }.map(report)
-        }
-        return problems
+        let names = Set(candidates.map(\.name))
+        let graph = resolution.problems.filter { problem in problem.plugin.map(names.contains) ?? false }
+        let blocked = Set(graph.compactMap(\.plugin))
+        return (candidates.filter { !blocked.contains($0.name) }, refused + graph)
     }
 
     /// Removes `gone` and the plugins that require them, dependents first.

@@ -74,8 +74,6 @@ extension LifecycleRunner {
             + configuration.undeclaredKeyWarnings(
                 of: plugins.filter { !reloaded.contains($0.name) }.map { ($0.name, $0.candidate.manifest.settings) }, file: file)
             + Configuration.misspeltKeyWarnings(runningWith, of: asBootstrapped.map(\.name), file: file, while: "while it bootstrapped")
-        for name in addedSettingsTopics.sorted() { link.tell(.warnings(topic: "settings of \(name)", [])) }
-        addedSettingsTopics = []
         link.tell(.warnings(topic: "settings", warnings))
     }
 

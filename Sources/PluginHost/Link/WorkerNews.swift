@@ -85,6 +85,9 @@ struct PluginCondition: Equatable, Sendable {
         case leftOut = "left out"
         /// Its file could not be added (a bad file, a missing requirement).
         case notAdded = "not added"
+        /// Its file is new to this worker, which asked for a new generation to bring it in: it
+        /// runs once that generation serves.
+        case comingIn = "coming in"
         /// It did not get ready, and was removed.
         case notReady = "not ready"
         /// A plugin that a running plugin lists as optional, and that is not installed.

@@ -33,6 +33,9 @@ enum Announcement: Equatable, Sendable {
     /// The candidate cannot run `plugin`, which runs now: its file did not load, or (once
     /// `bootstrapped`) did not bootstrap, or is no plugin now. It is told to give up.
     case candidateCannotRun(plugin: String, bootstrapped: Bool)
+    /// An upgrade's candidate would run exactly what serves now: what it was to bring did not
+    /// load or bootstrap in it (`failed`, the first plugin that did not), and it gives up.
+    case candidateChangesNothing(failed: String?, bootstrapped: Bool)
     /// The candidate failed after the generation before had stopped: the builds that ran
     /// before are restored, without `leftOut`.
     case upgradeFailedAfterStop(leftOut: [PublishedPlugin], restart: RestartCount)

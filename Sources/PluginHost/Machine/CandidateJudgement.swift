@@ -15,9 +15,20 @@ extension CandidateReport {
         return nil
     }
 
-    /// Whether it may bootstrap beside the serving generation: every plugin it loaded allows
-    /// it (`"upgrade": "beside"`), and it loaded one.
-    var bootstrapsBeside: Bool {
-        !running.isEmpty && running.allSatisfy { $0.upgrade == .beside }
+    /// Whether it would run exactly the builds of `before`, as it published them
+    /// (`published`): what it was to bring (a plugin dropped in, another build) did not load
+    /// or bootstrap in it, and nothing leaves, so taking over would change nothing.
+    func changesNothing(of before: [PublishedPlugin], published: [PublishedPlugin]) -> Bool {
+        let builds = running.compactMap { plugin in plugin.number.flatMap { published[number: $0] } }
+        guard builds.count == running.count, builds.count == before.count else { return false }
+        return builds.allSatisfy { build in before.contains { $0.isSameBuild(as: build) } }
+    }
+
+    /// Whether it may bootstrap beside the serving generation, which runs `before`: it loaded a
+    /// plugin, and every plugin it loaded that also runs in the serving generation allows it
+    /// (`"upgrade": "beside"`). A plugin new to the host has no instance running to share
+    /// what it holds with, so its own order does not hold the others back.
+    func bootstrapsBeside(of before: [PublishedPlugin]) -> Bool {
+        !running.isEmpty && running.allSatisfy { plugin in plugin.upgrade == .beside || !before.contains { $0.name == plugin.name } }
     }
 }

@@ -20,9 +20,9 @@ enum SupervisionEvent: Equatable, Sendable {
     case holding([PublishedPlugin], asked: [PublishedPlugin])
     /// A generation says every component is ready; what it runs now.
     case ready(generation: Int, plugins: [PublishedPlugin])
-    /// An upgrade's new generation loaded, or bootstrapped, its plugins, and waits for the
-    /// machine's word (``CandidateVerdict``).
-    case candidate(generation: Int, CandidateReport)
+    /// An upgrade's new generation loaded, or bootstrapped, its plugins (`plugins`, as it
+    /// published them), and waits for the machine's word (``CandidateVerdict``).
+    case candidate(generation: Int, CandidateReport, plugins: [PublishedPlugin])
     /// A serving generation saw plugin files change that it cannot take up itself.
     case upgradeRequested(generation: Int, plugins: [PublishedPlugin])
     /// A generation tells systemd something other than that it is ready.

@@ -37,6 +37,15 @@ extension SupervisionMachine {
             abandon(number, lost: lost, bootstrapped: report.stage == .bootstrapped)
             return
         }
+        // What an upgrade was to bring failed in its candidate, which would serve exactly
+        // what serves now: it gives up, and the generation that serves goes on undisturbed.
+        if generation.cause == .upgrade, report.changesNothing(of: before, published: generation.plugins) {
+            let failed = report.failed.first
+            generations.abandon(number, Generation.Abandonment(blamed: failed?.number, bootstrapped: report.stage == .bootstrapped))
+            say(.candidateChangesNothing(failed: failed?.name, bootstrapped: report.stage == .bootstrapped))
+            act(.ask(generation: number, .verdict(.abandon)))
+            return
+        }
         switch report.stage {
         case .loaded:
             guard let serving = upgrade.servingBeside, case .starting = generation.life else { return }
@@ -44,7 +53,7 @@ extension SupervisionMachine {
             // stopping for the candidate: its end is judged as a failure, and the candidate
             // is not needed.
             guard generations[serving]?.isAlive == true else { return }
-            if report.bootstrapsBeside {
+            if report.bootstrapsBeside(of: before) {
                 act(.ask(generation: number, .verdict(.bootstrapBeside)))
             } else {
                 generations.prepared(number, report)

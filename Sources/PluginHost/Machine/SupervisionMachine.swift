@@ -209,8 +209,8 @@ struct SupervisionMachine: Sendable {
             for pending in operators.takeRollbackHolds(answeredBy: asked) { rollbackHeld(pending.rollbacks, for: pending.client) }
         case .ready(let number, let plugins):
             ready(number, plugins: plugins)
-        case .candidate(let number, let report):
-            judge(number, report)
+        case .candidate(let number, let report, let plugins):
+            if generations.published(number, plugins) { judge(number, report) }
         case .upgradeRequested(let number, let plugins):
             upgradeRequested(by: number, plugins: plugins)
         case .notification(let number, let notification):

@@ -51,6 +51,9 @@ extension Announcement {
             return "upgrading again without the builds left out: " + Self.names(builds)
         case .candidateCannotRun(let plugin, let bootstrapped):
             return "error: the new worker cannot \(bootstrapped ? "bootstrap" : "load") plugin \(plugin), which runs now"
+        case .candidateChangesNothing(let failed, let bootstrapped):
+            let why = failed.map { "plugin \($0) did not \(bootstrapped ? "bootstrap" : "load") in it" } ?? "nothing it was to bring runs in it"
+            return "error: the new worker would run only what runs now (\(why)); it gives up, and the running plugins keep serving"
         case .upgradeCouldNotStart:
             return "error: the upgrade could not start; the running plugins keep serving as they were"
         case .upgradeFailedAfterStop(let leftOut, let restart):

@@ -289,7 +289,7 @@ struct Supervisor {
         case .news(let bytes):
             worker.page.acknowledge(number)
             switch WorkerNews(encoded: bytes) {
-            case .candidate(let report)?: return [.candidate(generation: worker.generation, report)]
+            case .candidate(let report)?: return [.candidate(generation: worker.generation, report, plugins: worker.plugins)]
             case let news?: return [.news(generation: worker.generation, news)]
             case nil: return []
             }

@@ -54,7 +54,7 @@ struct WorkerMain {
         if link.stopRequested { report.stoppedBySignal = true }
         link.tell(.warnings(topic: "settings", report.settingsWarnings))
         link.enter(.report)
-        print(report, candidateFailed: started.candidateFailed)
+        print(report, candidateFailed: started.candidateFailed, saidBefore: started.saidBefore)
         if let timeline = options.timeline {
             do {
                 try replaceFile(timeline, contents: TimelineSVG.document(of: report))
@@ -128,6 +128,9 @@ struct WorkerMain {
     /// What the start-up produced.
     private struct Start {
         var report: RunReport
+        /// The files it did not add that the serving host's scans said already, in a
+        /// generation that goes on from one: they are listed, not said again.
+        var saidBefore: [Problem] = []
         /// The bootstrapped plugins, in bootstrap order.
         var admitted: [RunningPlugin] = []
         var chain = Bootstrapped()
@@ -196,7 +199,7 @@ struct WorkerMain {
         var abandoned = false
         if !plan.waitsBeforeBootstrap { receiveHandOff() }
         let result = admission.admit(
-            survey.resolution, adding: nil, running: [], onto: Bootstrapped(environment: environment, sockets: plan.sockets),
+            survey.resolution, onto: Bootstrapped(environment: environment, sockets: plan.sockets),
             settings: configuration.settings, strictness: strictness.admission
         ) { failedToLoad in
             guard plan.waitsBeforeBootstrap else { return true }
@@ -225,6 +228,7 @@ struct WorkerMain {
         }
         start.report.plugins = result.outcome.plugins
         if strictness.badFilesNotAdded { start.report.notAdded += result.refused } else { start.report.problems += result.refused }
+        if strictness.goesOnFromServing { start.saidBefore = fileProblems + result.refused }
         // A plugin that failed to load or bootstrap in a generation that goes on without it (a
         // restart, a rollback, an upgrade) is not added, as one a rescan could not add: the
         // status says why, a rescan tries it again, and the host's exit status is its stop's.
@@ -243,7 +247,6 @@ struct WorkerMain {
             builds: plan.builds.said, leftOut: survey.leftOut, notAdded: start.report.notAdded + (strictness.goesOnFromServing ? [] : failed))
         start.chain = result.outcome.bootstrapped
         start.admitted = result.admitted
-        start.rescans.recordLoaded(result.loaded)
         if plan.waitsBeforeBootstrap && !abandoned && !link.stopRequested {
             if tell(report(.bootstrapped, running: result.admitted.map(\.candidate), of: survey)) {
                 link.enter(.bootstrapped)
@@ -323,8 +326,12 @@ struct WorkerMain {
         }
     }
 
-    private func print(_ report: RunReport, candidateFailed: Bool) {
-        console.write(TextReport.errors(of: report), to: .error)
+    private func print(_ report: RunReport, candidateFailed: Bool, saidBefore: [Problem]) {
+        // What the serving host's scans said of files it could not add is not said again (a
+        // file is said once until it changes); the failures of the plugins loaded here are.
+        var unsaid = report
+        unsaid.notAdded.removeAll { saidBefore.contains($0) }
+        console.write(TextReport.errors(of: unsaid), to: .error)
         guard !candidateFailed else { return }
         if options.json {
             console.write(JSONReport.document(of: report).rendered() + "\n", to: .output)

@@ -32,16 +32,22 @@ struct PluginDirectoryFixture {
 
     /// Copies the fixture plugin `fixture` into the plugin directory as plugin `name`, with
     /// a manifest that requires `requires`: one compiled fixture, several plugins.
-    func add(fixture: String, as name: String, requires: [String] = []) throws {
+    ///   - upgrade: The manifest's `"upgrade"` order (`beside`), or none (`after`).
+    ///   - renamedIn: Whether the file is written beside the directory, then renamed in, as a
+    ///     plugin dropped into a directory a host watches must be.
+    func add(fixture: String, as name: String, requires: [String] = [], upgrade: String? = nil, renamedIn: Bool = false) throws {
         let manifest = root.appending(path: "\(name).manifest.json")
         let list = requires.map { "\"\($0)\"" }.joined(separator: ", ")
-        try Data(#"{"name": "\#(name)", "version": "1.0.0", "abi": 2, "requires": [\#(list)]}"#.utf8).write(to: manifest)
+        let order = upgrade.map { #", "upgrade": "\#($0)""# } ?? ""
+        try Data(#"{"name": "\#(name)", "version": "1.0.0", "abi": 2, "requires": [\#(list)]\#(order)}"#.utf8).write(to: manifest)
         let target = plugins.appending(path: "lib\(name).so")
+        let written = renamedIn ? root.appending(path: "lib\(name).staging.so") : target
         let result = try Command.run("/usr/bin/env", [
-            "objcopy", "--update-section", ".plugin_host_manifest=\(manifest.path)", try Fixtures.plugin(fixture).path, target.path,
+            "objcopy", "--update-section", ".plugin_host_manifest=\(manifest.path)", try Fixtures.plugin(fixture).path, written.path,
         ])
         guard result.status == 0 else { throw CommandFailure(command: "objcopy", result: result) }
-        try trust(target)
+        try trust(written)
+        if renamedIn, rename(written.path, target.path) != 0 { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
     }
 
     /// Writes `contents` to a file in the plugin directory, with mode 644.

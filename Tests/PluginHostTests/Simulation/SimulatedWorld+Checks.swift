@@ -615,6 +615,18 @@ extension SimulatedWorld {
             if bootstrapped != waiting.contains(where: { $0.life == .bootstrapped }) {
                 violate("the host says the new worker \(bootstrapped ? "bootstrapped" : "loaded") its plugins, which it did not: \(announcement.line)")
             }
+        case .candidateChangesNothing(let failed, let bootstrapped):
+            // The candidate that waits for its word would run only what runs now, by the truth.
+            let waiting = workers.values.filter { $0.cause == .upgrade && $0.life.awaitedWord != nil }
+            let verdicts = waiting.compactMap { worker in worker.life.awaitedWord.flatMap { stage in changesNothing(worker, at: stage).map { (worker, $0.failed) } } }
+            if verdicts.isEmpty {
+                violate("the host says the new worker would run only what runs now, which by the truth no candidate that waits would: \(announcement.line)")
+            } else if !verdicts.contains(where: { $0.1?.name == failed }) {
+                violate("the host blames \(failed ?? "nothing") for the new worker that changes nothing; by the truth \(verdicts.map { $0.1?.name ?? "nothing" }.joined(separator: ", ")) did not come: \(announcement.line)")
+            }
+            if bootstrapped != verdicts.contains(where: { $0.0.life == .bootstrapped }) {
+                violate("the host says the new worker \(bootstrapped ? "bootstrapped" : "loaded") its plugins, which it did not: \(announcement.line)")
+            }
         case .record(let news, _):
             checkRecordNews(news)
         case .nothingLeftToServe, .restartLimitReached, .upgradingAgain, .upgradeCouldNotStart, .notRestoring, .trialPassed, .accepted,
@@ -680,6 +692,9 @@ extension SimulatedWorld {
             must.append("the upgrade could not start")
         case .candidateCannotRun(let plugin, let bootstrapped):
             must += ["the new worker cannot \(bootstrapped ? "bootstrap" : "load") plugin \(plugin)", "which runs now"]
+        case .candidateChangesNothing(let failed, let bootstrapped):
+            must += ["the new worker would run only what runs now", "the running plugins keep serving"]
+            if let failed { must.append("plugin \(failed) did not \(bootstrapped ? "bootstrap" : "load")") }
         case .upgradeFailedAfterStop(let leftOut, let count):
             must.append(leftOut.isEmpty ? "no plugin is to blame" : "left out")
             versions(leftOut)

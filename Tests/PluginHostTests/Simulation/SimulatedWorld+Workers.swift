@@ -172,10 +172,13 @@ extension SimulatedWorld {
             }
             if WorldRules.loadsBeside(worker.cause) {
                 let loaded = worker.published.filter(\.loaded)
-                worker.bootstrapsBeside = !loaded.isEmpty && loaded.allSatisfy { setup.beside.contains($0.plugin) }
+                // A plugin the generation it replaces does not run has nothing to share: only
+                // the orders of those that run there count.
+                let runningThere = Set(worker.replaces.flatMap { workers[$0] }?.told.map(\.plugin) ?? [])
+                worker.bootstrapsBeside = !loaded.isEmpty && loaded.allSatisfy { setup.beside.contains($0.plugin) || !runningThere.contains($0.plugin) }
                 worker.life = .prepared
                 workers[number] = worker
-                deliver(.candidate(generation: number, candidateReport(of: worker, .loaded)))
+                deliver(.candidate(generation: number, candidateReport(of: worker, .loaded), plugins: snapshot(number)))
                 return
             }
             if !WorldRules.loadsBeside(worker.cause), !worker.receivedHandOff {
@@ -223,7 +226,7 @@ extension SimulatedWorld {
             }
             if WorldRules.loadsBeside(worker.cause) {
                 workers[number]?.life = .bootstrapped
-                deliver(.candidate(generation: number, candidateReport(of: worker, .bootstrapped)))
+                deliver(.candidate(generation: number, candidateReport(of: worker, .bootstrapped), plugins: snapshot(number)))
                 return
             }
             becomeReady(number)
@@ -248,6 +251,7 @@ extension SimulatedWorld {
     private mutating func becomeReady(_ number: Int) {
         workers[number]?.life = .serving
         workers[number]?.readiness = .said(at: now, arrives: nil)
+        workers[number]?.publishedWhenReady = workers[number]?.published.count ?? 0
         // With nothing to serve it stops by itself once it said it is ready: what it is asked
         // then, it no longer does.
         serveOrEnd(number)
@@ -295,6 +299,20 @@ extension SimulatedWorld {
         return nil
     }
 
+    /// By the world's own account ("Upgrades": a candidate that would change nothing gives
+    /// up): an upgrade's candidate that would run at `stage` exactly the builds the generation
+    /// it replaces told it runs, nothing more and nothing less. With the first plugin, in the
+    /// order it published them, that does not run at `stage`, if one does not.
+    func changesNothing(_ worker: Worker, at stage: CandidateReport.Stage) -> (failed: (name: String, index: Int)?, Void)? {
+        guard worker.cause == .upgrade, let replaced = worker.replaces.flatMap({ workers[$0] }) else { return nil }
+        let runs = worker.published.filter { stage == .loaded ? $0.loaded : $0.state == .running }.map(\.build)
+        guard runs.count == replaced.told.count, Set(runs) == Set(replaced.told) else { return nil }
+        let failed = worker.published.indices.first { index in
+            !(stage == .loaded ? worker.published[index].loaded : worker.published[index].state == .running)
+        }
+        return (failed.map { (Self.plugins[worker.published[$0].plugin].name, $0) }, ())
+    }
+
     /// The supervisor's word to a candidate that waits: checked against what the world knows
     /// it can run and what its manifests say, then carried out.
     private mutating func hear(_ verdict: CandidateVerdict, in number: Int) {
@@ -304,10 +322,19 @@ extension SimulatedWorld {
             return
         }
         let lost = lostPlugin(in: worker, at: stage)
+        let nothingNew = lost == nil ? changesNothing(worker, at: stage) : nil
+        if verdict != .abandon, nothingNew != nil {
+            violate("generation \(number) was told \(verdict), though it would run only what the generation it replaces runs")
+        }
         switch verdict {
         case .abandon:
+            if let nothingNew {
+                // It ends as the host means; by the truth, the first plugin that did not come is to blame.
+                end(number, .exited(1), death: .intended(failedPlugin: nothingNew.failed?.index), intended: 1)
+                return
+            }
             guard let lost else {
-                violate("generation \(number) was told to give up, though it runs every plugin the generation it replaces runs")
+                violate("generation \(number) was told to give up, though it runs every plugin the generation it replaces runs, and something more")
                 endIntended(number, status: 1)
                 return
             }
@@ -478,7 +505,7 @@ extension SimulatedWorld {
     }
 
     /// The worker compares the directory with what it runs: a running plugin's file that
-    /// changed asks for an upgrade; new files are added, removed ones removed.
+    /// changed, or a plugin file that is new, asks for an upgrade; removed ones are removed.
     mutating func rescan(_ number: Int) {
         guard var worker = workers[number] else { return }
         // Plugins whose file is gone are removed first, with the plugins that require them, as
@@ -504,58 +531,28 @@ extension SimulatedWorld {
             let identity = file.identity
             if identity != published.identity, worker.askedUpgrades.insert(identity).inserted { asked = true }
         }
-        // A plugin that does not run, whose other build this worker loaded (its file written
-        // since): the worker cannot load it afresh, and asks a new generation for it.
+        // A plugin that does not run, dropped in or back (its file may hold a build this worker
+        // loaded before): the worker runs no new code, and asks a new generation for it when
+        // each plugin it requires runs or comes with it.
         let runningPlugins = Set(worker.published.filter { $0.state == .running }.map(\.plugin))
-        for published in worker.published where published.loaded && !runningPlugins.contains(published.plugin) {
-            guard let inode = files.paths[published.plugin], let file = files.inodes[inode], file.build != .junk, file.identity != published.identity,
-                Self.plugins[published.plugin].requires.allSatisfy({ required in Self.plugin(named: required).map { files.paths[$0] != nil } ?? false })
-            else { continue }
+        // The file of a plugin that does not run, that could come in: a plugin, not left out
+        // by the worker's plan (its exclusions hold for its life).
+        func newFile(_ plugin: Int) -> WorldFiles.Inode? {
+            guard !runningPlugins.contains(plugin), let inode = files.paths[plugin], let file = files.inodes[inode], file.build != .junk,
+                !machineExcluded(plugin, file.identity, in: number)
+            else { return nil }
+            return file
+        }
+        func comes(_ plugin: Int) -> Bool {
+            runningPlugins.contains(plugin)
+                || newFile(plugin) != nil && Self.plugins[plugin].requires.allSatisfy { Self.plugin(named: $0).map(comes) ?? false }
+        }
+        for plugin in Self.plugins.indices where !runningPlugins.contains(plugin) && comes(plugin) {
+            guard let file = newFile(plugin) else { continue }
             if worker.askedUpgrades.insert(file.identity).inserted { asked = true }
         }
-        if asked {
-            workers[number] = worker
-            deliver(.upgradeRequested(generation: number, plugins: snapshot(number)))
-            return
-        }
-        let present = Set(worker.published.filter { $0.state == .running }.map(\.plugin))
-        for (plugin, inode) in files.paths.enumerated() {
-            // A plugin that does not run is added (again: its code stays loaded when it was
-            // removed, and its build, unchanged, can run again), as its requirements allow.
-            guard let inode, let file = files.inodes[inode], file.build != .junk, !present.contains(plugin),
-                Self.plugins[plugin].requires.allSatisfy({ required in worker.published.contains { Self.plugins[$0.plugin].name == required && $0.state == .running } })
-            else { continue }
-            // The plan's exclusions hold for the worker's life.
-            if machineExcluded(plugin, file.identity, in: number) { continue }
-            // Another build of it was loaded here: dlopen would give back that code.
-            if worker.published.contains(where: { $0.plugin == plugin && $0.loaded && $0.identity != file.identity }) { continue }
-            worker.published.append(Published(plugin: plugin, inode: inode, identity: file.identity, state: .published, loaded: true))
-            worker.leftOutAtStart.remove(Self.plugins[plugin].name)
-            if worker.hang != nil {
-                // The plugin call that hangs is the new plugin's bootstrap: it runs past its limit.
-                worker.hang = .inPlugin(worker.published.count - 1)
-                worker.overrunAt = now + setup.loadTimeout
-                workers[number] = worker
-                return
-            }
-            switch file.build {
-            case .crashesInBootstrap:
-                workers[number] = worker
-                let culprit = worker.published.count - 1
-                end(number, .signalled(.segmentationFault), death: .crash(culprit: culprit),
-                    crash: WorkerRecord(signal: Signal.segmentationFault.rawValue, culprit: PluginNumber(culprit), evidence: .faultingCode, phase: .bootstrap, thread: .pluginCode),
-                    running: [RunningCode(plugin: PluginNumber(culprit), phase: .bootstrap)])
-                return
-            case .good:
-                worker.published[worker.published.count - 1].state = .running
-                worker.settingsOf[plugin] = worker.configurationRead
-            case .failsToLoad, .hangsInLoad, .throwsInBootstrap, .junk:
-                break
-            }
-        }
         workers[number] = worker
-        tellConditions(number)
-        deliver(.notification(generation: number, .status("")))
+        if asked { deliver(.upgradeRequested(generation: number, plugins: snapshot(number))) }
     }
 
     /// Whether worker `number`'s plan left out this build of `plugin` (a worker remembers
@@ -629,6 +626,18 @@ extension SimulatedWorld {
         exitCall: WorkerRecord? = nil, running: [RunningCode] = []
     ) {
         guard let worker = workers[number], !worker.life.hasEnded else { return }
+        // "Plugins added and removed while running": a serving worker never ends because of a
+        // plugin it had not loaded when it became ready.
+        let culprit: Int? = switch death {
+        case .crash(let culprit): culprit
+        case .exitCall(let culprit): culprit
+        case .intended(let failed): failed
+        case .killedBySupervisor(.overran(let owner)): owner
+        case .underscoreExit, .killedFromOutside, .killedBySupervisor: nil
+        }
+        if worker.saidReady, let culprit, culprit >= worker.publishedWhenReady {
+            violate("generation \(number) served and ends because of its plugin #\(culprit), which it had not loaded when it became ready")
+        }
         let rewritten = worker.published.indices.filter { index in
             let published = worker.published[index]
             guard published.loaded, let inode = files.paths[published.plugin], inode == published.inode,

@@ -106,6 +106,9 @@ struct SimulatedWorld {
         /// Its word that it is ready: once said, its report is out and its services run.
         var readiness = WorldWorkerReadiness.notReady
         var saidReady: Bool { readiness.saidAt != nil }
+        /// How many plugins it had published when it said it was ready: a serving worker takes
+        /// in no other, a plugin dropped in comes with a new generation.
+        var publishedWhenReady = 0
         /// The plugins its start left out (their builds excluded with nothing held in their
         /// place, or requiring one that is), by name.
         var leftOutAtStart: Set<String> = []
