@@ -58,6 +58,31 @@ struct UpgradeDecisionTests {
         #expect(machine.state.hostState == .upgrading)
     }
 
+    @Test("a candidate waiting to take over that cannot run what the generation before ran at its end gives up, before it bootstraps: what that generation handed over goes to the restore, not to it")
+    func aCandidateGivenUpBeforeItBootstrapsInheritsNothing() throws {
+        // The serving worker's plugins do not grow once it serves (a plugin dropped in comes
+        // with a new generation), so the simulated world never reaches this: the machine is
+        // told it event by event.
+        var machine = upgrading()
+        _ = machine.handle(.started(generation: 2, substitutes: [], rewritten: []), at: MonotonicInstant(nanoseconds: 5))
+        let echoAfter = CandidateReport.Plugin(name: "Echo", number: PluginNumber(0), upgrade: .after)
+        // It found Extra's file and could not load it; the generation before did not run Extra then.
+        let extraFailed = CandidateReport.Plugin(name: "Extra", number: PluginNumber(1), upgrade: .beside)
+        let loaded = machine.handle(.candidate(generation: 2, CandidateReport(stage: .loaded, running: [echoAfter], failed: [extraFailed], unusableFiles: []),
+                                               plugins: [newEcho(.published)]), at: MonotonicInstant(nanoseconds: 6))
+        #expect(loaded.contains(.ask(generation: 1, .stop(signal: .terminate))), "the order after: the generation before stops first")
+        _ = machine.handle(.handedOver(generation: 1, items: ["Echo/item-0"]), at: MonotonicInstant(nanoseconds: 7))
+        let extra = PublishedPlugin(name: "Extra", file: "plugins/libExtra.so", version: "1.0.0",
+                                    identity: FileIdentity(device: 1, inode: 9, size: 10, modificationNanoseconds: 31, changeNanoseconds: 31), state: .running)
+        let ended = machine.handle(.ended(generation: 1, EndingEvidence(termination: .exited(0), plugins: [echo, extra])), at: MonotonicInstant(nanoseconds: 8))
+        #expect(ended.contains(.ask(generation: 2, .verdict(.abandon))), "\(ended)")
+        #expect(!ended.contains { if case .handOver(_, 2) = $0 { true } else { false } }, "\(ended)")
+        let restored = machine.handle(.ended(generation: 2, EndingEvidence(termination: .exited(1), intendedExit: 1, plugins: [newEcho(.published)])),
+                                      at: MonotonicInstant(nanoseconds: 9))
+        #expect(starts(restored) == [3], "\(restored)")
+        #expect(restored.contains(.handOver(from: 1, to: 3)), "\(restored)")
+    }
+
     @Test("a candidate that gave up on a new build it could not bootstrap counts a failure of that plugin, the build's version the last; one the host ended as not needed counts none")
     func aCandidateThatGaveUpCountsAFailure() throws {
         let newEcho = self.newEcho(.published)

@@ -14,6 +14,8 @@ final class HostEvents: Sendable {
         case serviceEnded(plugin: PluginNumber, error: String?)
         /// The supervisor's word to an upgrade's new worker that waits for it.
         case verdict(CandidateVerdict)
+        /// The supervisor's word: remove the plugins whose files are gone, in place.
+        case removeGone
     }
 
     private let queue = Mutex<[Event]>([])

@@ -122,6 +122,9 @@ struct LifecycleRunner {
             case .rescan:
                 _ = rescan()
                 announce(.status(""))
+            case .removeGone:
+                _ = removeGone()
+                announce(.status(""))
             case .serviceEnded(let number, let error):
                 services.ended(number)
                 if let error, let plugin = plugins.first(where: { $0.number == number }),

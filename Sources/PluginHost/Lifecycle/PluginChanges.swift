@@ -11,10 +11,8 @@ extension LifecycleRunner {
     ///   and takes over only if it runs what it was to bring (see docs/operations.md). A new
     ///   file that cannot run by what it says (a requirement missing, a cycle, the wrong ABI)
     ///   is reported once as not added, and asks for nothing.
-    /// - a plugin whose file is gone is removed, after the plugins that require it: the
-    ///   plugins that use it optionally hear ``PluginRemoved``, then they all drain, their
-    ///   services stop and they shut down. Their code stays loaded (a Swift library is never
-    ///   unloaded) until the worker ends.
+    /// - a plugin whose file is gone is told of, once: the supervisor has it removed in place
+    ///   (``removeGone()``).
     ///
     /// - Returns: The problems of the plugins that were removed or not added, also on stderr.
     mutating func rescan() -> [Problem] {
@@ -23,8 +21,13 @@ extension LifecycleRunner {
         // A plugin directory that cannot be read is no plugin: it is a warning in force.
         link.tell(.warnings(topic: "plugin directories", survey.directoryProblems.map(\.message)))
         let scanned = survey.scan.candidates
-        let present = Set(scanned.flatMap { [$0.file] + $0.shadowed } + survey.scan.problems.compactMap(\.file) + survey.leftOut.map(\.file))
-        var problems = remove(plugins.filter { !present.contains($0.candidate.file) })
+        var problems: [Problem] = []
+        // Plugins whose file is gone leave as the supervisor says (in place: ``removeGone()``).
+        let gone = Set(plugins.filter { !Self.files(of: survey).contains($0.candidate.file) }.map(\.name))
+        if gone != rescans.goneTold {
+            rescans.goneTold = gone
+            if !gone.isEmpty { link.tell(.filesGone(gone.sorted())) }
+        }
         let runningFiles = Dictionary(plugins.map { ($0.candidate.file, $0) }, uniquingKeysWith: { first, _ in first })
         let runningNames = Dictionary(plugins.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
@@ -173,6 +176,20 @@ extension LifecycleRunner {
         let graph = resolution.problems.filter { problem in problem.plugin.map(names.contains) ?? false }
         let blocked = Set(graph.compactMap(\.plugin))
         return (candidates.filter { !blocked.contains($0.name) }, refused + graph)
+    }
+
+    /// Every file a survey found, plugin or not: a running plugin whose file is not among them
+    /// is gone.
+    private static func files(of survey: PluginSurvey) -> Set<String> {
+        Set(survey.scan.candidates.flatMap { [$0.file] + $0.shadowed } + survey.scan.problems.compactMap(\.file) + survey.leftOut.map(\.file))
+    }
+
+    /// Removes, as the supervisor said, the running plugins whose files are gone now, with the
+    /// plugins that require them.
+    mutating func removeGone() -> [Problem] {
+        let present = Self.files(of: PluginSurvey(context.search, builds: rescans.builds))
+        rescans.goneTold = []
+        return remove(plugins.filter { !present.contains($0.candidate.file) })
     }
 
     /// Removes `gone` and the plugins that require them, dependents first.

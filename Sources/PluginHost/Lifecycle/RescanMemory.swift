@@ -15,6 +15,8 @@ struct RescanMemory {
     var notAddedProblems: [Problem]
     /// The files of running plugins that changed into something unusable, reported already.
     var changesReported: Set<String> = []
+    /// The running plugins whose files are gone, as last told to the supervisor.
+    var goneTold: Set<String> = []
     /// The plugins new to this worker that a new generation was asked to bring in, with their
     /// files, as the last scan found them.
     var comingIn: [PluginCandidate] = []

@@ -53,7 +53,8 @@ final class SupervisionPage: Sendable {
             static var forwardedStops: PageField<Int32> { PageField<Int32>(after: upgradeRequests) }
             static var forwardedReloads: PageField<Int32> { PageField<Int32>(after: forwardedStops) }
             static var forwardedStopSignal: PageField<Int32> { PageField<Int32>(after: forwardedReloads) }
-            static var failedPlugin: PageField<PluginNumber?> { PageField<PluginNumber?>(after: forwardedStopSignal) }
+            static var removeGoneCount: PageField<Int32> { PageField<Int32>(after: forwardedStopSignal) }
+            static var failedPlugin: PageField<PluginNumber?> { PageField<PluginNumber?>(after: removeGoneCount) }
             /// Until when the last health check counts as good; 0 after a bad one.
             static var healthyUntil: PageField<MonotonicInstant> { PageField<MonotonicInstant>(after: failedPlugin) }
             static var outputPosted: PageField<Int64> { PageField<Int64>(after: healthyUntil) }
@@ -251,6 +252,8 @@ final class SupervisionPage: Sendable {
         case verdict
         /// The worker asks for a new generation, to take up changed plugin files.
         case upgrade
+        /// The supervisor has the worker remove, in place, the plugins whose files are gone.
+        case removeGone
 
         fileprivate var field: PageField<Int32> {
             switch self {
@@ -259,6 +262,7 @@ final class SupervisionPage: Sendable {
             case .rescan: Layout.Header.rescanCount
             case .verdict: Layout.Header.verdictCount
             case .upgrade: Layout.Header.upgradeRequests
+            case .removeGone: Layout.Header.removeGoneCount
             }
         }
     }

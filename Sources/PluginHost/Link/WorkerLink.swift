@@ -15,6 +15,9 @@ final class WorkerLink: Sendable {
         case rescan
         /// The supervisor's word to an upgrade's new worker that reported and waits.
         case verdict(CandidateVerdict)
+        /// Remove, in place, the running plugins whose files are gone, with those that
+        /// require them.
+        case removeGone
     }
 
     let page: SupervisionPage
@@ -154,6 +157,7 @@ final class WorkerLink: Sendable {
             var reloads: Int32 = 0
             var rescans: Int32 = 0
             var verdicts: Int32 = 0
+            var removals: Int32 = 0
             while true {
                 if page.count(.stop) > stops {
                     if stops == 0 { handler(.stop(signal: page.stopSignal)) }
@@ -170,6 +174,10 @@ final class WorkerLink: Sendable {
                 if page.count(.verdict) > verdicts {
                     verdicts = page.count(.verdict)
                     handler(.verdict(page.verdict))
+                }
+                if page.count(.removeGone) > removals {
+                    removals = page.count(.removeGone)
+                    handler(.removeGone)
                 }
                 page.waitForRequest()
             }

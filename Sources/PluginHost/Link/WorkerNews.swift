@@ -20,6 +20,9 @@ enum WorkerNews: Equatable, Sendable {
     /// An upgrade's new worker loaded, or bootstrapped, its plugins, and waits for the
     /// supervisor's word.
     case candidate(CandidateReport)
+    /// The files of these running plugins are gone from the plugin directories: the worker
+    /// runs them until the supervisor says how they leave.
+    case filesGone([String])
 
     /// The news as the page carries it.
     var encoded: [UInt8] {
@@ -36,6 +39,8 @@ enum WorkerNews: Equatable, Sendable {
             .object([("upgradeRefused", .object([("upgrade", .string(upgrade)), ("reasons", .array(reasons.map(JSONOutput.string)))]))])
         case .candidate(let report):
             .object([("candidate", report.json)])
+        case .filesGone(let names):
+            .object([("filesGone", .array(names.map(JSONOutput.string)))])
         }
         return Array(value.rendered().utf8)
     }
@@ -65,6 +70,8 @@ enum WorkerNews: Equatable, Sendable {
         case ("candidate", let report):
             guard let report = CandidateReport(json: report) else { return nil }
             self = .candidate(report)
+        case ("filesGone", .array(let names)):
+            self = .filesGone(names.compactMap(\.text))
         default:
             return nil
         }

@@ -256,9 +256,10 @@ extension SupervisionMachine {
                 upgrade.phase = .takingOver(replacing: replaced)
                 enter(.upgrading(upgrade))
                 if case .prepared(let report) = generations[candidate]?.life, let lost = report.firstLost(of: replaced) {
-                    // What the old one ran at its end (a rescan added a plugin after the candidate
-                    // loaded) is more than the candidate can run: it gives up, and the builds
-                    // before are restored once it has ended.
+                    // What the old one ran at its end is more than the candidate can run (a
+                    // guard: a serving worker's plugins do not grow, a plugin dropped in comes
+                    // with a new generation): it gives up, and the builds before are restored
+                    // once it has ended.
                     abandon(candidate, lost: lost, bootstrapped: false)
                 } else {
                     handOver(to: candidate)
@@ -322,6 +323,13 @@ extension SupervisionMachine {
         case .candidate:
             // The driver passes a candidate's report as an event of its own (``judge(_:_:)``).
             break
+        case .filesGone:
+            // A removal runs no new code (the leaving plugins' drain and shutdown), and a new
+            // generation would cost every other plugin what it holds: the generation that
+            // speaks for the host removes them in place. One that stops leaves anyway.
+            guard number == currentGeneration, generations[number]?.isAlive == true else { break }
+            if case .stopping = state { break }
+            act(.ask(generation: number, .removeGone))
         }
     }
 }

@@ -102,6 +102,7 @@ final class WorkerProcess {
         case .verdict(let verdict):
             page.verdict = verdict
             page.raise(.verdict)
+        case .removeGone: page.raise(.removeGone)
         }
     }
 

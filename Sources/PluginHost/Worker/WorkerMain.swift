@@ -44,6 +44,7 @@ struct WorkerMain {
                 case .reload: events.post(.reload)
                 case .rescan: events.post(.rescan)
                 case .verdict(let verdict): events.post(.verdict(verdict))
+                case .removeGone: events.post(.removeGone)
                 }
             }
         }
@@ -299,7 +300,7 @@ struct WorkerMain {
             case .stop:
                 postponed.append(event)
                 return nil
-            case .reload, .rescan, .serviceEnded: postponed.append(event)
+            case .reload, .rescan, .serviceEnded, .removeGone: postponed.append(event)
             }
         }
         return nil

@@ -198,6 +198,18 @@ extension SimulatedWorld {
     /// What an event must and must not lead to, by what the world knows of it.
     mutating func checkDecision(on event: SupervisionEvent, in stateBefore: SupervisionMachine.State, actions: [SupervisionAction]) {
         let starts = actions.contains { if case .start = $0 { true } else { false } }
+        // "Plugins added and removed while running": the serving worker removes in place, as
+        // the supervisor says at once, the plugins whose files it told are gone; no other.
+        let removing = actions.compactMap { action -> Int? in if case .ask(let number, .removeGone) = action { number } else { nil } }
+        if case .news(let number, .filesGone) = event, number == servingWorker, !signals.stopAsked, exit == nil, removing != [number] {
+            violate("generation \(number) serves and told that files of its plugins are gone; the supervisor asked \(removing.isEmpty ? "nothing" : "generations \(removing)") to remove them")
+        }
+        for number in removing {
+            guard case .news(number, .filesGone) = event else {
+                violate("the supervisor asked generation \(number) to remove plugins whose files it did not tell are gone")
+                continue
+            }
+        }
         switch event {
         case .started(let number, _, _):
             // A failed upgrade's restore, meant to bring back a held build whose file was written

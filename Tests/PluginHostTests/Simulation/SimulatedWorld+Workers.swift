@@ -442,7 +442,7 @@ extension SimulatedWorld {
         }
         // What hangs is a plugin call: a reload with no plugin to call completes, and a rescan
         // calls a plugin only to add one (see ``rescan(_:)``).
-        if worker.hang != nil, request != .rescan, request != .reload || worker.published.contains(where: { $0.loaded && $0.state == .running }) {
+        if worker.hang != nil, request != .rescan, request != .removeGone, request != .reload || worker.published.contains(where: { $0.loaded && $0.state == .running }) {
             // What hangs is the next plugin call: told to bootstrap, the worker's bootstrap
             // never returns and runs past its limit; anything else it never gets to.
             if case .verdict(let verdict) = request, verdict == .bootstrapBeside || verdict == .bootstrapAfter, worker.life == .prepared {
@@ -501,6 +501,10 @@ extension SimulatedWorld {
         case .rescan:
             guard worker.life == .serving else { break }
             rescan(number)
+        case .removeGone:
+            // Its hooks have deadlines the worker keeps: a removal completes.
+            guard worker.life == .serving else { break }
+            removeGone(number)
         }
     }
 
@@ -508,19 +512,12 @@ extension SimulatedWorld {
     /// changed, or a plugin file that is new, asks for an upgrade; removed ones are removed.
     mutating func rescan(_ number: Int) {
         guard var worker = workers[number] else { return }
-        // Plugins whose file is gone are removed first, with the plugins that require them, as
-        // the worker does.
-        let running = worker.published.indices.filter { worker.published[$0].state == .running }
-        let gone = Set(running.filter { files.paths[worker.published[$0].plugin] == nil }.map { Self.plugins[worker.published[$0].plugin].name })
-        let leaving = gone.union(WorldRules.dependents(of: gone, among: running.map { worker.published[$0].plugin }))
-        for index in running where leaving.contains(Self.plugins[worker.published[index].plugin].name) {
-            worker.published[index].state = .removed
-        }
-        if !leaving.isEmpty {
-            // Each plugin removed is announced, with what runs now.
+        // Plugins whose file is gone are told of, once: they leave as the supervisor says.
+        let gone = goneFiles(of: worker)
+        if gone != worker.goneTold {
+            worker.goneTold = gone
             workers[number] = worker
-            tellConditions(number)
-            for name in leaving.sorted() { deliver(.notification(generation: number, .status("Removed plugin \(name)"))) }
+            if !gone.isEmpty { deliver(.news(generation: number, .filesGone(gone.sorted()))) }
             guard let again = workers[number] else { return }
             worker = again
         }
@@ -553,6 +550,29 @@ extension SimulatedWorld {
         }
         workers[number] = worker
         if asked { deliver(.upgradeRequested(generation: number, plugins: snapshot(number))) }
+    }
+
+    /// The plugins `worker` runs whose files are gone, by name.
+    func goneFiles(of worker: Worker) -> Set<String> {
+        Set(worker.published.filter { $0.state == .running && files.paths[$0.plugin] == nil }.map { Self.plugins[$0.plugin].name })
+    }
+
+    /// The worker removes, in place, the plugins whose files are gone now, with the plugins
+    /// that require them, as the supervisor said.
+    mutating func removeGone(_ number: Int) {
+        guard let worker = workers[number] else { return }
+        worker.goneTold = []
+        let running = worker.published.indices.filter { worker.published[$0].state == .running }
+        let gone = goneFiles(of: worker)
+        let leaving = gone.union(WorldRules.dependents(of: gone, among: running.map { worker.published[$0].plugin }))
+        for index in running where leaving.contains(Self.plugins[worker.published[index].plugin].name) {
+            worker.published[index].state = .removed
+        }
+        workers[number] = worker
+        guard !leaving.isEmpty else { return }
+        // Each plugin removed is announced, with what runs now.
+        tellConditions(number)
+        for name in leaving.sorted() { deliver(.notification(generation: number, .status("Removed plugin \(name)"))) }
     }
 
     /// Whether worker `number`'s plan left out this build of `plugin` (a worker remembers

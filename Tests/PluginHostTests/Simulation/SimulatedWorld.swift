@@ -109,6 +109,8 @@ struct SimulatedWorld {
         /// How many plugins it had published when it said it was ready: a serving worker takes
         /// in no other, a plugin dropped in comes with a new generation.
         var publishedWhenReady = 0
+        /// The running plugins whose files it last told the supervisor are gone.
+        var goneTold: Set<String> = []
         /// The plugins its start left out (their builds excluded with nothing held in their
         /// place, or requiring one that is), by name.
         var leftOutAtStart: Set<String> = []
