@@ -48,9 +48,8 @@ extension SupervisionMachine {
         case .starting(let current), .recovering(let current):
             if current == number { becomeServing(number) }
         case .serving(let current):
-            // Ready again after a reload, which may have added plugins that run a service.
+            // Ready again after a reload: it runs what it ran (a reload adds no plugin).
             if current == number {
-                generations.sawServices(in: generation.running)
                 ledger.handle(.speaks(generation))
                 notify(.ready(ledger.takeSummary()))
             }
