@@ -394,6 +394,12 @@ extension SimulatedWorld {
                 name: name, state: .notAdded, file: Self.plugins[published.plugin].file,
                 reason: "plugin \(name) (\(Self.plugins[published.plugin].file)) failed to start; not added"))
         }
+        // A plugin new to it, which it asked a new generation to bring in: coming in.
+        for (plugin, identity) in worker.comingIn.sorted(by: { $0.key < $1.key }) where !runs.contains(Self.plugins[plugin].name) && !failed.contains(Self.plugins[plugin].name) {
+            conditions.append(PluginCondition(
+                name: Self.plugins[plugin].name, state: .comingIn, file: Self.plugins[plugin].file, version: Self.version(stamp: identity.modificationNanoseconds),
+                reason: "a new worker brings it in beside the running plugins", build: identity))
+        }
         deliver(.news(generation: number, .plugins(conditions)))
     }
 
@@ -544,12 +550,16 @@ extension SimulatedWorld {
             runningPlugins.contains(plugin)
                 || newFile(plugin) != nil && Self.plugins[plugin].requires.allSatisfy { Self.plugin(named: $0).map(comes) ?? false }
         }
+        worker.comingIn = [:]
         for plugin in Self.plugins.indices where !runningPlugins.contains(plugin) && comes(plugin) {
             guard let file = newFile(plugin) else { continue }
+            worker.comingIn[plugin] = file.identity
             if worker.askedUpgrades.insert(file.identity).inserted { asked = true }
         }
         workers[number] = worker
         if asked { deliver(.upgradeRequested(generation: number, plugins: snapshot(number))) }
+        // As the worker tells its plugins after a rescan: what comes in included.
+        tellConditions(number)
     }
 
     /// The plugins `worker` runs whose files are gone, by name.

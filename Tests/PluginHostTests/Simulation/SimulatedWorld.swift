@@ -111,6 +111,9 @@ struct SimulatedWorld {
         var publishedWhenReady = 0
         /// The running plugins whose files it last told the supervisor are gone.
         var goneTold: Set<String> = []
+        /// The plugins new to it that it last asked a new generation to bring in, with the
+        /// build each file held then.
+        var comingIn: [Int: FileIdentity] = [:]
         /// The plugins its start left out (their builds excluded with nothing held in their
         /// place, or requiring one that is), by name.
         var leftOutAtStart: Set<String> = []
