@@ -22,7 +22,6 @@ struct Admission: Sendable {
         var admitted: [RunningPlugin] = []
     }
 
-
     /// Admits the plugins of `resolution`.
     ///
     /// - Parameters:

@@ -23,7 +23,8 @@ extension LifecycleRunner {
         let scanned = survey.scan.candidates
         var problems: [Problem] = []
         // Plugins whose file is gone leave as the supervisor says (in place: ``removeGone()``).
-        let gone = Set(plugins.filter { !Self.files(of: survey).contains($0.candidate.file) }.map(\.name))
+        let present = Self.files(of: survey)
+        let gone = Set(plugins.filter { !present.contains($0.candidate.file) }.map(\.name))
         if gone != rescans.goneTold {
             rescans.goneTold = gone
             if !gone.isEmpty { link.tell(.filesGone(gone.sorted())) }
@@ -57,25 +58,22 @@ extension LifecycleRunner {
         let (adding, refused) = admissible(fresh, running: Set(runningNames.keys), installed: Set(scanned.map(\.name)))
         for problem in refused { problems += notAdded(problem, reportedBefore) }
         rescans.comingIn = adding
-        _ = requestUpgrade(for: scanned, adding: adding, runningFiles: runningFiles, runningNames: runningNames)
+        requestUpgrade(for: scanned, adding: adding, runningFiles: runningFiles, runningNames: runningNames)
         link.enter(.running)
         return problems
     }
 
     /// Asks the supervisor for a new generation when a scanned file holds code this worker
-    /// cannot take up: a running plugin's file replaced or rewritten, or another build of a
-    /// plugin or path loaded here before (whose requirements run or come with it). Builds
-    /// asked for already are passed over.
+    /// cannot take up: a running plugin's file replaced or rewritten, or a plugin new to it
+    /// (`adding`). Builds asked for already are passed over.
     ///
     /// A new build that would leave a plugin requiring a version outside its
     /// `requiredVersions` (the new build's own requirements, or a plugin that requires it) is
     /// refused here, before anything is disturbed: the running builds serve on, and the
     /// refusal names both plugins, once for each new build.
-    ///
-    /// - Returns: Whether it asked.
     private mutating func requestUpgrade(
         for scanned: [PluginCandidate], adding: [PluginCandidate], runningFiles: [String: RunningPlugin], runningNames: [String: RunningPlugin]
-    ) -> Bool {
+    ) {
         var changes: [String] = []
         var refused: [String: LeftOutPlugin] = [:]
         defer { rescans.upgradesRefused = refused }
@@ -111,10 +109,9 @@ extension LifecycleRunner {
             guard let identity = candidate.status?.identity, rescans.askUpgrade(for: identity) else { continue }
             changes.append("plugin \(candidate.label) \(candidate.manifest.version) was added")
         }
-        guard !changes.isEmpty else { return false }
+        guard !changes.isEmpty else { return }
         say(changes.joined(separator: "; ") + ": starting a new worker that loads the plugin files beside the running plugins")
         link.requestUpgrade()
-        return true
     }
 
     /// The plugins `candidate` would leave outside the versions they work with: its own

@@ -259,7 +259,7 @@ extension SupervisionMachine {
                     // guard: a serving worker's plugins do not grow, a plugin dropped in comes
                     // with a new generation): it gives up, and the builds before are restored
                     // once it has ended.
-                    abandon(candidate, lost: lost, bootstrapped: false)
+                    abandon(candidate, blaming: lost.number, bootstrapped: false, because: .candidateCannotRun(plugin: lost.name, bootstrapped: false))
                 } else {
                     handOver(to: candidate)
                     act(.ask(generation: candidate, .verdict(.bootstrapAfter)))

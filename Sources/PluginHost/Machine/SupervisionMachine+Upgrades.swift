@@ -33,17 +33,16 @@ extension SupervisionMachine {
         case .takingOver(let replaced): before = replaced
         case .handingOver: return
         }
+        let bootstrapped = report.stage == .bootstrapped
         if let lost = report.firstLost(of: before) {
-            abandon(number, lost: lost, bootstrapped: report.stage == .bootstrapped)
+            abandon(number, blaming: lost.number, bootstrapped: bootstrapped, because: .candidateCannotRun(plugin: lost.name, bootstrapped: bootstrapped))
             return
         }
         // What an upgrade was to bring failed in its candidate, which would serve exactly
         // what serves now: it gives up, and the generation that serves goes on undisturbed.
         if generation.cause == .upgrade, report.changesNothing(of: before, published: generation.plugins) {
             let failed = report.failed.first
-            generations.abandon(number, Generation.Abandonment(blamed: failed?.number, bootstrapped: report.stage == .bootstrapped))
-            say(.candidateChangesNothing(failed: failed?.name, bootstrapped: report.stage == .bootstrapped))
-            act(.ask(generation: number, .verdict(.abandon)))
+            abandon(number, blaming: failed?.number, bootstrapped: bootstrapped, because: .candidateChangesNothing(failed: failed?.name, bootstrapped: bootstrapped))
             return
         }
         switch report.stage {
@@ -66,11 +65,12 @@ extension SupervisionMachine {
         }
     }
 
-    /// Tells candidate `number` to give up: it cannot run plugin `lost`, which runs now, and
-    /// that plugin is blamed.
-    mutating func abandon(_ number: Int, lost: (name: String, number: PluginNumber?), bootstrapped: Bool) {
-        generations.abandon(number, Generation.Abandonment(blamed: lost.number, bootstrapped: bootstrapped))
-        say(.candidateCannotRun(plugin: lost.name, bootstrapped: bootstrapped))
+    /// Tells candidate `number` to give up, blaming plugin `blamed` (a number it published, or
+    /// nobody), and says `why`: it cannot run a plugin that runs now, or it would change
+    /// nothing.
+    mutating func abandon(_ number: Int, blaming blamed: PluginNumber?, bootstrapped: Bool, because why: Announcement) {
+        generations.abandon(number, Generation.Abandonment(blamed: blamed, bootstrapped: bootstrapped))
+        say(why)
         act(.ask(generation: number, .verdict(.abandon)))
     }
 
