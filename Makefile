@@ -233,9 +233,9 @@ FUZZ         := $(BUILD)/fuzz
 FUZZER       := $(FUZZ)/manifest-fuzzer
 FUZZ_SECONDS ?= 600
 FUZZ_FLAGS   := -swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library -package-name plugin_host
-FUZZ_SOURCES := Tests/Fuzz/ManifestFuzzer.swift $(wildcard Sources/PluginHost/Manifest/*.swift) Sources/PluginHost/Shared/String+Text.swift \
-                $(wildcard Sources/PluginHost/JSON/*.swift) \
-                $(addprefix Sources/PluginHost/System/,SystemError.swift SystemCall.swift ReadOnlyFile.swift FileStatus.swift)
+FUZZ_SOURCES := Tests/Fuzz/ManifestFuzzer.swift $(wildcard Sources/PluginHost/Shared/Manifest/*.swift) Sources/PluginHost/Shared/Basics/String+Text.swift \
+                $(wildcard Sources/PluginHost/Shared/JSON/*.swift) \
+                $(addprefix Sources/PluginHost/Shared/System/,SystemError.swift SystemCall.swift ReadOnlyFile.swift FileStatus.swift)
 $(FUZZER): $(FUZZ_SOURCES) $(ABI_SOURCES)
 	@mkdir -p $(FUZZ)
 	$(SWIFTC) $(FUZZ_FLAGS) -wmo -module-name PluginABI -emit-module -emit-module-path $(FUZZ)/PluginABI.swiftmodule \
@@ -260,11 +260,11 @@ $(BUILD)/bench/Shapes.swift: Benchmarks/Micro/shapes.py
 	@mkdir -p $(dir $@)
 	python3 Benchmarks/Micro/shapes.py $@
 
-$(MICRO): Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
+$(MICRO): Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/Commands/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
 	@mkdir -p $(dir $@)
 	$(SWIFTC) -swift-version 6 -O -wmo $(PACKAGE) -parse-as-library -module-name MicroBenchmarks \
 	    -I $(MODULES) -L $(LIB) -lPluginABI -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' \
-	    -o $@ Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
+	    -o $@ Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sources/PluginHost/Commands/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 
 # The start-up benchmark's loaders: the honest floor (a C loader linked with the ABI), the
 # contained floor (the same, forked from a waiting parent, lstat of every file first), and
@@ -272,7 +272,7 @@ $(MICRO): Benchmarks/Micro/*.swift $(BUILD)/bench/Shapes.swift $(filter-out Sour
 BENCH_LOADERS := $(BUILD)/bench/floor $(BUILD)/bench/floor-contained $(BUILD)/bench/naive-loader $(BUILD)/bench/peakrss \
                  $(BUILD)/bench/libStamp.so
 BENCH_PLUGIN := $(BUILD)/bench/new/Stamp
-$(BENCH_PLUGIN)/manifest.json: $(HOST) $(ABI) Sources/PluginHost/Authoring/PluginTemplate.swift
+$(BENCH_PLUGIN)/manifest.json: $(HOST) $(ABI) Sources/PluginHost/Commands/Authoring/PluginTemplate.swift
 	@rm -rf $(BENCH_PLUGIN)
 	$(call announce,NEW,$(BENCH_PLUGIN))
 	$(Q)$(HOST) new Stamp --into $(BUILD)/bench/new > /dev/null
@@ -314,9 +314,9 @@ JOBS        ?=
 SIMULATION_SOURCES := $(sort $(wildcard Tests/PluginHostTests/Simulation/*.swift)) $(sort $(wildcard Tests/Simulate/*.swift))
 SIMULATOR_FLAGS := -swift-version 6 -O -wmo $(PACKAGE) -D STANDALONE_SIMULATOR -module-name Simulate \
                    -I $(abspath $(MODULES)) -L $(abspath $(LIB)) -lPluginABI -Xlinker -rpath -Xlinker $(abspath $(LIB))
-$(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
+$(SIMULATOR): $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/Commands/CLI/PluginHostCommand.swift,$(HOST_SOURCES)) $(ABI)
 	@mkdir -p $(dir $@)
-	$(Q)$(call long,SWIFTC,$@) $(SWIFTC) $(SIMULATOR_FLAGS) -o $@ $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
+	$(Q)$(call long,SWIFTC,$@) $(SWIFTC) $(SIMULATOR_FLAGS) -o $@ $(SIMULATION_SOURCES) $(filter-out Sources/PluginHost/Commands/CLI/PluginHostCommand.swift,$(HOST_SOURCES))
 
 simulate: $(SIMULATOR)
 	@$(SIMULATOR) $(if $(JOBS),--jobs $(JOBS)) $(SEQUENCES) $(SEED)

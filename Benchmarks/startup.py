@@ -81,7 +81,7 @@ def fnv1a(data):
 
 
 def write_record(directory):
-    """A state directory whose record (the format of Sources/PluginHost/Supervision/RecordFile.swift)
+    """A state directory whose record (the format of Sources/PluginHost/Supervisor/Driver/RecordFile.swift)
     leaves out, for each plugin of `directory`, a build its file no longer holds."""
     state = tempfile.mkdtemp(prefix="plugin-host-state-")
     lines = ["plugin-host record 1", "directories\t" + directory]

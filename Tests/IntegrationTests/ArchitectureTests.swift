@@ -2,23 +2,40 @@ import Foundation
 import Testing
 
 /// The layering docs/architecture.md describes, checked against the sources.
-@Suite("Architecture: the folders depend one way, and only System calls C")
+@Suite("Architecture: the folders show the processes, depend one way, and only System calls C")
 struct ArchitectureTests {
-    /// The folders of Sources/PluginHost, each allowed to use only the ones before it.
+    /// The folders of Sources/PluginHost, by the process they serve (`Shared/`: what every
+    /// process uses; `Worker/`: the worker, the only process that runs plugin code;
+    /// `Supervisor/`: the supervising parent; `Commands/`: what an operator or an author runs),
+    /// each allowed to use only the ones before it in the list.
     static let layers = [
-        "System", "Shared", "JSON", "Configuration", "Manifest", "Discovery", "Ordering", "Loading", "Link",
-        "Containment", "Chain", "Lifecycle", "Report", "Machine", "Messages", "Control", "Worker", "Supervision", "Inspection", "Authoring", "CLI",
+        "Shared/System", "Shared/Basics", "Shared/JSON", "Shared/Configuration", "Shared/Manifest", "Shared/Discovery", "Shared/Ordering",
+        "Shared/Link",
+        "Worker/Loading", "Worker/Containment", "Worker/Chain", "Worker/Lifecycle", "Worker/Report", "Worker/Main",
+        "Supervisor/Machine", "Supervisor/Messages", "Supervisor/Control", "Supervisor/Driver",
+        "Commands/Asking", "Commands/Inspection", "Commands/Authoring", "Commands/CLI",
+    ]
+
+    /// Which processes' folders each may use besides its own: the worker and the supervisor
+    /// share only what `Shared/` holds (the protocol between them is `Shared/Link`), so that
+    /// the supervisor never runs, nor links against, what runs plugin code; the commands may
+    /// use anything.
+    static let processes: [String: Set<String>] = [
+        "Shared": [], "Worker": ["Shared"], "Supervisor": ["Shared"], "Commands": ["Shared", "Worker", "Supervisor"],
     ]
 
     private static let sources = Repository.root.appending(path: "Sources/PluginHost")
 
-    /// Every Swift file, by the top folder of Sources/PluginHost it is in, however deep.
+    /// Every Swift file, by its folder (`Supervisor/Machine`): the two levels under
+    /// Sources/PluginHost it is in, however deep.
     static func files() throws -> [String: [URL]] {
         var files: [String: [URL]] = [:]
-        for folder in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
-            let directory = sources.appending(path: folder)
-            files[folder] = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
-                .filter { $0.hasSuffix(".swift") }.map { directory.appending(path: $0) }
+        for process in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+            for folder in try FileManager.default.contentsOfDirectory(atPath: sources.appending(path: process).path) {
+                let directory = sources.appending(path: process).appending(path: folder)
+                files[process + "/" + folder] = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? [])
+                    .filter { $0.hasSuffix(".swift") }.map { directory.appending(path: $0) }
+            }
         }
         return files
     }
@@ -65,6 +82,32 @@ struct ArchitectureTests {
         #expect(document.replacingOccurrences(of: "\n> ", with: " ").contains(Self.layers.joined(separator: ", ")))
     }
 
+    @Test("the worker and the supervisor share only Shared; the commands may use any process's folders")
+    func processesStayApart() throws {
+        #expect(Set(Self.layers.map { String($0.prefix { $0 != "/" }) }) == Set(Self.processes.keys))
+        let files = try Self.files()
+        var owner: [String: String] = [:]
+        for (folder, urls) in files {
+            for name in try Self.declaredNames(in: urls) { owner[name] = folder }
+        }
+        let word = try NSRegularExpression(pattern: #"\b[A-Za-z_]\w*\b"#)
+        var violations: [String] = []
+        for (folder, urls) in files {
+            let process = String(folder.prefix { $0 != "/" })
+            let allowed = (Self.processes[process] ?? []).union([process])
+            for url in urls {
+                let text = try Self.code(of: url)
+                let used = Set(word.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) })
+                for name in used.sorted() {
+                    guard let other = owner[name] else { continue }
+                    let otherProcess = String(other.prefix { $0 != "/" })
+                    if !allowed.contains(otherProcess) { violations.append("\(folder)/\(url.lastPathComponent) uses \(name) of \(other)") }
+                }
+            }
+        }
+        #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
+    }
+
     @Test("each folder uses only the folders before it in the list")
     func dependenciesRunOneWay() throws {
         let files = try Self.files()
@@ -101,7 +144,7 @@ struct ArchitectureTests {
     /// The folder of the supervisor's state machine: only pure code lives there. The names of
     /// System it may use are values, never a call that reads the clock, touches a file or a
     /// process.
-    static let machineFolder = "Machine"
+    static let machineFolder = "Supervisor/Machine"
     static let pureSystemNames: Set<String> = ["MonotonicInstant", "Signal", "ProcessID", "FileIdentity", "Termination", "nanoseconds"]
 
     /// The names declared at the top level of `urls`.
@@ -120,9 +163,9 @@ struct ArchitectureTests {
     func machineIsPure() throws {
         let files = try Self.files()
         let machine = files[Self.machineFolder] ?? []
-        let driver = (files["Supervision"] ?? []) + (files["Worker"] ?? []) + (files["Control"] ?? [])
+        let driver = ["Supervisor/Driver", "Worker/Main", "Supervisor/Control", "Commands/Asking"].flatMap { files[$0] ?? [] }
         #expect(machine.count >= 10, "the machine's folder holds its parts: \(machine.map(\.lastPathComponent))")
-        let systemNames = try Self.declaredNames(in: files["System"] ?? [])
+        let systemNames = try Self.declaredNames(in: files["Shared/System"] ?? [])
         let driverNames = try Self.declaredNames(in: driver)
         let word = try NSRegularExpression(pattern: #"\b[A-Za-z_]\w*\b"#)
         var violations: [String] = []
@@ -134,7 +177,7 @@ struct ArchitectureTests {
                 violations.append("\(name) uses \(system) of System")
             }
             for driven in used.intersection(driverNames).sorted() {
-                violations.append("\(name) uses \(driven) of the driver (Supervision, outside Machine)")
+                violations.append("\(name) uses \(driven) of the driver (Supervisor/Driver, outside Machine)")
             }
             if text.contains("default:") { violations.append("\(name) has a switch with default") }
             if text.contains("MonotonicInstant.now") || text.contains(": .now") || text.contains("(.now") {
@@ -234,10 +277,10 @@ struct ArchitectureTests {
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
     }
 
-    @Test("only System imports Glibc or handles unsafe pointers")
+    @Test("only Shared/System imports Glibc or handles unsafe pointers")
     func onlySystemCallsC() throws {
         var violations: [String] = []
-        for (folder, urls) in try Self.files() where folder != "System" {
+        for (folder, urls) in try Self.files() where folder != "Shared/System" {
             for url in urls {
                 let text = try Self.code(of: url)
                 for forbidden in ["import Glibc", "import Musl", "import Foundation", "Unsafe", "unsafeBitCast", "OpaquePointer"]

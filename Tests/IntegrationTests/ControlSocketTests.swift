@@ -173,6 +173,38 @@ struct ControlSocketTests {
         #expect(stop.standardOutput == "stopped: the host ended with exit status \(result.status)\n")
     }
 
+    @Test("wait: started before the host, it waits for it to come up; exit 1 when the host ends before it serves; with the status once it serves")
+    func waitForServing() throws {
+        // A host whose first generation never serves: a plugin hangs in its load past --timeout.
+        let never = try ServiceFixture()
+        try never.replace("Misbehaver", with: "Misbehaver")
+        let console = OperatorConsole()
+        let early = try RunningHost(Repository.host.path, ["wait", "--control", console.path])
+        let (failing, _) = try never.start(console.arguments + ["--timeout", "5"], environment: [
+            "MISBEHAVER_ACT": "hang", "MISBEHAVER_PHASE": "load", "MISBEHAVER_LOG": never.log.file.path,
+        ])
+        #expect(wait(until: { never.log.lines.contains { $0.hasPrefix("act hang pid ") } }), "\(failing.standardError)")
+        #expect(early.isRunning, "a plugin hangs in the only generation's load: the host does not serve\n\(early.standardError)")
+        let ended = failing.wait(limit: .seconds(60))
+        #expect(ended.status == 124, "\(ended.standardError)")
+        let refused = early.wait(limit: .seconds(60))
+        #expect(refused.status == 1)
+        #expect(refused.standardError == "plugin-host: error: the host ended with status 124 first\n", "\(refused.standardError)")
+        #expect(refused.standardOutput.isEmpty)
+
+        // A host that serves: wait answers with its status, as text or as the JSON document.
+        let service = try ServiceFixture()
+        let (host, _) = try service.start(console.arguments)
+        let answered = try console.run("wait")
+        #expect(answered.status == 0, "\(answered.standardError)")
+        #expect(answered.standardOutput.hasPrefix("● plugin-host: serving; started "), "\(answered.standardOutput)")
+        #expect(answered.standardOutput.split(separator: "\n").contains { $0.contains("Ticker") && $0.contains("serving") }, "\(answered.standardOutput)")
+        let again = try console.run("wait", ["--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(again.standardOutput.utf8)) as? [String: Any], "\(again.standardError)")
+        #expect(again.status == 0 && HostStatusView(document).state == "serving")
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
     @Test("an upgrade shows two generations; after a failed one, status shows the build that serves and marks the file on disk as another")
     func failedUpgrade() throws {
         let service = try ServiceFixture()

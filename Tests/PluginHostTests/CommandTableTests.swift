@@ -35,6 +35,19 @@ struct CommandTableTests {
         }
     }
 
+    @Test("every option an entry lists is one the parser reads")
+    func optionsAreRead() {
+        for entry in CommandTable.all {
+            for option in entry.options {
+                do {
+                    _ = try Command(parsing: [entry.name, option, "value"], defaultDirectory: nil)
+                } catch {
+                    #expect(!error.message.contains("is not read"), "\(entry.name) \(option): \(error.message)")
+                }
+            }
+        }
+    }
+
     @Test("the global help lists every command's usage and describes every option a command takes")
     func helpReadsTheTable() {
         let help = HelpText.help(defaultDirectory: nil)
@@ -68,6 +81,6 @@ struct CommandTableTests {
                 continue
             }
         }
-        #expect(Set(CommandTable.all.filter(\.asksHost).map(\.name)) == ["status", "reload", "restart", "accept", "rollback", "stop"])
+        #expect(Set(CommandTable.all.filter(\.asksHost).map(\.name)) == ["status", "wait", "reload", "restart", "accept", "rollback", "stop"])
     }
 }

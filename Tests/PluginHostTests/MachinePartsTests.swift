@@ -236,6 +236,21 @@ struct MachinePartsTests {
         #expect(take({ operators.handle(.restartEnded(generation: 7, .serves(generation: 7))) }).isEmpty)
     }
 
+    @Test("a client that waits for the host to serve is answered the status once it does, once; at the host's end, refused; gone, owed nothing")
+    func waitersAreAnsweredOnce() {
+        var operators = OperatorRequests()
+        let status = HostStatus.example
+        _ = operators.handle(.waits(client: 1))
+        _ = operators.handle(.waits(client: 2))
+        _ = operators.handle(.left(client: 2))
+        #expect(operators.hasWaiters)
+        #expect(take({ operators.handle(.servesSteadily(status)) }) == [.answer(client: 1, .status(status))])
+        #expect(!operators.hasWaiters)
+        #expect(take({ operators.handle(.servesSteadily(status)) }).isEmpty)
+        _ = operators.handle(.waits(client: 3))
+        #expect(take({ operators.handle(.hostEnded(.failure)) }) == [.answer(client: 3, .refused(.hostEnded(.failure)))])
+    }
+
     @Test("a follower is shown the status first, then each change of it, with the change of state; the time alone moving is no change")
     func followersSeeChanges() {
         var operators = OperatorRequests()

@@ -47,6 +47,8 @@ enum FaultOperation: Equatable, Sendable, CustomStringConvertible {
     /// What an operator asks through the control socket.
     enum Request: Equatable, Sendable, CaseIterable {
         case status
+        /// `plugin-host wait`: answered once the host serves, no generation on its way in.
+        case wait
         case follow
         case reload
         /// A new generation, with every plugin left out tried again.

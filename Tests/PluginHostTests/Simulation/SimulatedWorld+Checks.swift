@@ -400,8 +400,17 @@ extension SimulatedWorld {
                 violate("the host asked to hold \(asked.sorted(by: { $0.plugin < $1.plugin })), but generation \(serving), which serves, runs \(worker.told)"
                     + (replaced.isEmpty ? "" : " and the trials replaced \(replaced)"))
             }
-        case .answer(_, let answer):
+        case .answer(let client, let answer):
             if let status = answer.carriedStatus { checkStatus(status) }
+            // docs/cli.md: `wait` is answered once a generation serves and none is on its way in.
+            if case .status = answer, clients.request(of: client) == .wait {
+                let serving = servingWorker
+                let comingIn = workers.values.filter { $0.isAlive && !$0.askedToStop && !$0.killed && $0.number != serving }.map(\.number)
+                if serving == nil || !comingIn.isEmpty {
+                    violate("client \(client)'s wait was answered, but " + (serving == nil
+                        ? "no generation serves" : "generation \(comingIn.sorted()) is on its way in beside generation \(serving ?? 0), which serves"))
+                }
+            }
             // What a follower is shown is the same document; its figures are rendered when asked.
             switch answer {
             case .status(let status), .metrics(let status): checkMetrics(of: status)

@@ -551,6 +551,7 @@ struct SimulatedWorld {
         let asked: ControlRequest
         switch request {
         case .status: asked = .status
+        case .wait: asked = .wait
         case .follow: asked = .follow
         case .reload:
             asked = .reload

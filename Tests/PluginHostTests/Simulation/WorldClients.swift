@@ -43,6 +43,11 @@ struct WorldClients {
         return client
     }
 
+    /// What `client` asked, while it is connected.
+    func request(of client: Int) -> FaultOperation.Request? {
+        connected[client]
+    }
+
     /// The plugins `client`'s restart names.
     func names(restartedBy client: Int) -> [String]? {
         restartNames[client]
@@ -66,7 +71,7 @@ struct WorldClients {
         var wrong: [String] = []
         let fits = switch (request, answer) {
         case (_, .refused): request != .status && request != .follow
-        case (.status, .status), (.follow, .change), (.reload, .reload), (.reload, .reloadEnded), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
+        case (.status, .status), (.wait, .status), (.follow, .change), (.reload, .reload), (.reload, .reloadEnded), (.restart, .restart), (.restartLeftOut, .restart), (.restartBrokenOnDisk, .restart),
              (.stop, .stopped), (.accept, .restart), (.rollback, .restart), (.acceptOne, .restart), (.rollbackOne, .restart), (.rollbackTo, .restart): true
         default: false
         }

@@ -40,7 +40,7 @@ enum WorldRules {
         let first = cause == .start
         let heals = cause == .restart || cause == .restore
         var expected: [String] = []
-        let admission: Strictness.Admission = !first || keepingGoing ? .leaveFailuresOut : watching ? .leaveBadFilesOut : .allOrNothing
+        let admission: Strictness.Tolerance = !first || keepingGoing ? .leaveFailuresOut : watching ? .leaveBadFilesOut : .allOrNothing
         if strictness.admission != admission { expected.append("a failure at load or bootstrap handled as \(admission)") }
         if strictness.badFilesNotAdded != (!first || watching) { expected.append(!first || watching ? "a bad file not added" : "a bad file refusing the start") }
         if strictness.goesOnFromServing != !first { expected.append(first ? "the start refused by what fails" : "a failure not added, as a rescan") }

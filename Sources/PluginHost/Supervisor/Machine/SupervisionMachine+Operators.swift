@@ -5,6 +5,13 @@ extension SupervisionMachine {
         switch request {
         case .status:
             act(.answer(client: client, .status(status)))
+        case .wait:
+            switch state {
+            case .stopping, .finished:
+                act(.answer(client: client, .refused(.hostStopping)))
+            case .starting, .serving, .recovering, .backingOff, .upgrading:
+                act(operators.handle(.waits(client: client)))
+            }
         case .metrics:
             act(.answer(client: client, .metrics(status)))
         case .follow:
@@ -119,11 +126,18 @@ extension SupervisionMachine {
         if case .serving(let number) = state { number } else { nil }
     }
 
-    // MARK: Followers
+    // MARK: After every event
 
-    /// Shows the clients that follow the host what changed, when something did.
-    mutating func showFollowers() {
-        guard operators.hasFollowers else { return }
-        act(operators.handle(.statusIs(status, at: now)))
+    /// Tells operators what the event changed for them: the clients that follow the host are
+    /// shown what changed, when something did; then the clients that wait for the host to
+    /// serve are answered, once a generation serves (its worker alive and ready, not being
+    /// ended) and none is on its way in, with the same status the followers were shown.
+    mutating func tellOperators() {
+        guard operators.hasFollowers || operators.hasWaiters else { return }
+        let current = status
+        if operators.hasFollowers { act(operators.handle(.statusIs(current, at: now))) }
+        if operators.hasWaiters, case .serving(let number) = state, generations[number]?.life == .serving {
+            act(operators.handle(.servesSteadily(current)))
+        }
     }
 }

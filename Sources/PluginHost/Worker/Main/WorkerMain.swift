@@ -10,7 +10,7 @@ import PluginABI
 struct WorkerMain {
     let options: RunOptions
     let link: WorkerLink
-    let plan: GenerationPlan
+    let plan: WorkerPlan
     /// The environment as the host started, before any plugin code could change it.
     let environment = Process.environment
     /// When the run started, from which plugin times are measured.
@@ -18,7 +18,7 @@ struct WorkerMain {
     /// What the builds before handed over, for the components as they bootstrap.
     let inbox = HandOffInbox()
 
-    init(options: RunOptions, link: WorkerLink, plan: GenerationPlan) {
+    init(options: RunOptions, link: WorkerLink, plan: WorkerPlan) {
         var options = options
         let start = Process.workingDirectory ?? "/"
         func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : start + "/" + path }
@@ -170,7 +170,7 @@ struct WorkerMain {
         start.settings = configuration.settings
 
         link.enter(.survey)
-        let survey = PluginSurvey(options.search, builds: plan.builds.said)
+        let survey = PluginSurvey(options.search, builds: plan.builds)
         let found = Set(survey.scan.candidates.map(\.name) + survey.leftOut.map(\.name))
         start.report.settingsWarnings = configuration.unknownPluginWarnings(
             found: found, in: start.report.directory, file: options.configurationFile ?? "")
@@ -245,7 +245,7 @@ struct WorkerMain {
             configuration.settings, of: result.admitted.filter { $0.candidate.manifest.settings == nil }.map(\.name),
             file: options.configurationFile ?? "", while: "while it bootstrapped")
         start.rescans = RescanMemory(
-            builds: plan.builds.said, leftOut: survey.leftOut, notAdded: start.report.notAdded + (strictness.goesOnFromServing ? [] : failed))
+            builds: plan.builds, leftOut: survey.leftOut, notAdded: start.report.notAdded + (strictness.goesOnFromServing ? [] : failed))
         start.chain = result.outcome.bootstrapped
         start.admitted = result.admitted
         if plan.waitsBeforeBootstrap && !abandoned && !link.stopRequested {

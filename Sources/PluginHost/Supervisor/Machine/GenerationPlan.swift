@@ -1,9 +1,7 @@
-/// What the supervisor asks of one worker generation: why it starts, which builds it must
-/// leave out or load instead, whether it waits before bootstrapping, and the sockets it
-/// hands to plugins.
-///
-/// The worker is forked from the supervisor, so the plan reaches it as a value in its
-/// memory: nothing is encoded or sent.
+/// What the machine decides for one worker generation: why it starts, which builds it must
+/// leave out (and why, as values) or load instead, and how strict it is. The driver hands it
+/// to the worker as a ``WorkerPlan``, the reasons in words, with what only the driver has
+/// (the sockets, the hand-off channel).
 struct GenerationPlan: Equatable, Sendable {
     /// Why a generation starts.
     enum Cause: CaseIterable, Sendable, Equatable {
@@ -36,15 +34,6 @@ struct GenerationPlan: Equatable, Sendable {
     var number = 1
     var cause = Cause.start
     var builds = BuildSelection<LeaveOutReason>()
-    /// The sockets the host listens on, by name, which plugins obtain from the chain.
-    var sockets: [String: Int32] = [:]
-    /// The worker's end of the channel the supervisor passes on what the generation before
-    /// handed over, and takes what this one hands over as it stops; -1 for none.
-    var handOff: Int32 = -1
-    /// Whether systemd listens to the host's notifications: when it does not, the worker
-    /// keeps to itself those that only systemd needs.
-    var systemdListens = false
-
     /// Whether the generation reports what it loaded, then what it bootstrapped, and waits
     /// each time for the supervisor's word (``CandidateVerdict``).
     var waitsBeforeBootstrap: Bool { cause.loadsBeside }

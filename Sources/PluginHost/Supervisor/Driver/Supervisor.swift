@@ -46,7 +46,7 @@ struct Supervisor {
     }
 
     private let configuration: Configuration
-    private let run: @Sendable (WorkerLink, GenerationPlan) -> Never
+    private let run: @Sendable (WorkerLink, WorkerPlan) -> Never
     private let signals: (readEnd: FileDescriptor, handled: [Signal])
     /// Children the host had before any plugin ran (a shell's output reader): never ended.
     private let inheritedChildren: Set<ProcessID>
@@ -75,7 +75,7 @@ struct Supervisor {
 
     /// Starts the first worker generation and supervises until the host ends, then exits
     /// with the run's status.
-    static func start(_ configuration: Configuration, worker run: @escaping @Sendable (WorkerLink, GenerationPlan) -> Never) -> Never {
+    static func start(_ configuration: Configuration, worker run: @escaping @Sendable (WorkerLink, WorkerPlan) -> Never) -> Never {
         let handled: [Signal] = [.interrupt, .terminate, .hangUp, .childEnded, .wake]
         let readEnd: FileDescriptor
         do {
@@ -93,7 +93,7 @@ struct Supervisor {
 
     private init(
         _ configuration: Configuration, signals: (readEnd: FileDescriptor, handled: [Signal]), inheritedChildren: Set<ProcessID>,
-        run: @escaping @Sendable (WorkerLink, GenerationPlan) -> Never
+        run: @escaping @Sendable (WorkerLink, WorkerPlan) -> Never
     ) {
         self.configuration = configuration
         self.signals = signals
@@ -371,8 +371,9 @@ struct Supervisor {
     /// Forks a generation with the builds and sockets it needs.
     ///
     /// - Returns: That it started, with the held builds it was handed; or why it could not.
-    private mutating func start(_ plan: GenerationPlan) -> SupervisionEvent {
-        var plan = plan
+    private mutating func start(_ decided: GenerationPlan) -> SupervisionEvent {
+        var plan = WorkerPlan(
+            number: decided.number, builds: decided.builds.said, waitsBeforeBootstrap: decided.waitsBeforeBootstrap, strictness: decided.strictness)
         let rewritten = plan.builds.substitutes.filter(builds.wasRewritten)
         plan.builds.substitutes = plan.builds.substitutes.compactMap(builds.locate)
         plan.sockets = Dictionary(configuration.sockets.map { ($0.name, $0.descriptor) }, uniquingKeysWith: { first, _ in first })

@@ -1,5 +1,20 @@
-/// `plugin-host status`, `reload`, `restart`, `accept`, `rollback` and `stop`: one request to a running host's
-/// control socket, its answer printed as text or (`--json`) as JSON.
+/// How a command that asks a running host shows its answer, as its entry in ``CommandTable``
+/// says.
+enum AnswerShown: Equatable, Sendable {
+    /// The host's status, as text or (`--json`) its document.
+    case status
+    /// The figures, in the Prometheus text format, as the host wrote them.
+    case metrics
+    /// The status, then a line per change until the host ends or the user interrupts.
+    case changes
+    /// What a reload, a restart, an accept, a rollback or a stop did, in a line, or (`--json`)
+    /// the whole answer.
+    case outcome
+}
+
+/// A command that asks a running host (`plugin-host status`, `wait`, `reload`, `restart`,
+/// `accept`, `rollback`, `stop`): one request to its control socket, the answer shown as the
+/// command's entry says.
 ///
 /// Exit statuses: 0 when the host did what was asked (a status was read, a reload applied, a
 /// restarted generation serves, a trial ended, a rolled-back generation serves, the host stopped); 1 when it refused or failed, or no host
@@ -7,6 +22,7 @@
 struct ControlCommand {
     let request: ControlRequest
     let options: ControlOptions
+    let shown: AnswerShown
     /// The control socket's path.
     let path: String
 
@@ -18,19 +34,19 @@ struct ControlCommand {
 
     func run() -> ExitStatus {
         do {
-            switch request {
+            switch shown {
             case .status, .metrics:
-                let answer = try ControlClient.answer(to: request, at: path, patience: Self.statusPatience)
+                let answer = try self.answer()
                 guard answer.ok else { return refused(answer) }
-                if case .metrics = request {
+                if shown == .metrics {
                     console.write(answer.metrics ?? "", to: .output)
                 } else if let status = answer.status {
                     console.write(options.json ? status.json.rendered() + "\n" : StatusText(status: status).rendered, to: .output)
                 }
                 return .success
-            case .follow:
+            case .changes:
                 return try follow()
-            case .reload, .restart, .stop, .accept, .rollBack:
+            case .outcome:
                 let answer = try ControlClient.answer(to: request, at: path)
                 if options.json { console.write(answer.json.rendered() + "\n", to: .output) }
                 guard answer.ok else { return options.json ? .failure : refused(answer) }
@@ -45,12 +61,27 @@ struct ControlCommand {
         }
     }
 
+    /// The host's one answer. A client that waits for the host to serve waits for it to come
+    /// up first: it asks again, every ``comingUpInterval``, while nobody answers at the path.
+    private func answer() throws(ControlClient.Failure) -> ControlReply {
+        while true {
+            do {
+                return try ControlClient.answer(to: request, at: path, patience: request.answersAtOnce ? Self.statusPatience : nil)
+            } catch .noHost where request == .wait {
+                ProcessControl.sleep(nanoseconds: Self.comingUpInterval)
+            }
+        }
+    }
+
+    /// How often `wait` looks for a host that has not come up yet: 100 ms.
+    static let comingUpInterval: Int64 = 100_000_000
+
     /// Prints the status, then one line for each change until the host ends or the user
     /// interrupts.
     private func follow() throws(ControlClient.Failure) -> ExitStatus {
         var refusal: ControlReply?
         var shown: StatusDocument?
-        try ControlClient.ask(.follow, at: path) { answer in
+        try ControlClient.ask(request, at: path) { answer in
             guard answer.ok else {
                 refusal = answer
                 return false
@@ -78,7 +109,7 @@ struct ControlCommand {
     /// What a reload, a restart or a stop did, in words.
     static func report(of answer: ControlReply, asked request: ControlRequest) -> String {
         if answer.reload != nil { return "reload applied\n" }
-        if let restart = answer.restart { return "\(request.verb): \(restart.message)\n" }
+        if let restart = answer.restart { return "\(request.name): \(restart.message)\n" }
         if let stopped = answer.stopped { return "stopped: the host ended with exit status \(stopped.status)\n" }
         return answer.json.rendered() + "\n"
     }
@@ -88,24 +119,10 @@ struct ControlCommand {
         if let reload = answer.reload {
             console.write("plugin-host: reload refused; nothing changed:\n" + reload.reasons.map { "  \($0)\n" }.joined(), to: .error)
         } else if let restart = answer.restart {
-            console.write("plugin-host: \(request.verb) failed: \(restart.message)\n", to: .error)
+            console.write("plugin-host: \(request.name) failed: \(restart.message)\n", to: .error)
         } else {
             console.write("plugin-host: error: \(answer.error ?? "the host refused without a reason")\n", to: .error)
         }
         return .failure
-    }
-}
-
-extension ControlRequest {
-    /// `restart`, `rollback`: the command, as its outcome is reported.
-    var verb: String {
-        switch self {
-        case .status, .follow, .metrics: "status"
-        case .reload: "reload"
-        case .restart: "restart"
-        case .stop: "stop"
-        case .accept: "accept"
-        case .rollBack: "rollback"
-        }
     }
 }

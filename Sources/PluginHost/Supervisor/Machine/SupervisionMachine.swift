@@ -242,7 +242,7 @@ struct SupervisionMachine: Sendable {
         forgetEndedGenerations()
         ledger.handle(.speaks(currentGeneration.flatMap { generations[$0] }))
         keepRecordIfChanged()
-        showFollowers()
+        tellOperators()
         return takeActions()
     }
 

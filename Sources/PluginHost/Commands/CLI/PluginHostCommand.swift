@@ -91,8 +91,8 @@ struct PluginHostCommand {
             return CheckAPICommand(options: options, installPrefix: installPrefix).run()
         case .install(let options):
             return InstallCommand(options: options, installPrefix: installPrefix).run()
-        case .control(let request, let options):
-            return ControlCommand(request: request, options: options, path: controlPath(of: options)).run()
+        case .control(let request, let options, let shown):
+            return ControlCommand(request: request, options: options, shown: shown, path: controlPath(of: options)).run()
         case .running(let view, let options):
             return RunningCommand(view: view, options: options, path: controlPath(of: options)).run()
         case .history(let options):

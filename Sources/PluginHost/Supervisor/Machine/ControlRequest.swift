@@ -1,8 +1,11 @@
 /// What an operator asks a running host through its control socket (`plugin-host status`,
-/// `reload`, `restart`, `stop`): one more input of the supervisor's state machine.
+/// `wait`, `reload`, `restart`, `stop`, ...): one more input of the supervisor's state machine.
 enum ControlRequest: Equatable, Sendable {
     /// The host's state, its generations, its plugins.
     case status
+    /// The status once the host serves and no change of generation is under way: at once
+    /// when it does now.
+    case wait
     /// The status now, then each change of it as it happens, until the client leaves.
     case follow
     /// The figures of `status --metrics`.
@@ -21,6 +24,23 @@ enum ControlRequest: Equatable, Sendable {
     /// that runs, or the kept build of version `to`. With no plugin named, every build on
     /// trial is rolled back. Answered as a restart is.
     case rollBack([String], to: String?)
+
+    /// The plugins it names.
+    var plugins: [String] {
+        switch self {
+        case .restart(let names), .accept(let names), .rollBack(let names, _): names
+        case .status, .wait, .follow, .metrics, .reload, .stop: []
+        }
+    }
+
+    /// Whether the host answers it at once, unless the supervisor is itself stopped: a client
+    /// gives up on it after a while, not on one the host answers once something happened.
+    var answersAtOnce: Bool {
+        switch self {
+        case .status, .metrics: true
+        case .wait, .follow, .reload, .restart, .stop, .accept, .rollBack: false
+        }
+    }
 }
 
 /// What became of an operator's restart, accept or rollback.

@@ -34,6 +34,11 @@ struct OperatorRequests: Sendable {
         case rollbackAwaitsHold([BuildLedger.Trial], client: Int)
         /// `client` waits for the host's end.
         case stopAsked(client: Int)
+        /// `client` waits for the host to serve.
+        case waits(client: Int)
+        /// The host serves, with no change of generation under way, and its status is
+        /// `status`: every client that waits for it is answered.
+        case servesSteadily(HostStatus)
         /// `client` follows the host from now, when its status is `status`.
         case follows(client: Int, status: HostStatus)
         /// The host's status is `status` at `at`: followers see what changed.
@@ -58,12 +63,17 @@ struct OperatorRequests: Sendable {
     private var rollbackHolds: [(client: Int, rollbacks: [BuildLedger.Trial])] = []
     /// Clients waiting for the host's end.
     private var stops: [Int] = []
+    /// Clients waiting for the host to serve.
+    private var waiters: [Int] = []
     /// Clients that follow the host's changes, and what they were shown last.
     private var followers: [Int] = []
     private var shownToFollowers: HostStatus?
 
     /// Whether anyone follows the host's changes.
     var hasFollowers: Bool { !followers.isEmpty }
+
+    /// Whether anyone waits for the host to serve.
+    var hasWaiters: Bool { !waiters.isEmpty }
 
     /// Takes `fact` in.
     ///
@@ -101,6 +111,12 @@ struct OperatorRequests: Sendable {
         case .stopAsked(let client):
             stops.append(client)
             return []
+        case .waits(let client):
+            waiters.append(client)
+            return []
+        case .servesSteadily(let status):
+            defer { waiters = [] }
+            return waiters.map { .answer(client: $0, .status(status)) }
         case .follows(let client, let status):
             // Every follower is shown the same changes: the first one's starting point is theirs.
             if followers.isEmpty { shownToFollowers = status }
@@ -192,13 +208,14 @@ struct OperatorRequests: Sendable {
     /// ends with, any other request refused.
     private mutating func takeAll(endingWith status: ExitStatus) -> [SupervisionAction] {
         let others = (reloadUnderWay?.clients ?? []) + (reloadWaiting ?? []) + restarts.map(\.client) + restartChecks.map(\.client)
-            + rollbackHolds.map(\.client)
+            + rollbackHolds.map(\.client) + waiters
         let answers = stops.map { SupervisionAction.answer(client: $0, .stopped(status)) }
             + others.map { .answer(client: $0, .refused(.hostEnded(status))) }
         stops = []
         restarts = []
         restartChecks = []
         rollbackHolds = []
+        waiters = []
         reloadUnderWay = nil
         reloadWaiting = nil
         return answers
@@ -213,5 +230,6 @@ struct OperatorRequests: Sendable {
         restartChecks.removeAll { $0.client == client }
         rollbackHolds.removeAll { $0.client == client }
         stops.removeAll { $0 == client }
+        waiters.removeAll { $0 == client }
     }
 }

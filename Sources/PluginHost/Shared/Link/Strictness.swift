@@ -1,6 +1,6 @@
 /// How much a generation's start may leave out and still serve: the machine decides it for
 /// each generation it starts (``GenerationPlan/strictness``, by the table below), and the
-/// worker follows it and picks nothing itself.
+/// worker follows it (``WorkerPlan/strictness``) and picks nothing itself.
 ///
 /// | generation | bad file | graph problem or failure at load or bootstrap | plugin that does not get ready |
 /// | --- | --- | --- | --- |
@@ -11,7 +11,7 @@
 /// | a restart's, a restore's | not added | not added, the rest goes on | left out, the rest serves |
 struct Strictness: Equatable, Sendable {
     /// What a graph problem, or a plugin that fails to load or bootstrap, costs the others.
-    enum Admission: Equatable, Sendable {
+    enum Tolerance: Equatable, Sendable {
         /// Any graph problem refuses every plugin; the first failure stops the rest.
         case allOrNothing
         /// A plugin with a graph problem is left out with those that require it; the first
@@ -23,7 +23,7 @@ struct Strictness: Equatable, Sendable {
         case leaveFailuresOut
     }
 
-    var admission: Admission
+    var admission: Tolerance
     /// Whether a file that is no plugin, or a plugin refused by the graph, is "not added" (said
     /// once, the rest runs, as a later scan would) rather than a problem of the start.
     var badFilesNotAdded: Bool

@@ -31,7 +31,7 @@ struct Admission: Sendable {
     ///     every plugin is loaded; no plugin bootstraps when it returns `false`.
     func admit(
         _ resolution: DependencyResolver.Resolution, onto chain: Bootstrapped,
-        settings: [String: Settings], strictness: Strictness.Admission, beforeBootstrap: (Set<String>) -> Bool = { _ in true }
+        settings: [String: Settings], strictness: Strictness.Tolerance, beforeBootstrap: (Set<String>) -> Bool = { _ in true }
     ) -> Result {
         // With nothing admitted, the chain is the one given.
         var result = Result(outcome: ChainRunner.Outcome(

@@ -53,8 +53,8 @@ final class WorkerProcess {
     /// - Throws: ``SystemError`` when the page cannot be mapped or the system refuses
     ///   another process.
     static func start(
-        _ plan: GenerationPlan, signals: (readEnd: FileDescriptor, handled: [Signal]), closing: [FileDescriptor],
-        descriptorLimit: UInt64, crashStatus: ExitStatus, run: @escaping @Sendable (WorkerLink, GenerationPlan) -> Never
+        _ plan: WorkerPlan, signals: (readEnd: FileDescriptor, handled: [Signal]), closing: [FileDescriptor],
+        descriptorLimit: UInt64, crashStatus: ExitStatus, run: @escaping @Sendable (WorkerLink, WorkerPlan) -> Never
     ) throws(SystemError) -> WorkerProcess {
         let page = try SupervisionPage()
         let supervisor = ProcessControl.current
