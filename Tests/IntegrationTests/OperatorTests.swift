@@ -18,8 +18,11 @@ struct OperatorTests {
                          "--listen", "echo=\(service.socket)"]
         let result: CommandResult
         if how == "timeout(1)" {
-            // timeout signals the host, then its process group: the host twice at once.
-            result = try Command.run("/usr/bin/timeout", ["--preserve-status", "2", Repository.host.path] + arguments)
+            // timeout, told to stop, signals the host, then its process group: the host twice at once.
+            let timeout = try RunningHost("/usr/bin/timeout", ["--preserve-status", "600", Repository.host.path] + arguments)
+            #expect(service.log.wait(for: "Ticker 0.1.0 serving"))
+            timeout.send(SIGTERM)
+            result = timeout.wait()
         } else {
             let host = try RunningHost(Repository.host.path, arguments)
             #expect(service.log.wait(for: "Ticker 0.1.0 serving"))

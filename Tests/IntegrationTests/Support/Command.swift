@@ -42,7 +42,7 @@ enum Command {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try startWithSignalsUnblocked(process)
         process.waitUntilExit()
         try out.close()
         try err.close()
@@ -52,6 +52,18 @@ enum Command {
             standardOutput: try String(contentsOf: outURL, encoding: .utf8),
             standardError: try String(contentsOf: errURL, encoding: .utf8))
     }
+}
+
+/// Starts `process` with no signal blocked, as a shell starts a command. A child inherits the
+/// signal mask of the thread that starts it, and the threads tests run on block most signals:
+/// a `timeout(1)` started from one would never hear the SIGTERM sent to it.
+func startWithSignalsUnblocked(_ process: Process) throws {
+    var none = sigset_t()
+    var before = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &before)
+    defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
+    try process.run()
 }
 
 /// Processes as `/proc` shows them.

@@ -32,7 +32,7 @@ final class RunningHost {
             process.standardOutput = try FileHandle(forWritingTo: output)
         }
         process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        try startWithSignalsUnblocked(process)
     }
 
     deinit {
