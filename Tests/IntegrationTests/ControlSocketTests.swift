@@ -66,6 +66,52 @@ struct ControlSocketTests {
         #expect(none.standardError == "plugin-host: error: no plugin-host is running at \(console.path)\n")
     }
 
+    @Test("status names the host binary that runs (its path, version and build id), and says when its file is now another build")
+    func hostBinary() throws {
+        // An install tree of its own, whose binary a package upgrade then replaces.
+        let install = try Scratch.directory(named: "install").resolvingSymlinksInPath()
+        for folder in ["bin", "lib"] { try FileManager.default.createDirectory(at: install.appending(path: folder), withIntermediateDirectories: true) }
+        let binary = install.appending(path: "bin/plugin-host")
+        try FileManager.default.copyItem(at: Repository.host, to: binary)
+        try FileManager.default.copyItem(at: Repository.root.appending(path: "build/lib/libPluginABI.so"), to: install.appending(path: "lib/libPluginABI.so"))
+        let service = try ServiceFixture()
+        let console = OperatorConsole()
+        let (host, listener) = try service.start(console.arguments, executable: binary.path)
+        #expect(listener.wait(forPrefix: "READY=1") != nil, "\(host.standardError)")
+
+        let described = try #require(console.status()?["host"] as? [String: Any])
+        #expect(described["path"] as? String == binary.path)
+        let version = try Command.run(binary.path, ["--version"])
+        #expect(version.standardOutput.hasPrefix("plugin-host \(described["version"] as? String ?? "?") "), "\(version.standardOutput)")
+        let buildID = try #require(described["buildID"] as? String)
+        #expect(try Command.run("/usr/bin/readelf", ["-n", binary.path]).standardOutput.contains("Build ID: \(buildID)"))
+        #expect(described["fileChanged"] as? Bool == false)
+        let metrics = try console.run("status", ["--metrics"]).standardOutput
+        #expect(metrics.contains("plugin_host_build_info{version=\"\(described["version"] as? String ?? "?")\",build_id=\"\(buildID)\"} 1\n"), "\(metrics)")
+
+        // A package upgrade renames another build over the binary: the host runs the build it
+        // started, and says what the file now is, read without running it.
+        let replacement = install.appending(path: "bin/.plugin-host.new")
+        let other = try String(contentsOf: Repository.host, encoding: .isoLatin1)
+            .replacingOccurrences(of: #"{"program":"plugin-host","version":"\#(described["version"] as? String ?? "?")"}"#,
+                                  with: #"{"program":"plugin-host","version":"9.8.7"}"#)
+        try other.write(to: replacement, atomically: false, encoding: .isoLatin1)
+        #expect(rename(replacement.path, binary.path) == 0)
+        let after = try #require(console.status()?["host"] as? [String: Any])
+        #expect(after["fileChanged"] as? Bool == true)
+        #expect(after["fileVersion"] as? String == "9.8.7")
+        #expect(after["buildID"] as? String == buildID)
+        let text = try console.run("status").standardOutput
+        #expect(text.contains("Host: plugin-host \(described["version"] as? String ?? "?"), build id \(buildID.prefix(12)), \(binary.path); "
+            + "the file is now another build, plugin-host 9.8.7, which the host runs once it is started again"), "\(text)")
+        // A file that is no plugin-host.
+        try FileManager.default.copyItem(at: Repository.root.appending(path: "build/lib/libPluginABI.so"), to: replacement)
+        #expect(rename(replacement.path, binary.path) == 0)
+        let notAHost = try #require(console.status()?["host"] as? [String: Any])
+        #expect(notAHost["fileChanged"] as? Bool == true && notAHost["fileVersion"] is NSNull)
+        #expect(host.stop(with: SIGTERM).status == 0)
+    }
+
     @Test("--follow shows a crash and the recovery in order; status names the culprit left out; restart NAME brings it back")
     func crashRecoveryAndRestart() throws {
         let service = try ServiceFixture()

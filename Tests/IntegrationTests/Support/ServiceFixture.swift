@@ -39,13 +39,14 @@ struct ServiceFixture {
     /// - Parameters:
     ///   - spelling: How `--dir` names the plugin directory, when not by its absolute path.
     ///   - workingDirectory: Where the host starts, for a relative `spelling`.
+    ///   - executable: The plugin-host binary to start.
     func start(_ extra: [String] = [], listening: Bool = true, environment: [String: String] = [:], spelling: String? = nil,
-               in workingDirectory: URL? = nil) throws -> (RunningHost, NotifyListener) {
+               in workingDirectory: URL? = nil, executable: String = Repository.host.path) throws -> (RunningHost, NotifyListener) {
         let listener = try NotifyListener()
         let arguments = ["--dir", spelling ?? directory.plugins.path, "--config", directory.configuration.path]
             + (listening ? ["--listen", "echo=\(socket)"] : []) + extra
         let host = try RunningHost(
-            Repository.host.path, arguments, environment: environment.merging(["NOTIFY_SOCKET": listener.address]) { new, _ in new },
+            executable, arguments, environment: environment.merging(["NOTIFY_SOCKET": listener.address]) { new, _ in new },
             in: workingDirectory)
         return (host, listener)
     }

@@ -36,6 +36,13 @@ struct StatusText {
             facts.append(("Socket", "\(socket.name) on \(socket.address)"))
         }
         if let control = status.control { facts.append(("Control", control)) }
+        if let host = status.host {
+            let build = host.buildID.map { ", build id " + String($0.prefix(12)) } ?? ""
+            let changed = host.fileChanged != true ? ""
+                : host.fileVersion.map { "; the file is now another build, plugin-host \($0), which the host runs once it is started again" }
+                ?? "; the file is now another build, which is no plugin-host (or is gone)"
+            facts.append(("Host", "plugin-host \(host.version)\(build), \(host.path)\(changed)"))
+        }
         if !status.directories.isEmpty { facts.append(("Plugins from", status.directories.joined(separator: ":"))) }
         if let record = status.record {
             let stalled = status.recordStalledSeconds.map { " (not written for \(Self.span($0)): its state directory does not answer)" } ?? ""

@@ -2,7 +2,7 @@ import PluginABI
 
 /// The texts of `--help`, `--version` and usage errors.
 enum HelpText {
-    static let version = "0.2.0"
+    static var version: String { HostVersion.current }
 
     static var versionLine: String { "plugin-host \(version) (plugin ABI \(abiVersion))\n" }
 

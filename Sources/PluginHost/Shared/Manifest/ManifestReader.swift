@@ -28,10 +28,17 @@ enum ManifestReader {
     /// The manifest section of the plugin file at `path` as stored, whether or not it is a
     /// valid manifest; `nil` when the file has none or is not an ELF file this host reads.
     static func storedManifest(at path: String) -> [UInt8]? {
+        section(sectionName, of: path, maximumSize: maximumSize)
+    }
+
+    /// The section `name` of the ELF file at `path`, read without loading it; `nil` when the
+    /// file has none, holds more than `maximumSize` bytes in it, or is not an ELF file this
+    /// host reads.
+    static func section(_ name: String, of path: String, maximumSize: UInt64) -> [UInt8]? {
         guard let file = try? ReadOnlyFile(path: path), let size = try? file.status().size,
             let image = try? ELFImage(source: FileSource(file: file, size: UInt64(max(size, 0))))
         else { return nil }
-        return try? image.contents(ofSection: sectionName, maximumSize: maximumSize)
+        return try? image.contents(ofSection: name, maximumSize: maximumSize)
     }
 
     /// The build id of the open file `file`, when it is an ELF file that records one.

@@ -18,6 +18,11 @@ extension StatusDocument {
             "plugin_host_state", "gauge", "The supervisor's state: 1 for the state it is in.",
             Self.states.map { ([("state", $0.description)], state == $0 ? 1 : 0) })
         family("plugin_host_generation", "gauge", "The number of the generation that speaks for the host.", [([], Double(generations.first?.number ?? 0))])
+        if let host {
+            family(
+                "plugin_host_build_info", "gauge", "The plugin-host binary the supervisor runs: its version and build id (1).",
+                [([("version", host.version), ("build_id", host.buildID ?? "")], 1)])
+        }
         family("plugin_host_start_time_seconds", "gauge", "When the host started, in seconds since the Unix epoch.", [([], startedAt.secondsSinceEpoch)])
         family("plugin_host_restarts_total", "counter", "Restarts of the host's worker after a failure.", [([], Double(restarts.total))])
         family("plugin_host_restarts_in_window", "gauge", "Restarts within the --restart-limit window that ends now.", [([], Double(restarts.used))])

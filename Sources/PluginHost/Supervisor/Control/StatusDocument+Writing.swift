@@ -13,6 +13,8 @@ extension StatusDocument {
         var directories: [String] = []
         /// Where the record of what the host proved is kept.
         var record: String?
+        /// The binary the supervisor runs, and the file at its path now.
+        var host: Host?
         /// The build id of each build that runs, by that build, where its file has one.
         var buildIDs: [FileIdentity: String] = [:]
         /// Each plugin file's build on disk now, by path; `nil` when it is gone.
@@ -88,7 +90,8 @@ extension StatusDocument {
             warnings: status.warnings,
             supervisor: SupervisorCost(cpuSeconds: (facts.supervisorCPUSeconds * 1e6).rounded() / 1e6, events: facts.supervisorEvents),
             record: facts.record,
-            recordStalledSeconds: status.recordStalledSince.map(since))
+            recordStalledSeconds: status.recordStalledSince.map(since),
+            host: facts.host)
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -40,6 +40,21 @@ struct StatusDocument: Codable, Equatable, Sendable {
     /// How long the record's writes have stalled (its state directory does not answer), while
     /// they do; `nil` otherwise.
     var recordStalledSeconds: Double? = nil
+    /// The plugin-host binary the supervisor runs; `nil` from a host that does not say.
+    var host: Host? = nil
+
+    /// The plugin-host binary a supervisor runs: the path it was started from, its version, its
+    /// ELF build id, and whether the file at that path is now another build (a package
+    /// upgrade installed one the host has not taken up), with the version that file says it is.
+    struct Host: Codable, Equatable, Sendable {
+        var path: String
+        var version: String
+        var buildID: String?
+        var fileChanged: Bool?
+        /// When the file is another build: the version of plugin-host it says it is; `nil`
+        /// when it says none (it is no plugin-host, or gone).
+        var fileVersion: String?
+    }
 
     /// The supervisor's own cost: the processor time its process used (user and system, its
     /// workers not included) and how many events its state machine took, so that what an

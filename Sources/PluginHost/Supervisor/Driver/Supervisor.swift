@@ -72,6 +72,8 @@ struct Supervisor {
     private var recordWriter: RecordWriter?
     /// How many events the machine took: with the process's processor time, what an event costs.
     private var eventsTaken = 0
+    /// The plugin-host binary this supervisor runs, as it was when it started.
+    private var binary = HostBinary.running()
 
     /// Starts the first worker generation and supervises until the host ends, then exits
     /// with the run's status.
@@ -424,6 +426,9 @@ struct Supervisor {
         facts.control = configuration.control?.path
         facts.directories = configuration.directories
         facts.record = configuration.record?.path
+        let onDisk = binary.onDisk()
+        facts.host = StatusDocument.Host(
+            path: binary.path, version: binary.version, buildID: binary.buildID, fileChanged: onDisk.changed, fileVersion: onDisk.says?.version)
         facts.buildIDs = builds.buildIDs(of: status.plugins.compactMap { plugin in plugin.build.map { ($0, plugin.file) } })
         for plugin in status.plugins {
             guard let file = plugin.file, facts.onDisk[file] == nil else { continue }

@@ -1,0 +1,54 @@
+/// The plugin-host binary a supervisor runs: where it was started from, its version and its
+/// ELF build id, read from the running image itself (`/proc/self/exe`), so that a file
+/// replaced at that path since (a package upgrade) is told apart from what runs, with what the
+/// new file says it is.
+struct HostBinary: Sendable {
+    /// The path it was started from, as the kernel resolved it.
+    let path: String
+    let version: String
+    /// Its ELF build id, in hexadecimal; `nil` when it was linked without one.
+    let buildID: String?
+    /// The running image's contents, to compare with the file at ``path`` now.
+    let identity: FileIdentity?
+    /// The file at ``path`` as last looked at, when it was another build: its contents, and
+    /// what it says it is; read again only when the file changes.
+    private var lastSeen: (identity: FileIdentity, says: HostIdentity?)?
+
+    /// The binary this process runs.
+    static func running() -> HostBinary {
+        let image = try? ReadOnlyFile(path: "/proc/self/exe")
+        // A file replaced or removed since it was started reads `PATH (deleted)`.
+        var path = Process.executablePath ?? "plugin-host"
+        if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
+        return HostBinary(
+            path: path, version: HostVersion.current, buildID: image.flatMap(ManifestReader.buildID(of:)),
+            identity: image.flatMap { try? $0.status().identity })
+    }
+
+    private init(path: String, version: String, buildID: String?, identity: FileIdentity?) {
+        self.path = path
+        self.version = version
+        self.buildID = buildID
+        self.identity = identity
+    }
+
+    /// The file at ``path`` now, as a status says it.
+    struct OnDisk: Equatable, Sendable {
+        /// Whether it is another build than the one that runs; `nil` when that cannot be told.
+        var changed: Bool?
+        /// When it is another build, what it says it is; `nil` when it says nothing (no
+        /// plugin-host, or gone).
+        var says: HostIdentity?
+    }
+
+    /// Looks at the file at ``path`` now.
+    mutating func onDisk() -> OnDisk {
+        guard let identity else { return OnDisk(changed: nil) }
+        guard let now = (try? FileStatus(path: path))?.identity else { return OnDisk(changed: true) }
+        if now.hasSameContents(as: identity) { return OnDisk(changed: false) }
+        if let lastSeen, lastSeen.identity == now { return OnDisk(changed: true, says: lastSeen.says) }
+        let says = HostIdentity.of(file: path)
+        lastSeen = (now, says)
+        return OnDisk(changed: true, says: says)
+    }
+}
