@@ -233,7 +233,7 @@ FUZZ         := $(BUILD)/fuzz
 FUZZER       := $(FUZZ)/manifest-fuzzer
 FUZZ_SECONDS ?= 600
 FUZZ_FLAGS   := -swift-version 6 -O -g -sanitize=fuzzer,address -parse-as-library -package-name plugin_host
-FUZZ_SOURCES := Tests/Fuzz/ManifestFuzzer.swift $(wildcard Sources/PluginHost/Shared/Manifest/*.swift) Sources/PluginHost/Shared/Basics/String+Text.swift \
+FUZZ_SOURCES := Tests/Fuzz/ManifestFuzzer.swift $(wildcard Sources/PluginHost/Shared/Manifest/*.swift) Sources/PluginHost/Shared/Basics/String+Text.swift Sources/PluginHost/Shared/Basics/HostVersion.swift \
                 $(wildcard Sources/PluginHost/Shared/JSON/*.swift) \
                 $(addprefix Sources/PluginHost/Shared/System/,SystemError.swift SystemCall.swift ReadOnlyFile.swift FileStatus.swift)
 $(FUZZER): $(FUZZ_SOURCES) $(ABI_SOURCES)

@@ -966,6 +966,17 @@ extension SimulatedWorld {
                 violate("the status says \(plugin.name) is left out, but generation \(serving.number) runs it")
             }
         }
+        // docs/operations.md, `removed`: a plugin whose file is gone, which the generation that
+        // serves does not run: it told nothing of it, as it found no file of it when it looked.
+        for plugin in status.plugins where plugin.state == .removed {
+            guard let serving else {
+                violate("the status says \(plugin.name) is removed, but no generation serves (\(status.state))")
+                continue
+            }
+            if serving.toldNames.contains(plugin.name) || serving.told.contains(where: { $0.name == plugin.name }) {
+                violate("the status says \(plugin.name) is removed, but generation \(serving.number), which serves, told of it: its file was there when it looked")
+            }
+        }
         // Each plugin's failures are the ends blamed on it, the last one its latest.
         for plugin in status.plugins {
             let truly = truth.failures[plugin.name]

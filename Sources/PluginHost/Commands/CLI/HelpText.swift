@@ -128,7 +128,8 @@ enum HelpText {
                          together, may take to stop before they are named and skipped
                          (default: 10; 0: no limit)
           --watch        re-scan the plugin directories whenever a file in them changes:
-                         add new plugins to the running host, stop removed ones; keep
+                         new plugins and builds come with a new worker generation, tried
+                         beside the serving one; plugins whose file is gone stop; keep
                          running without services, for plugins to come
           --health-interval SECONDS
                          ask the components that report health every SECONDS; say on
