@@ -20,8 +20,7 @@ enum ManifestSection {
 
     /// The declaration of a constant `name` that holds `bytes` in the section `section`.
     static func declaration(embedding bytes: [UInt8], in section: String, as name: String) -> String {
-        let manifest = bytes
-        let padded = manifest + Array(repeating: UInt8(ascii: " "), count: (8 - manifest.count % 8) % 8)
+        let padded = bytes + Array(repeating: UInt8(ascii: " "), count: (8 - bytes.count % 8) % 8)
         let words = stride(from: 0, to: padded.count, by: 8).map { start in
             padded[start..<start + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         }

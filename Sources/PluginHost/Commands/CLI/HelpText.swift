@@ -2,9 +2,7 @@ import PluginABI
 
 /// The texts of `--help`, `--version` and usage errors.
 enum HelpText {
-    static var version: String { HostVersion.current }
-
-    static var versionLine: String { "plugin-host \(version) (plugin ABI \(abiVersion))\n" }
+    static var versionLine: String { "plugin-host \(HostVersion.current) (plugin ABI \(abiVersion))\n" }
 
     static var abiVersion: Int { PluginABIVersion.current }
 

@@ -2,8 +2,6 @@
 /// it (``CommandEntry/make``). Each option is read here once, whichever command takes it: its
 /// value checked and kept in the form every command that takes it reads.
 struct ParsedArguments {
-    /// The command named, `run` when none is.
-    let command: String
     /// `--dir`, in order.
     var directories: [String] = []
     var allowAnyOwner = false
@@ -32,7 +30,6 @@ struct ParsedArguments {
     /// Reads `arguments` (after the command's name) for `entry`, refusing an option it does
     /// not take.
     init(_ arguments: ArraySlice<String>, for entry: CommandEntry, searchPath: String?, defaultDirectory: String?) throws(UsageError) {
-        command = entry.name
         var parser = OptionParser(arguments)
         while let argument = try parser.next() {
             switch argument {

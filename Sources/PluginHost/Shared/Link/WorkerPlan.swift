@@ -7,15 +7,15 @@
 /// memory: nothing is encoded or sent.
 struct WorkerPlan: Equatable, Sendable {
     /// 1 for the first generation, counting up.
-    var number = 1
+    let number: Int
     /// The builds it leaves out, each with why in the words it tells, and the held builds it
     /// loads in their place.
-    var builds = BuildSelection<String>()
+    var builds: BuildSelection<String>
     /// Whether it reports what it loaded, then what it bootstrapped, and waits each time for
     /// the supervisor's word (``CandidateVerdict``): a generation loaded beside the serving one.
-    var waitsBeforeBootstrap = false
+    let waitsBeforeBootstrap: Bool
     /// How much its start may leave out and still serve, as the machine decided.
-    var strictness = Strictness(admission: .allOrNothing, badFilesNotAdded: false, goesOnFromServing: false, leavesUnreadyOut: false)
+    let strictness: Strictness
     /// The sockets the host listens on, by name, which plugins obtain from the chain.
     var sockets: [String: Int32] = [:]
     /// Its end of the channel the supervisor passes on what the generation before handed
