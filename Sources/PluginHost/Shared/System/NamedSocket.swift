@@ -55,11 +55,10 @@ struct NamedSocket: Sendable, Equatable {
         return socket
     }
 
-    /// Closes the socket and removes its file, if the host created one, unless
-    /// `removingFile` is false (another host serves on it).
-    func close(removingFile: Bool = true) {
+    /// Closes the socket and removes its file, if the host created one.
+    func close() {
         _ = Glibc.close(descriptor)
-        if removingFile, let createdFile { unlink(createdFile) }
+        if let createdFile { unlink(createdFile) }
     }
 
     private static func openUnix(name: String, path: String, address: String) throws(SocketError) -> NamedSocket {

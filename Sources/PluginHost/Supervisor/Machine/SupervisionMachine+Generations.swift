@@ -46,9 +46,7 @@ extension SupervisionMachine {
         guard let generation = generations.ready(number, plugins: plugins, at: now) else { return }
         switch state {
         case .starting(let current), .recovering(let current):
-            guard current == number else { break }
-            becomeServing(number)
-            tookOverHost(number)
+            if current == number { becomeServing(number) }
         case .serving(let current):
             // Ready again after a reload: it runs what it ran (a reload adds no plugin).
             if current == number {
@@ -69,7 +67,7 @@ extension SupervisionMachine {
                 // While generations change hands, the host is ready when the new one is.
                 break
             }
-        case .backingOff, .stopping, .finished, .upgradingHost:
+        case .backingOff, .stopping, .finished:
             // While generations change hands, the host is ready when the new one is.
             break
         }
@@ -109,7 +107,7 @@ extension SupervisionMachine {
             guard upgrade.servingBeside == number else { break }
             upgrade.askedMeanwhile = true
             enter(.upgrading(upgrade))
-        case .starting, .recovering, .backingOff, .stopping, .finished, .upgradingHost:
+        case .starting, .recovering, .backingOff, .stopping, .finished:
             // A rescan while generations change hands is asked for again once one serves.
             break
         }
@@ -167,7 +165,7 @@ extension SupervisionMachine {
             case .handingOver:
                 break
             }
-        case .serving, .backingOff, .stopping, .finished, .upgradingHost:
+        case .serving, .backingOff, .stopping, .finished:
             break
         }
     }
@@ -208,17 +206,14 @@ extension SupervisionMachine {
             // Once its report is out and its services run, the first generation serves, whether
             // or not its word that it is ready came before its end: it ends as a serving one does,
             // also when it ended unasked once its services had stopped (none to run, or done).
-            if takeOver != nil {
-                giveUpTakingOver(ending)
-            } else if evidence.workerPhase == .running || (!ending.isIntended && evidence.workerPhase.isAfterItsServicesRan) {
+            if evidence.workerPhase == .running || (!ending.isIntended && evidence.workerPhase.isAfterItsServicesRan) {
                 recover(from: number)
             } else {
                 finish(ending.status, ending.isIntended ? .finished : .failedBeforeReady)
             }
         case .serving(let current):
             if current == number {
-                // A new host whose generation fails on trial gives way to the host before again.
-                if takeOver != nil { giveUpTakingOver(ending) } else { recover(from: number) }
+                recover(from: number)
                 break
             }
             // A generation another replaced before it was asked to drain (an upgrade's took over
@@ -273,8 +268,6 @@ extension SupervisionMachine {
             case .takingOver(let replaced):
                 if number == candidate { restore(after: candidate, replacing: replaced) }
             }
-        case .upgradingHost(let upgrade):
-            endedWhileGivingWay(number, upgrade)
         case .stopping(var stop):
             if stop.current == number {
                 stop.currentEnded(with: ending.status)
@@ -301,7 +294,6 @@ extension SupervisionMachine {
             case .loading(let serving), .handingOver(let serving): serving == number
             }
         case .serving(let current), .recovering(let current): current == number
-        case .upgradingHost(let upgrade): if case .givingWay(let serving, _, _) = upgrade.role { serving == number } else { false }
         case .starting, .backingOff, .stopping, .finished: false
         }
     }

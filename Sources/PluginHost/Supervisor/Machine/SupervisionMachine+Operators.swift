@@ -9,7 +9,7 @@ extension SupervisionMachine {
             switch state {
             case .stopping, .finished:
                 act(.answer(client: client, .refused(.hostStopping)))
-            case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
+            case .starting, .serving, .recovering, .backingOff, .upgrading:
                 act(operators.handle(.waits(client: client)))
             }
         case .metrics:
@@ -22,7 +22,7 @@ extension SupervisionMachine {
             switch state {
             case .stopping, .finished:
                 act(.answer(client: client, .refused(.hostStopping)))
-            case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
+            case .starting, .serving, .recovering, .backingOff, .upgrading:
                 reloadRequested(by: client)
             }
         case .restart(let names):
@@ -36,11 +36,9 @@ extension SupervisionMachine {
             switch state {
             case .stopping, .finished:
                 break
-            case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
+            case .starting, .serving, .recovering, .backingOff, .upgrading:
                 beginStop(.terminate, askedByOperator: true)
             }
-        case .upgradeHost:
-            hostUpgradeAsked(by: client)
         }
     }
 
@@ -50,7 +48,7 @@ extension SupervisionMachine {
     /// begins once a generation serves and no reload is under way.
     mutating func reloadRequested(by client: Int?) {
         switch state {
-        case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
+        case .starting, .serving, .recovering, .backingOff, .upgrading:
             act(operators.handle(.reloadAsked(by: client, serving: servingGeneration)))
         case .stopping, .finished:
             break
@@ -100,8 +98,6 @@ extension SupervisionMachine {
             act(operators.handle(.restartStarted(generation: started, client: client)))
         case .starting, .recovering, .upgrading:
             act(.answer(client: client, .refused(.generationStarting)))
-        case .upgradingHost:
-            act(.answer(client: client, .refused(.hostUpgradeUnderWay)))
         case .stopping, .finished:
             act(.answer(client: client, .refused(.hostStopping)))
         }

@@ -95,10 +95,6 @@ struct SupervisionMachine: Sendable {
         /// A candidate replaces the serving generation: it loads the plugin files beside it,
         /// then bootstraps beside it or once it has handed over.
         case upgrading(Upgrade)
-        /// The host gives way to a new plugin-host binary (``HostUpgrade``): it checks it,
-        /// starts it, its generation serves beside the new host's and then drains, and it
-        /// keeps what it needs to serve again until the new host's trial passed.
-        case upgradingHost(HostUpgrade)
         /// The host stops: every generation was asked to.
         case stopping(Stop)
         case finished(ExitStatus, EndReason)
@@ -111,7 +107,6 @@ struct SupervisionMachine: Sendable {
             case .recovering: .recovering
             case .backingOff: .backingOff
             case .upgrading(let upgrade): upgrade.hostState
-            case .upgradingHost: .upgradingHost
             case .stopping: .stopping
             case .finished: .finished
             }
@@ -140,8 +135,6 @@ struct SupervisionMachine: Sendable {
     var upgrades = UpgradesUnderWay()
     /// What generations handed over, and who inherits it.
     var handOffs = HandOffs()
-    /// On a new host, its taking over from the host before, until its trial passed.
-    var takeOver: HostUpgrade?
     /// The event being handled: when it happened, and the actions decided so far.
     private var step: Step
 
@@ -175,7 +168,7 @@ struct SupervisionMachine: Sendable {
         return (machine, actions)
     }
 
-    init(configuration: Configuration, now: MonotonicInstant) {
+    private init(configuration: Configuration, now: MonotonicInstant) {
         self.configuration = configuration
         step = Step(at: now)
         records = HostRecords(startedAt: now)
@@ -217,8 +210,7 @@ struct SupervisionMachine: Sendable {
         case .ready(let number, let plugins):
             ready(number, plugins: plugins)
         case .candidate(let number, let report, let plugins):
-            guard generations.published(number, plugins) else { break }
-            if takeOver != nil { judgeTakingOver(number, report) } else { judge(number, report) }
+            if generations.published(number, plugins) { judge(number, report) }
         case .upgradeRequested(let number, let plugins):
             upgradeRequested(by: number, plugins: plugins)
         case .notification(let number, let notification):
@@ -244,16 +236,6 @@ struct SupervisionMachine: Sendable {
             restartChecked(for: client, problems: problems)
         case .clientLeft(let client):
             act(operators.handle(.left(client: client)))
-        case .hostBinaryChecked(let problem):
-            hostBinaryChecked(problem: problem)
-        case .newHostStarted(let process):
-            newHostStarted(process)
-        case .newHostFailed(let why):
-            newHostFailed(why)
-        case .hostSaid(let word):
-            if takeOver != nil { hostBeforeSaid(word) } else { newHostSaid(word) }
-        case .hostBeforeEnded:
-            hostBeforeEnded()
         case .recordKept(let number, let failure):
             for news in recordWrites.finished(number, failure: failure, at: now) { say(.record(news, kept: configuration.record)) }
         }
@@ -277,7 +259,6 @@ struct SupervisionMachine: Sendable {
         if let rescan = upgrades.nextRescan, case .serving = state { next = min(next, rescan) }
         if case .backingOff(let until, _) = state { next = min(next, until) }
         if let trialEnd = nextTrialEnd { next = min(next, trialEnd) }
-        if let trialEnd = hostTrialEnd { next = min(next, trialEnd) }
         if let stall = recordWrites.nextDeadline(limit: configuration.recordStall) { next = min(next, stall) }
         for generation in generations.all {
             switch generation.life {
@@ -298,7 +279,6 @@ struct SupervisionMachine: Sendable {
         switch state {
         case .starting(let number), .serving(let number), .recovering(let number): number
         case .upgrading(let upgrade): upgrade.speaking
-        case .upgradingHost(let upgrade): upgrade.servingBeside
         case .stopping(let stop): stop.current
         case .backingOff, .finished: nil
         }
@@ -317,7 +297,7 @@ struct SupervisionMachine: Sendable {
         state = next
     }
 
-    mutating func takeActions() -> [SupervisionAction] {
+    private mutating func takeActions() -> [SupervisionAction] {
         defer { step.actions = [] }
         return step.actions
     }
@@ -385,7 +365,6 @@ struct SupervisionMachine: Sendable {
         let named: Set<Int> = switch state {
         case .starting(let number), .serving(let number), .recovering(let number): [number]
         case .upgrading(let upgrade): Set(upgrade.generations)
-        case .upgradingHost(let upgrade): upgrade.servingBeside.map { [$0] } ?? []
         case .stopping(let stop): stop.current.map { [$0] } ?? []
         case .backingOff, .finished: []
         }
@@ -402,7 +381,7 @@ struct SupervisionMachine: Sendable {
     /// Whether one generation is giving way to another.
     var isChangingHands: Bool {
         switch state {
-        case .upgrading, .upgradingHost: true
+        case .upgrading: true
         case .starting, .serving, .recovering, .backingOff, .stopping, .finished: false
         }
     }
@@ -437,7 +416,6 @@ struct SupervisionMachine: Sendable {
                 kill(generation.number, because: .stayedSuspended(suspension.signal, limit: limit), probing: false)
             }
         }
-        endHostTrialIfDue()
         endWithoutOverdueWorkers()
     }
 
@@ -466,7 +444,7 @@ struct SupervisionMachine: Sendable {
         let backingOff: MonotonicInstant? = if case .backingOff(let until, _) = state { until } else { nil }
         return HostStatus(
             state: state.hostState, startedAt: records.startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
-            plugins: ledger.statuses, restarts: restarts.status(at: now), lastReload: records.lastReload, lastUpgrade: records.lastUpgrade, lastHostUpgrade: records.lastHostUpgrade,
+            plugins: ledger.statuses, restarts: restarts.status(at: now), lastReload: records.lastReload, lastUpgrade: records.lastUpgrade,
             reloadsApplied: records.reloadsApplied, reloadsRefused: records.reloadsRefused, warnings: records.warningsInForce,
             healthDurations: records.healthDurations, recordStalledSince: recordWrites.stalled)
     }
@@ -484,7 +462,7 @@ struct SupervisionMachine: Sendable {
             switch generation.cause {
             case .start: return .starting
             case .restart, .restore: return .recovering
-            case .upgrade, .operatorRestart, .hostUpgrade: return .loadingBeside
+            case .upgrade, .operatorRestart: return .loadingBeside
             }
         }
     }

@@ -1,13 +1,7 @@
 /// What the host tells systemd, in the words of `STATUS=`.
 extension HostNotice {
-    /// The datagram systemd reads, from the host whose process is `process`.
-    func datagram(of process: ProcessID) -> String {
-        if case .mainProcess = self { "MAINPID=\(process.rawValue)" } else { notification?.datagram ?? "" }
-    }
-
-    /// The datagram's notification, as a worker's would be; `nil` for what only the
-    /// supervisor says (``mainProcess``).
-    var notification: ServiceNotification? {
+    /// The datagram's notification.
+    var notification: ServiceNotification {
         switch self {
         case .ready(let summary): .ready(status: summary.text)
         case .reloading(let instant): .reloading(at: instant)
@@ -16,7 +10,6 @@ extension HostNotice {
         case .stopping(.asked(.signal(let signal))): .stopping(status: "Stopping (received \(signal.name))")
         case .stopping(.asked(.operatorAsked)): .stopping(status: "Stopping (plugin-host stop)")
         case .stopping(.told(let words)): .stopping(status: words)
-        case .mainProcess: nil
         }
     }
 }
@@ -39,10 +32,6 @@ extension HostNotice.Activity {
                 : "Upgrade failed: \(Announcement.names(leftOut)) left out; the running plugins keep serving"
         case .restoring:
             return "Upgrade failed: restoring the builds that ran before"
-        case .upgradingHost:
-            return "Upgrading the host: a new plugin-host loads beside this one"
-        case .hostUpgradeFailed:
-            return "Host upgrade failed: the host before serves on"
         }
     }
 }

@@ -11,7 +11,6 @@ extension HostState: SaidInWords {
         case .upgrading: "upgrading"
         case .handingOver: "handing over"
         case .takingOver: "taking over"
-        case .upgradingHost: "upgrading the host"
         case .stopping: "stopping"
         case .finished: "finished"
         }
@@ -45,7 +44,6 @@ extension GenerationPlan.Cause: SaidInWords {
         case .upgrade: "upgrade"
         case .restore: "restore"
         case .operatorRestart: "operator restart"
-        case .hostUpgrade: "host upgrade"
         }
     }
 }
