@@ -28,7 +28,7 @@ struct CommandLineTests {
         (["new"], "plugin-host: new takes one plugin name; see 'plugin-host new --help'\n"),
         (["status", "--to", "1.0.0"], "plugin-host: --to does not apply to 'plugin-host status'; see 'plugin-host status --help'\n"),
         (["rollback", "A", "B", "--to", "1.0.0", "--dir", "x"], "plugin-host: rollback --to VERSION takes one plugin name; see 'plugin-host rollback --help'\n"),
-        (["help", "nope"], "plugin-host: no command 'nope'; the commands are accept, check, check-api, embed-manifest, graph, help, history, inspect, install, list, new, reload, restart, rollback, run, status, stop, wait; see 'plugin-host --help'\n"),
+        (["help", "nope"], "plugin-host: no command 'nope'; the commands are accept, check, check-api, embed-manifest, graph, help, history, inspect, install, list, new, reload, restart, rollback, run, status, stop, upgrade-host, wait; see 'plugin-host --help'\n"),
         (["--metrics-listen", "nope:xx"], "plugin-host: --metrics-listen nope:xx: expected unix:PATH, /PATH, @NAME, HOST:PORT, [IPV6]:PORT or :PORT, such as :9464; see 'plugin-host --help'\n"),
         (["--listen", "web=:http"], "plugin-host: --listen web=:http: expected unix:PATH, /PATH, @NAME, HOST:PORT, [IPV6]:PORT or :PORT; see 'plugin-host --help'\n"),
         (["new", "9bad"], "plugin-host: new: '9bad' is not a Swift identifier, which a plugin's module and its types are named by: use letters, digits and _, not beginning with a digit (such as Bad9); see 'plugin-host new --help'\n"),

@@ -93,8 +93,8 @@ struct ControlSocketTests {
         // started, and says what the file now is, read without running it.
         let replacement = install.appending(path: "bin/.plugin-host.new")
         let other = try String(contentsOf: Repository.host, encoding: .isoLatin1)
-            .replacingOccurrences(of: #"{"program":"plugin-host","version":"\#(described["version"] as? String ?? "?")"}"#,
-                                  with: #"{"program":"plugin-host","version":"9.8.7"}"#)
+            .replacingOccurrences(of: #"{"program":"plugin-host","version":"\#(described["version"] as? String ?? "?")","supervision":1}"#,
+                                  with: #"{"program":"plugin-host","version":"9.8.7","supervision":1}"#)
         try other.write(to: replacement, atomically: false, encoding: .isoLatin1)
         #expect(rename(replacement.path, binary.path) == 0)
         let after = try #require(console.status()?["host"] as? [String: Any])

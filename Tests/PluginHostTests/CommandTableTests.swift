@@ -81,6 +81,6 @@ struct CommandTableTests {
                 continue
             }
         }
-        #expect(Set(CommandTable.all.filter(\.asksHost).map(\.name)) == ["status", "wait", "reload", "restart", "accept", "rollback", "stop"])
+        #expect(Set(CommandTable.all.filter(\.asksHost).map(\.name)) == ["status", "wait", "reload", "restart", "accept", "rollback", "stop", "upgrade-host"])
     }
 }

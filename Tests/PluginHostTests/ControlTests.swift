@@ -19,13 +19,13 @@ struct ControlTests {
         #expect(throws: ControlError(#"no "command""#)) { try request(#"{"comand": "status"}"#) }
         #expect(throws: ControlError(#""plugins" must be a list of names"#)) { try request(#"{"command": "restart", "plugins": "Ticker"}"#) }
         #expect(throws: ControlError(#""plugins" must be a list of names"#)) { try request(#"{"command": "restart", "plugins": [""]}"#) }
-        #expect(throws: ControlError(#"unknown command "halt"; the commands are status, wait, follow, metrics, reload, restart, accept, rollback, stop"#)) {
+        #expect(throws: ControlError(#"unknown command "halt"; the commands are status, wait, follow, metrics, reload, restart, accept, rollback, stop, upgrade-host"#)) {
             try request(#"{"command": "halt"}"#)
         }
         // What a client sends, the host reads back.
         let every: [ControlRequest] = [
             .status, .wait, .follow, .metrics, .reload, .restart(["A", "B \"quoted\""]), .stop, .accept(["A"]), .rollBack(["A"], to: "1.2.0"),
-            .rollBack([], to: nil),
+            .rollBack([], to: nil), .upgradeHost,
         ]
         #expect(Set(every.map(\.name)) == Set(ControlRequest.names))
         for sent in every {

@@ -20,5 +20,7 @@ struct HostIdentityTests {
         #expect(HostIdentity.of(file: "/nonexistent/plugin-host") == nil)
         #expect(HostIdentity.of(file: "/proc/self/status") == nil)
         #expect(HostIdentity(program: "plugin-host", version: "1.2.3").bytes == Array(#"{"program":"plugin-host","version":"1.2.3"}"#.utf8))
+        #expect(HostIdentity(program: "plugin-host", version: "1.2.3", supervision: 1).bytes
+            == Array(#"{"program":"plugin-host","version":"1.2.3","supervision":1}"#.utf8))
     }
 }

@@ -362,6 +362,9 @@ extension SimulatedWorld {
     /// Checks one action of the machine against the truth, before the world performs it.
     mutating func check(_ action: SupervisionAction) {
         switch action {
+        case .checkHostBinary, .startNewHost, .handOverToNewHost, .endNewHost, .tellHostBefore, .answerOperators, .leaveSocketsInPlace:
+            // No operator of this world asks for a host upgrade (`upgrade-host`): nothing of one happens.
+            violate("the host acts for a host upgrade nobody asked for: \(action)")
         case .start(let plan):
             checkStart(plan)
         case .ask(let number, .reload):
@@ -386,7 +389,7 @@ extension SimulatedWorld {
             if case .restarting(_, _, let leftOut) = activity, let judged = lastJudged, let worker = workers[judged.worker] {
                 let leaving = Set(judged.blamed.map(\.name)).union(dependents(of: Set(judged.blamed.map(\.name)), in: worker))
                 if Set(leftOut) != leaving {
-                    violate("STATUS= says the restart leaves out \(leftOut.sorted()), the truth \(leaving.sorted()): \(HostNotice.status(activity, summary).notification)")
+                    violate("STATUS= says the restart leaves out \(leftOut.sorted()), the truth \(leaving.sorted()): \(HostNotice.status(activity, summary).notification?.datagram ?? "")")
                 }
             }
         case .hold(let builds):
@@ -414,7 +417,7 @@ extension SimulatedWorld {
             // What a follower is shown is the same document; its figures are rendered when asked.
             switch answer {
             case .status(let status), .metrics(let status): checkMetrics(of: status)
-            case .change, .reload, .reloadEnded, .restart, .stopped, .refused: break
+            case .change, .reload, .reloadEnded, .restart, .stopped, .refused, .hostUpgrade: break
             }
         case .discardHandOff(let from):
             // Closed only when no generation will take it: none replaces `from` now.
@@ -554,6 +557,8 @@ extension SimulatedWorld {
     private mutating func checkAnnouncement(_ announcement: Announcement) {
         checkWords(of: announcement)
         switch announcement {
+        case .hostUpgrade:
+            violate("the host speaks of a host upgrade nobody asked for: \(announcement.line)")
         case .rollingBackAfterFailure(let trials, _, _, _), .rollingBack(let trials, _), .rollingBackAsAsked(let trials):
             let said = Set(trials.map(\.onTrial.name))
             let truly = Set(trialsFailed.map(\.build.name))
@@ -711,6 +716,8 @@ extension SimulatedWorld {
             versions(builds)
         case .upgradeCouldNotStart:
             must.append("the upgrade could not start")
+        case .hostUpgrade:
+            break
         case .candidateCannotRun(let plugin, let bootstrapped):
             must += ["the new worker cannot \(bootstrapped ? "bootstrap" : "load") plugin \(plugin)", "which runs now"]
         case .candidateChangesNothing(let failed, let bootstrapped):
@@ -903,6 +910,7 @@ extension SimulatedWorld {
         case .upgrading: must.append("Upgrading")
         case .upgradeFailed(let leftOut): must += ["Upgrade failed"] + leftOut.map(\.nameAndVersion)
         case .restoring: must.append("restoring")
+        case .upgradingHost, .hostUpgradeFailed: violate("STATUS= speaks of a host upgrade nobody asked for")
         }
         for words in must where !words.isEmpty && !text.has(words) { violate("STATUS= does not say \"\(words)\", which its value holds: \(text)") }
     }
@@ -1048,7 +1056,7 @@ extension SimulatedWorld {
         switch worker.cause {
         case .start: return .starting
         case .restart, .restore: return .recovering
-        case .upgrade, .operatorRestart:
+        case .upgrade, .operatorRestart, .hostUpgrade:
             if worker.proceeded { return .takingOver }
             let replacedStops = worker.replaces.flatMap { workers[$0] }?.askedToStop == true
             if worker.life.lastKnownStep == .prepared, worker.bootstrapsBeside == false, replacedStops { return .waitingToTakeOver }
@@ -1283,6 +1291,8 @@ extension SimulatedWorld {
             if let first = workers.values.first(where: { $0.cause == .start }), first.saidReady {
                 violate("the host ended as if generation \(first.number) failed before it was ready, but its report was out and its services ran: it served")
             }
+        case .gaveWay:
+            violate("the host ended giving way to a new host, though nobody asked for a host upgrade")
         case .finished, .notRestartable, .cannotStartWorker:
             break
         }

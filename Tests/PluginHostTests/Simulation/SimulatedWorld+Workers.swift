@@ -151,7 +151,7 @@ extension SimulatedWorld {
                     switch worker.cause {
                     case .restart, .restore:
                         continue
-                    case .upgrade, .operatorRestart:
+                    case .upgrade, .operatorRestart, .hostUpgrade:
                         // The candidate tells the supervisor what did not load.
                         if worker.failedPlugin == nil { worker.failedPlugin = PluginNumber(index) }
                         continue

@@ -762,6 +762,9 @@ struct SimulatedWorld {
                 keep(record, number: number)
             case .answer(let client, let answer):
                 receive(answer, by: client)
+            case .checkHostBinary, .startNewHost, .handOverToNewHost, .endNewHost, .tellHostBefore, .answerOperators, .leaveSocketsInPlace:
+                // Found out by the checks: no operator of this world asks for a host upgrade.
+                break
             case .exit(let status, let reason):
                 // What the driver handed its writer is written, within its end's budget or after.
                 settleRecordWrites()

@@ -32,6 +32,9 @@ struct StatusText {
         if let upgrade = status.lastUpgrade {
             facts.append(("Last upgrade", "\(upgrade.at) \(upgrade.result): \(upgrade.detail)"))
         }
+        if let upgrade = status.host?.lastUpgrade {
+            facts.append(("Host upgrade", "\(upgrade.at) \(upgrade.detail)"))
+        }
         for socket in status.sockets {
             facts.append(("Socket", "\(socket.name) on \(socket.address)"))
         }

@@ -308,6 +308,17 @@ enum CommandTable {
             examples: ["plugin-host stop --dir plugins/"],
             make: { arguments throws(UsageError) in try .control(.stop, arguments.hostAskedForNothingMore(), shown: .outcome) }),
         CommandEntry(
+            name: "upgrade-host", kind: .runningHost, listing: "upgrade-host",
+            brief: "start the plugin-host now installed as the new host, on trial,\n"
+                + "with the old one kept to serve again", usage: ["upgrade-host [--dir DIR]... [--control PATH] [--json]"], options: asking,
+            summary: "Replaces the running host by the plugin-host binary now installed at the path it was started\n"
+                + "from, with no gap: the new host takes the sockets, loads the plugins beside the running ones\n"
+                + "and takes over as an upgrade's generation does; the old host keeps what it needs to serve again\n"
+                + "until the new host's trial (--trial) passes, and serves again by itself if the new host fails.\n"
+                + "Exits 0 once the new host serves; 1, with why, when the file is refused or the new host fails first.",
+            examples: ["plugin-host upgrade-host --dir plugins/"],
+            make: { arguments throws(UsageError) in try .control(.upgradeHost, arguments.hostAskedForNothingMore(), shown: .outcome) }),
+        CommandEntry(
             name: "history", kind: .record, listing: "history [PLUGIN]",
             brief: "each build on trial, permanent (newest first; copies kept) and\n"
                 + "left out with why, and since when; --json", usage: ["history [--dir DIR]... [--state DIR] [--json] [PLUGIN]"],

@@ -31,7 +31,24 @@ struct PluginHostCommand {
             console.write(HelpText.versionLine, to: .output)
             return .success
         case .run(var options):
-            let systemd = SystemdService.fromEnvironment(process: ProcessControl.current)
+            // A new host of a host upgrade takes the sockets and systemd's variables from the
+            // host before, which started it.
+            var hostBefore: HostBefore?
+            if let text = Process.environment(HostChannel.variable) {
+                Process.removeEnvironment(HostChannel.variable)
+                guard let descriptor = Int32(text) else {
+                    console.write("plugin-host: error: \(HostChannel.variable)=\(text) is no descriptor; it is set by a host that starts its new host\n", to: .error)
+                    return .usage
+                }
+                do {
+                    hostBefore = try HostBefore.connect(descriptor: descriptor, waitingUpTo: .seconds(10))
+                } catch {
+                    console.write("plugin-host: error: cannot take over: \(error)\n", to: .error)
+                    return .failure
+                }
+            }
+            let systemd = hostBefore.map { SystemdService.handedOver(address: $0.hello.notifySocket, watchdogMicroseconds: $0.hello.watchdogMicroseconds) }
+                ?? SystemdService.fromEnvironment(process: ProcessControl.current)
             if options.healthInterval == nil { options.healthInterval = systemd.watchdog.map { $0 / 2 } ?? .zero }
             // A configuration that can be read once only is read now, for every generation.
             if let file = options.configurationFile, !Configuration.canBeReadAgain(file) {
@@ -50,8 +67,14 @@ struct PluginHostCommand {
             supervision.machine.restart = options.restart
             supervision.machine.trial = options.trial
             supervision.machine.keepingGoing = options.keepGoing
-            supervision.sockets = NamedSocket.fromSystemd(process: ProcessControl.current.rawValue)
-            for listen in options.listen {
+            supervision.arguments = arguments
+            if let hostBefore {
+                supervision.hostBefore = hostBefore
+                Self.takeSockets(of: hostBefore, into: &supervision)
+            } else {
+                supervision.sockets = NamedSocket.fromSystemd(process: ProcessControl.current.rawValue)
+            }
+            for listen in options.listen where hostBefore == nil {
                 guard !supervision.sockets.contains(where: { $0.name == listen.name }) else {
                     console.write("plugin-host: error: --listen \(listen.name)=...: systemd passes a socket of that name already\n", to: .error)
                     return .usage
@@ -68,7 +91,7 @@ struct PluginHostCommand {
             supervision.search = options.search
             supervision.record = record(of: options.search, state: options.state)
             do {
-                try openControl(options, into: &supervision, console: console)
+                if hostBefore == nil { try openControl(options, into: &supervision, console: console) }
             } catch {
                 console.write("plugin-host: error: \(error)\n", to: .error)
                 for socket in supervision.sockets { socket.close() }
@@ -104,6 +127,26 @@ struct PluginHostCommand {
     /// directory `--state` names or the default one; `nil` when there is none.
     private static func record(of search: SearchOptions, state: String?) -> RecordFile? {
         RecordFile(of: search.directories, state: state, workingDirectory: Process.workingDirectory ?? "/", environment: Process.environment)
+    }
+
+    /// The sockets, the control socket and the metrics endpoint the host before passed, in
+    /// the order of its hello.
+    private static func takeSockets(of hostBefore: HostBefore, into supervision: inout Supervisor.Configuration) {
+        var descriptors = hostBefore.descriptors[...]
+        for socket in hostBefore.hello.sockets {
+            guard let descriptor = descriptors.popFirst() else { return }
+            var named = NamedSocket(name: socket.name, descriptor: descriptor, createdFile: socket.createdFile)
+            named.address = socket.address
+            supervision.sockets.append(named)
+        }
+        if let path = hostBefore.hello.control, let descriptor = descriptors.popFirst() {
+            supervision.control = ControlSocket(takingOver: FileDescriptor(rawValue: descriptor), at: path)
+        }
+        if let metrics = hostBefore.hello.metrics, let descriptor = descriptors.popFirst() {
+            var named = NamedSocket(name: metrics.name, descriptor: descriptor, createdFile: metrics.createdFile)
+            named.address = metrics.address
+            supervision.metrics = named
+        }
     }
 
     /// The control socket a client command asks.

@@ -262,6 +262,19 @@ private func decodeValue<Value: Decodable>(_ type: Value.Type, from value: Setti
         guard case .number(let number) = value, let whole = Int(exactly: number) else { throw mismatch("a whole number") }
         return whole as! Value
     }
+    if type == Int32.self {
+        guard case .number(let number) = value, let whole = Int32(exactly: number) else { throw mismatch("a whole number of 32 bits") }
+        return whole as! Value
+    }
+    if type == Int64.self {
+        guard case .number(let number) = value, let whole = Int64(exactly: number) else { throw mismatch("a whole number") }
+        return whole as! Value
+    }
+    // Any other type of a single value (another width of number) would come back here through
+    // its own init(from:): it is no type these documents hold.
+    if Value.self is any FixedWidthInteger.Type || Value.self is any BinaryFloatingPoint.Type {
+        throw mismatch("no \(Value.self): the documents hold Int, Int32, Int64 and Double")
+    }
     return try Value(from: SettingDecoder(value: value, codingPath: path))
 }
 

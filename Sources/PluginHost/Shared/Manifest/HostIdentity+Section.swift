@@ -4,7 +4,7 @@
 // when the version changes.
 
 @section(".plugin_host_identity") @used
-let pluginHostIdentity: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+let pluginHostIdentity: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
     0x6172676f7270227b, 0x67756c70223a226d, 0x2274736f682d6e69, 0x6f6973726576222c,
-    0x2e322e30223a226e, 0x20202020207d2230
+    0x2e322e30223a226e, 0x65707573222c2230, 0x226e6f6973697672, 0x20202020207d313a
 )

@@ -7,13 +7,22 @@ struct HostIdentity: Codable, Equatable, Sendable {
     /// `plugin-host`.
     var program: String
     var version: String
+    /// The supervision protocol it speaks to a host before it or a new host in a host upgrade
+    /// (docs/operations.md, "Upgrading the host"): a host starts as its new host only a
+    /// binary of the same protocol. `nil` for a binary from before host upgrades.
+    var supervision: Int?
+
+    /// The supervision protocol of this binary.
+    static let supervisionProtocol = 1
 
     /// What this binary says it is: what its section holds.
-    static var current: HostIdentity { HostIdentity(program: "plugin-host", version: HostVersion.current) }
+    static var current: HostIdentity { HostIdentity(program: "plugin-host", version: HostVersion.current, supervision: supervisionProtocol) }
 
     /// The section's bytes: the identity as compact JSON, its fields in this order.
     var bytes: [UInt8] {
-        Array(JSONOutput.object([("program", .string(program)), ("version", .string(version))]).rendered().utf8)
+        var members: [(String, JSONOutput)] = [("program", .string(program)), ("version", .string(version))]
+        if let supervision { members.append(("supervision", .number(Double(supervision)))) }
+        return Array(JSONOutput.object(members).rendered().utf8)
     }
 
     /// What the file at `path` says it is; `nil` when it says nothing (it is no ELF file, no

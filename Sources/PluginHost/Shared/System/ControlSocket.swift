@@ -66,10 +66,11 @@ struct ControlSocket {
         Connection.accept(on: descriptor)
     }
 
-    /// Stops listening and removes the file, unless another one took its place.
-    func close() {
+    /// Stops listening and removes the file, unless another one took its place, or
+    /// `removingFile` is false (another host serves on it).
+    func close(removingFile: Bool = true) {
         descriptor.close()
-        if let identity, (try? FileStatus(linkAt: path))?.identity.hasSameContents(as: identity) == true { unlink(path) }
+        if removingFile, let identity, (try? FileStatus(linkAt: path))?.identity.hasSameContents(as: identity) == true { unlink(path) }
     }
 
     /// Whether a process answers on the socket file at `path`.
@@ -235,5 +236,13 @@ struct Connection: Hashable, Sendable {
         var buffer = [UInt8](repeating: 0, count: limit)
         let count = SystemCall.retryingOnInterrupt { buffer.withUnsafeMutableBytes { recv(descriptor.rawValue, $0.baseAddress, $0.count, 0) } }
         return count > 0 ? Array(buffer[..<count]) : []
+    }
+}
+
+extension ControlSocket {
+    /// The control socket the host before of a host upgrade listens on at `path`, passed as
+    /// `descriptor`: this host removes its file when it ends for good.
+    init(takingOver descriptor: FileDescriptor, at path: String) {
+        self.init(descriptor: descriptor, path: path, identity: try? FileStatus(linkAt: path).identity)
     }
 }

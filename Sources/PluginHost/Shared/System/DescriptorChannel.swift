@@ -61,6 +61,12 @@ struct DescriptorChannel: Sendable {
         }
     }
 
+    /// Whether a message, or the other end's going, waits to be received.
+    var hasNews: Bool {
+        var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return SystemCall.retryingOnInterrupt({ poll(&waiting, 1, 0) }) > 0
+    }
+
     /// Receives one message, waiting up to `limit` for it (`nil`: not at all).
     ///
     /// - Returns: Its bytes and the descriptors it carried (now open in this process), or

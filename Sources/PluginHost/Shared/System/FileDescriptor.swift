@@ -22,6 +22,13 @@ struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
         if flags >= 0 { _ = fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }
     }
 
+    /// Closes it when this process runs another program (`FD_CLOEXEC`), as every descriptor
+    /// the host opens itself does.
+    func closedOnExec() {
+        let flags = fcntl(rawValue, F_GETFD)
+        if flags >= 0 { _ = fcntl(rawValue, F_SETFD, flags | FD_CLOEXEC) }
+    }
+
     /// Closes it; nothing may use it afterwards.
     func close() {
         _ = Glibc.close(rawValue)

@@ -55,10 +55,11 @@ struct NamedSocket: Sendable, Equatable {
         return socket
     }
 
-    /// Closes the socket and removes its file, if the host created one.
-    func close() {
+    /// Closes the socket and removes its file, if the host created one, unless
+    /// `removingFile` is false (another host serves on it).
+    func close(removingFile: Bool = true) {
         _ = Glibc.close(descriptor)
-        if let createdFile { unlink(createdFile) }
+        if removingFile, let createdFile { unlink(createdFile) }
     }
 
     private static func openUnix(name: String, path: String, address: String) throws(SocketError) -> NamedSocket {

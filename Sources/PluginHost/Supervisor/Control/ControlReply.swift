@@ -22,7 +22,8 @@ struct ControlReply: Codable, Equatable, Sendable {
         var reasons: [String]
     }
 
-    /// The outcome of `restart`, `accept` and `rollback`: whether a generation serves after it.
+    /// The outcome of `restart`, `accept`, `rollback` and `upgrade-host`: whether a generation
+    /// (of the new host, for `upgrade-host`) serves after it.
     struct Restart: Codable, Equatable, Sendable {
         var serving: Bool
         var message: String
@@ -47,6 +48,7 @@ extension ControlReply {
         case .restart(let outcome): self.init(ok: outcome.ok, restart: Restart(serving: outcome.ok, message: outcome.message))
         case .stopped(let status): self.init(ok: true, stopped: Stopped(status: Int(status.rawValue)))
         case .refused(let refusal): self.init(ok: false, error: refusal.description)
+        case .hostUpgrade(let outcome): self.init(ok: outcome.succeeded, restart: Restart(serving: outcome.succeeded, message: outcome.description))
         }
     }
 

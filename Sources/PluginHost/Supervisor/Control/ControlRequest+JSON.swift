@@ -13,6 +13,7 @@ extension ControlRequest {
         case .stop: "stop"
         case .accept: "accept"
         case .rollBack: "rollback"
+        case .upgradeHost: "upgrade-host"
         }
     }
 
@@ -29,12 +30,13 @@ extension ControlRequest {
         case "restart": self = .restart(plugins)
         case "accept": self = .accept(plugins)
         case "rollback": self = .rollBack(plugins, to: version)
+        case "upgrade-host": self = .upgradeHost
         default: return nil
         }
     }
 
     /// Every request's name.
-    static let names = ["status", "wait", "follow", "metrics", "reload", "restart", "accept", "rollback", "stop"]
+    static let names = ["status", "wait", "follow", "metrics", "reload", "restart", "accept", "rollback", "stop", "upgrade-host"]
 
     /// The request a client sent, as JSON (`{"command": "restart", "plugins": ["Ticker"]}`),
     /// or why it is none.
@@ -69,7 +71,7 @@ extension ControlRequest {
         var members: [(String, JSONOutput)] = [("command", .string(name))]
         switch self {
         case .restart, .accept, .rollBack: members.append(("plugins", .array(plugins.map(JSONOutput.string))))
-        case .status, .wait, .follow, .metrics, .reload, .stop: break
+        case .status, .wait, .follow, .metrics, .reload, .stop, .upgradeHost: break
         }
         if case .rollBack(_, let version?) = self { members.append(("to", .string(version))) }
         return JSONOutput.object(members).rendered()

@@ -68,12 +68,12 @@ struct ControlServer {
         if let metrics { FileDescriptor(rawValue: metrics.descriptor).neverWaiting() }
     }
 
-    /// The descriptors to wait for: the listening sockets, clients yet to ask, clients with an
-    /// answer to take.
-    var interests: [Poll.Interest] {
+    /// The descriptors to wait for: the listening sockets (when `accepting`: not while another
+    /// host answers on them), clients yet to ask, clients with an answer to take.
+    func interests(accepting: Bool) -> [Poll.Interest] {
         var interests: [Poll.Interest] = []
-        if let socket { interests.append(Poll.Interest(descriptor: socket.descriptor, writing: false)) }
-        if let metrics { interests.append(Poll.Interest(descriptor: FileDescriptor(rawValue: metrics.descriptor), writing: false)) }
+        if accepting, let socket { interests.append(Poll.Interest(descriptor: socket.descriptor, writing: false)) }
+        if accepting, let metrics { interests.append(Poll.Interest(descriptor: FileDescriptor(rawValue: metrics.descriptor), writing: false)) }
         for id in watchedClients {
             guard let client = clients[id] else { continue }
             interests.append(Poll.Interest(descriptor: client.connection.descriptor, writing: client.written < client.pending.count))
@@ -97,16 +97,16 @@ struct ControlServer {
     /// Serves what `ready` (one flag for each of ``interests``, in order) says is ready.
     ///
     /// - Returns: The requests that came and the clients that left, as events, and lines to log.
-    mutating func serve(_ ready: [Bool], at now: MonotonicInstant) -> (events: [SupervisionEvent], log: [String]) {
+    mutating func serve(_ ready: [Bool], accepting: Bool, at now: MonotonicInstant) -> (events: [SupervisionEvent], log: [String]) {
         var events: [SupervisionEvent] = []
         var log: [String] = []
         let ids = watchedClients
         var index = 0
-        if let socket {
+        if accepting, let socket {
             if ready[index] { accept(from: socket.descriptor, speaking: .control, at: now, log: &log) }
             index += 1
         }
-        if let metrics {
+        if accepting, let metrics {
             if ready[index] { accept(from: FileDescriptor(rawValue: metrics.descriptor), speaking: .http, at: now, log: &log) }
             index += 1
         }
@@ -189,11 +189,12 @@ struct ControlServer {
         return []
     }
 
-    /// Closes every connection and the listening sockets; removes the control socket's file.
-    func close() {
+    /// Closes every connection and the listening sockets; removes their files, unless
+    /// another host serves on them.
+    func close(removingFiles: Bool) {
         for client in clients.values { client.connection.close() }
-        socket?.close()
-        metrics?.close()
+        socket?.close(removingFile: removingFiles)
+        metrics?.close(removingFile: removingFiles)
     }
 
     /// Writes what is pending to every client, until `deadline` at most, when the host ends.

@@ -91,7 +91,13 @@ extension StatusDocument {
             supervisor: SupervisorCost(cpuSeconds: (facts.supervisorCPUSeconds * 1e6).rounded() / 1e6, events: facts.supervisorEvents),
             record: facts.record,
             recordStalledSeconds: status.recordStalledSince.map(since),
-            host: facts.host)
+            host: facts.host.map { host in
+                var host = host
+                host.lastUpgrade = status.lastHostUpgrade.map {
+                    HostUpgradeDocument(at: facts.wallTime($0.at), ok: $0.outcome.succeeded, detail: $0.outcome.description)
+                }
+                return host
+            })
     }
 
     static func seconds(_ duration: Duration) -> Double {

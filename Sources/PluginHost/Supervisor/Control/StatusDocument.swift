@@ -54,6 +54,15 @@ struct StatusDocument: Codable, Equatable, Sendable {
         /// When the file is another build: the version of plugin-host it says it is; `nil`
         /// when it says none (it is no plugin-host, or gone).
         var fileVersion: String?
+        /// The last upgrade of the host's binary (`plugin-host upgrade-host`), on this host's
+        /// end: when it ended, whether it did what was asked, and what it did.
+        var lastUpgrade: HostUpgradeDocument?
+    }
+
+    struct HostUpgradeDocument: Codable, Equatable, Sendable {
+        var at: WallTime
+        var ok: Bool
+        var detail: String
     }
 
     /// The supervisor's own cost: the processor time its process used (user and system, its

@@ -41,6 +41,24 @@ struct HostBinary: Sendable {
         var says: HostIdentity?
     }
 
+    /// Why the file at ``path`` now cannot be started as the new host of a host upgrade: it
+    /// says it is no plugin-host (or says nothing), it speaks another supervision protocol,
+    /// or it is the very build that runs. `nil` when it can.
+    func problemAsNewHost() -> String? {
+        guard let status = try? FileStatus(path: path) else { return "\(path) is gone; install the new plugin-host there first" }
+        if let identity, status.identity.hasSameContents(as: identity) {
+            return "\(path) is the build that runs (\(version), build id \(buildID ?? "none")); install the new plugin-host there first"
+        }
+        guard let says = HostIdentity.of(file: path) else {
+            return "\(path) says it is no plugin-host (it has no .plugin_host_identity section); install a plugin-host there"
+        }
+        guard says.supervision == HostIdentity.current.supervision else {
+            return "\(path) is plugin-host \(says.version), which speaks supervision protocol \(says.supervision.map(String.init) ?? "none"), "
+                + "not \(HostIdentity.current.supervision.map(String.init) ?? "none"); stop this host and start the new one instead"
+        }
+        return nil
+    }
+
     /// Looks at the file at ``path`` now.
     mutating func onDisk() -> OnDisk {
         guard let identity else { return OnDisk(changed: nil) }

@@ -43,9 +43,14 @@ struct Supervisor {
         /// Where the record of what the host proved is kept for these directories; `nil` when
         /// there is no state directory.
         var record: RecordFile?
+        /// The arguments the host was started with, which a new host of a host upgrade is
+        /// started with too.
+        var arguments: [String] = []
+        /// On a new host: the host before, which started it to take its place.
+        var hostBefore: HostBefore?
     }
 
-    private let configuration: Configuration
+    private var configuration: Configuration
     private let run: @Sendable (WorkerLink, WorkerPlan) -> Never
     private let signals: (readEnd: FileDescriptor, handled: [Signal])
     /// Children the host had before any plugin ran (a shell's output reader): never ended.
@@ -74,6 +79,14 @@ struct Supervisor {
     private var eventsTaken = 0
     /// The plugin-host binary this supervisor runs, as it was when it started.
     private var binary = HostBinary.running()
+    /// The new host of a host upgrade under way, until it ends.
+    private var newHost: NewHost?
+    /// Whether operators are answered here: not while a new host answers on the same socket.
+    private var answeringOperators = true
+    /// Whether the sockets' files stay when the host ends: another host serves on them.
+    private var leavingSockets = false
+    /// Whether the new host's end of the channel closed: it ends, and is reaped soon.
+    private var newHostLinkClosed = false
 
     /// Starts the first worker generation and supervises until the host ends, then exits
     /// with the run's status.
@@ -155,7 +168,11 @@ struct Supervisor {
         if let file = configuration.record, let copies {
             recordWriter = RecordWriter(file: file, copies: copies, written: record, signals: signals)
         }
-        let (machine, actions) = SupervisionMachine.starting(settings, record: record, at: .now)
+        let (machine, actions) = if let before = configuration.hostBefore {
+            SupervisionMachine.takingOver(settings, record: record, from: ProcessID(rawValue: before.hello.hostBefore), before.hello.plan, at: .now)
+        } else {
+            SupervisionMachine.starting(settings, record: record, at: .now)
+        }
         self.machine = machine
         waiting = perform(actions)
     }
@@ -214,6 +231,10 @@ struct Supervisor {
         for (process, termination) in ProcessControl.reapAll() {
             if process == recordWriter?.process {
                 events += recordWriter?.ended(process, termination) ?? []
+            } else if let host = newHost, process == host.process {
+                host.link.channel.close()
+                newHost = nil
+                events.append(.newHostFailed(.newHostEnded(termination)))
             } else {
                 ended[process] = termination
             }
@@ -330,7 +351,7 @@ struct Supervisor {
             case .say(let announcement):
                 output.append(Array((announcement.line + "\n").utf8), to: .standardError, acknowledging: nil)
             case .notify(let notice):
-                configuration.systemd.notify(notice.notification)
+                configuration.systemd.notify(notice)
             case .pingWatchdog:
                 configuration.systemd.pingWatchdog()
             case .hold(let asked):
@@ -363,6 +384,24 @@ struct Supervisor {
                     shown = written?.document
                 }
                 events += control.send(answer, to: client, document: shown, at: .now)
+            case .checkHostBinary:
+                events.append(.hostBinaryChecked(problem: binary.problemAsNewHost()))
+            case .startNewHost(let plan):
+                events.append(startNewHost(plan))
+            case .handOverToNewHost(let from):
+                if let package = handOffs[from] {
+                    _ = newHost?.link.handOver(package)
+                } else {
+                    _ = newHost?.link.handOver(.empty)
+                }
+            case .endNewHost:
+                if let host = newHost { _ = ProcessControl.send(.terminate, to: host.process) }
+            case .tellHostBefore(let word):
+                _ = configuration.hostBefore?.link.tell(word)
+            case .answerOperators(let answering):
+                answeringOperators = answering
+            case .leaveSocketsInPlace:
+                leavingSockets = true
             case .exit(let status, _):
                 finish(status)
             }
@@ -386,6 +425,7 @@ struct Supervisor {
         // Nor the channels of other generations, nor what they handed over, nor the record's writer's.
         closing += workers.values.compactMap { $0.handOff.map { FileDescriptor(rawValue: $0.descriptor) } }
         if let writer = recordWriter?.interest?.descriptor { closing.append(writer) }
+        if let link = hostLink { closing.append(link.descriptor) }
         closing += handOffs.values.flatMap { $0.descriptors.map(FileDescriptor.init(rawValue:)) }
         let channel = try? DescriptorChannel.pair()
         if let channel {
@@ -409,10 +449,44 @@ struct Supervisor {
         }
     }
 
+    /// Starts the file at the host's path as the new host of a host upgrade, handing it the
+    /// sockets and what `plan` says.
+    private mutating func startNewHost(_ plan: NewHostPlan) -> SupervisionEvent {
+        var hello = TakeOverHello(
+            hostBefore: ProcessControl.current.rawValue, generationBefore: plan.generationBefore, firstGeneration: plan.firstGeneration,
+            running: plan.running, sockets: [], control: configuration.control?.path, metrics: nil,
+            notifySocket: configuration.systemd.address, watchdogMicroseconds: configuration.systemd.watchdog.map { Int64($0 / .microseconds(1)) })
+        var descriptors: [Int32] = []
+        for socket in configuration.sockets {
+            hello.sockets.append(TakeOverHello.Socket(name: socket.name, address: socket.address, createdFile: socket.createdFile))
+            descriptors.append(socket.descriptor)
+        }
+        if let control = configuration.control { descriptors.append(control.descriptor.rawValue) }
+        if let metrics = configuration.metrics {
+            hello.metrics = TakeOverHello.Socket(name: metrics.name, address: metrics.address, createdFile: metrics.createdFile)
+            descriptors.append(metrics.descriptor)
+        }
+        do {
+            let host = try NewHost.start(binary.path, arguments: configuration.arguments, hello: hello, descriptors: descriptors)
+            newHost = host
+            newHostLinkClosed = false
+            return .newHostStarted(host.process)
+        } catch {
+            return .newHostFailed(.couldNotStart(error.description))
+        }
+    }
+
+    /// The channel of a host upgrade, on either end.
+    private var hostLink: HostChannel? {
+        if let newHost { return newHostLinkClosed ? nil : newHost.link }
+        return configuration.hostBefore?.link
+    }
+
     /// The children that are no orphan of a generation's: those the host had before any plugin
-    /// ran, the live workers, and a record's writer.
+    /// ran, the live workers, a record's writer, and a new host.
     private var ownChildren: Set<ProcessID> {
         inheritedChildren.union(workers.values.map(\.process)).union(recordWriter?.process.map { [$0] } ?? [])
+            .union(newHost.map { [$0.process] } ?? [])
     }
 
     /// The status document of `status`, with what the driver sees now.
@@ -466,9 +540,9 @@ struct Supervisor {
         }
         for process in reaped.values { sayEnded(ProcessControl.endProcesses(inGroup: process, orphansExcept: nil)) }
         sayEnded(ProcessControl.endProcesses(inGroup: nil, orphansExcept: ownChildren))
-        for socket in configuration.sockets { socket.close() }
+        for socket in configuration.sockets { socket.close(removingFile: !leavingSockets) }
         control.flush(until: .now + budget.answers)
-        control.close()
+        control.close(removingFiles: !leavingSockets)
         output.drain(givingUpAfter: budget.outputStall)
         ProcessControl.exitImmediately(status.rawValue)
     }
@@ -514,11 +588,32 @@ struct Supervisor {
             if writer.writing { interests.append(Poll.Interest(descriptor: writer.descriptor, writing: true)) }
             return interests.count - 1
         }
+        let linkAt = hostLink.map { link in
+            interests.append(Poll.Interest(descriptor: link.descriptor, writing: false))
+            return interests.count - 1
+        }
         let controlAt = interests.count
-        interests += control.interests
+        interests += control.interests(accepting: answeringOperators)
         let ready = Poll.wait(for: interests, timeout: wake.map { max(.zero, $0 - .now) })
         let now = MonotonicInstant.now
-        let (requests, log) = control.serve(Array(ready[controlAt...]), at: now)
+        if let linkAt, ready[linkAt], let link = hostLink {
+            let (words, closed) = link.receive()
+            for (word, package) in words {
+                if let package, let before = configuration.hostBefore {
+                    handOffs[before.hello.generationBefore]?.close()
+                    handOffs[before.hello.generationBefore] = package
+                }
+                waiting.append(.hostSaid(word))
+            }
+            if closed, newHost != nil { newHostLinkClosed = true }
+            if closed, configuration.hostBefore != nil {
+                // Closed once; the host before's end is an event once.
+                configuration.hostBefore?.link.channel.close()
+                configuration.hostBefore = nil
+                waiting.append(.hostBeforeEnded)
+            }
+        }
+        let (requests, log) = control.serve(Array(ready[controlAt...]), accepting: answeringOperators, at: now)
         waiting += requests + control.expire(at: now)
         for line in log { output.append(Array((line + "\n").utf8), to: .standardError, acknowledging: nil) }
         if let outputAt, ready[outputAt], let written = output.writeHead() {

@@ -10,23 +10,33 @@ struct SystemdService: Sendable {
     let socket: NotifySocket?
     /// How long systemd's watchdog waits between pings; `nil` without one.
     let watchdog: Duration?
+    /// The notification socket's address, as systemd gave it.
+    var address: String?
 
     /// Reads and removes the variables: call it once, in the process systemd started,
     /// before any plugin code runs.
     static func fromEnvironment(process: ProcessID) -> SystemdService {
-        let socket = Process.environment("NOTIFY_SOCKET").flatMap { NotifySocket(address: $0) }
+        let address = Process.environment("NOTIFY_SOCKET")
+        let socket = address.flatMap { NotifySocket(address: $0) }
         var watchdog: Duration?
         if let text = Process.environment("WATCHDOG_USEC"), let microseconds = Int64(text), microseconds > 0,
             Process.environment("WATCHDOG_PID").map({ Int32($0) == process.rawValue }) ?? true {
             watchdog = .microseconds(microseconds)
         }
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { Process.removeEnvironment(name) }
-        return SystemdService(socket: socket, watchdog: socket == nil ? nil : watchdog)
+        return SystemdService(socket: socket, watchdog: socket == nil ? nil : watchdog, address: socket == nil ? nil : address)
     }
 
-    /// Sends `notification` when run by systemd.
-    func notify(_ notification: ServiceNotification) {
-        socket?.send(notification.datagram)
+    /// What the host before of a host upgrade read from its environment: its notification
+    /// socket and watchdog.
+    static func handedOver(address: String?, watchdogMicroseconds: Int64?) -> SystemdService {
+        let socket = address.flatMap { NotifySocket(address: $0) }
+        return SystemdService(socket: socket, watchdog: socket == nil ? nil : watchdogMicroseconds.map { .microseconds($0) }, address: socket == nil ? nil : address)
+    }
+
+    /// Sends `notice` when run by systemd.
+    func notify(_ notice: HostNotice) {
+        socket?.send(notice.datagram(of: ProcessControl.current))
     }
 
     /// Pings the watchdog when run by systemd.

@@ -30,6 +30,8 @@ enum Announcement: Equatable, Sendable {
     case upgradingAgain(with: [PublishedPlugin])
     /// The candidate could not even start.
     case upgradeCouldNotStart
+    /// How the host's own upgrade goes (``HostUpgrade``).
+    case hostUpgrade(HostUpgradeNews)
     /// The candidate cannot run `plugin`, which runs now: its file did not load, or (once
     /// `bootstrapped`) did not bootstrap, or is no plugin now. It is told to give up.
     case candidateCannotRun(plugin: String, bootstrapped: Bool)

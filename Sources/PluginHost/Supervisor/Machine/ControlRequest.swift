@@ -24,12 +24,15 @@ enum ControlRequest: Equatable, Sendable {
     /// that runs, or the kept build of version `to`. With no plugin named, every build on
     /// trial is rolled back. Answered as a restart is.
     case rollBack([String], to: String?)
+    /// Replace the host by the plugin-host binary now installed at its path
+    /// (`plugin-host upgrade-host`).
+    case upgradeHost
 
     /// The plugins it names.
     var plugins: [String] {
         switch self {
         case .restart(let names), .accept(let names), .rollBack(let names, _): names
-        case .status, .wait, .follow, .metrics, .reload, .stop: []
+        case .status, .wait, .follow, .metrics, .reload, .stop, .upgradeHost: []
         }
     }
 
@@ -38,7 +41,7 @@ enum ControlRequest: Equatable, Sendable {
     var answersAtOnce: Bool {
         switch self {
         case .status, .metrics: true
-        case .wait, .follow, .reload, .restart, .stop, .accept, .rollBack: false
+        case .wait, .follow, .reload, .restart, .stop, .accept, .rollBack, .upgradeHost: false
         }
     }
 }
@@ -82,12 +85,14 @@ enum ControlAnswer: Equatable, Sendable {
     case stopped(ExitStatus)
     /// The request cannot be served now, and why.
     case refused(Refusal)
+    /// What a host upgrade did: the new host serves on trial, or why this host serves on.
+    case hostUpgrade(HostUpgradeOutcome)
 
     /// The status the answer carries, if it carries one.
     var carriedStatus: HostStatus? {
         switch self {
         case .status(let status), .change(_, let status), .metrics(let status): status
-        case .reload, .reloadEnded, .restart, .stopped, .refused: nil
+        case .reload, .reloadEnded, .restart, .stopped, .refused, .hostUpgrade: nil
         }
     }
 

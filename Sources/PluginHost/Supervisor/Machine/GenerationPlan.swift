@@ -19,12 +19,15 @@ struct GenerationPlan: Equatable, Sendable {
         /// files as they are (the plugins named no longer left out) beside the serving one, and
         /// takes over as an upgrade's does.
         case operatorRestart
+        /// The host's first generation on a new plugin-host binary: it loads beside the host
+        /// before's serving generation and takes over as an upgrade's does.
+        case hostUpgrade
 
         /// Whether a generation started for this loads beside the serving one, reports what it
         /// loaded and waits for the machine's word to bootstrap.
         var loadsBeside: Bool {
             switch self {
-            case .upgrade, .operatorRestart: true
+            case .upgrade, .operatorRestart, .hostUpgrade: true
             case .start, .restart, .restore: false
             }
         }

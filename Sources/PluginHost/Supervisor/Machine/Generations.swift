@@ -9,6 +9,13 @@ struct Generations: Sendable {
     private var byNumber: [Int: Generation] = [:]
     /// How many were started: the last one's number.
     private(set) var started = 0
+
+    init() {}
+
+    /// Generations numbered on from `last`: a new host's, after the host before's.
+    init(after last: Int) {
+        started = last
+    }
     /// The plugins seen to run a service, in any generation: the host runs as a service.
     private(set) var servicePlugins: Set<String> = []
 

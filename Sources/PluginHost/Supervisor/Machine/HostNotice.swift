@@ -7,6 +7,9 @@ enum HostNotice: Equatable, Sendable {
     case reloading(at: MonotonicInstant)
     /// What the host is doing now, and what runs when that is worth saying.
     case status(Activity, PluginSummary?)
+    /// This process is the service's main process from now on (`MAINPID=`): a new host that
+    /// serves, or the host before, serving again.
+    case mainProcess
     /// The host begins to stop (`STOPPING=1`): what stops it.
     case stopping(Stopping)
 
@@ -35,6 +38,10 @@ enum HostNotice: Equatable, Sendable {
         case upgradeFailed(leftOut: [PublishedPlugin])
         /// The upgrade failed after the generation before had stopped: its builds come back.
         case restoring
+        /// A new plugin-host binary takes the host's place.
+        case upgradingHost
+        /// The new plugin-host binary failed: this host serves on, or again.
+        case hostUpgradeFailed
     }
 }
 

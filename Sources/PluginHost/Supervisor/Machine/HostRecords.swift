@@ -9,6 +9,8 @@ struct HostRecords: Equatable, Sendable {
     private(set) var warnings: [String: [String]] = [:]
     private(set) var lastReload: ReloadRecord?
     private(set) var lastUpgrade: UpgradeRecord?
+    /// The last upgrade of the host's own binary, and when it ended.
+    private(set) var lastHostUpgrade: HostUpgradeRecord?
     private(set) var reloadsApplied = 0
     private(set) var reloadsRefused = 0
     /// How long each plugin took to answer its last health check, in seconds.
@@ -46,6 +48,11 @@ struct HostRecords: Equatable, Sendable {
     /// `outcome`: it is the last upgrade.
     mutating func upgradeEnded(at instant: MonotonicInstant, _ outcome: UpgradeRecord.Outcome) {
         lastUpgrade = UpgradeRecord(at: instant, outcome: outcome)
+    }
+
+    /// A host upgrade ended at `instant` with `outcome`.
+    mutating func hostUpgradeEnded(at instant: MonotonicInstant, _ outcome: HostUpgradeOutcome) {
+        lastHostUpgrade = HostUpgradeRecord(at: instant, outcome: outcome)
     }
 
     /// The restore or rollback that ended last brought back `builds`, now that its generation

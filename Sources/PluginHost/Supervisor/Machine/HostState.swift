@@ -9,6 +9,8 @@ enum HostState: CaseIterable, Equatable, Sendable {
     case upgrading
     case handingOver
     case takingOver
+    /// A new plugin-host binary takes the host's place.
+    case upgradingHost
     case stopping
     case finished
 }

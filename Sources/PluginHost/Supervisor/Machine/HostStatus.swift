@@ -15,6 +15,8 @@ struct HostStatus: Equatable, Sendable {
     var restarts: RestartStatus
     var lastReload: ReloadRecord?
     var lastUpgrade: UpgradeRecord?
+    /// The last upgrade of the host's own binary (``HostUpgrade``), on this host's end.
+    var lastHostUpgrade: HostUpgradeRecord?
     var reloadsApplied = 0
     var reloadsRefused = 0
     /// The warnings that hold now, each said once when it first applied.

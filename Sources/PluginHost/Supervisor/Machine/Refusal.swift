@@ -22,4 +22,8 @@ enum Refusal: Equatable, Sendable {
     /// The builds a rollback would bring back (by plugin) can no longer be opened as they ran,
     /// and the record keeps no copy of them.
     case cannotOpen([PublishedPlugin])
+    /// The host is not serving steadily (it is in this state): a host upgrade waits for that.
+    case hostNotSteady(HostState)
+    /// This host is itself a new host on trial, or another host upgrade is under way.
+    case hostUpgradeUnderWay
 }

@@ -5,7 +5,7 @@ extension Strictness {
     /// directories (`--watch`) or not, and keeps going past a failure (`--keep-going`) or not.
     init(for cause: GenerationPlan.Cause, watching: Bool, keepingGoing: Bool) {
         switch cause {
-        case .start:
+        case .start, .hostUpgrade:
             admission = keepingGoing ? .leaveFailuresOut : watching ? .leaveBadFilesOut : .allOrNothing
             badFilesNotAdded = watching
             goesOnFromServing = false

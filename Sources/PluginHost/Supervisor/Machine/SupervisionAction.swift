@@ -41,6 +41,27 @@ enum SupervisionAction: Equatable, Sendable {
     case keepRecord(BuildRecord, number: Int)
     /// Answer the control client numbered `client`; a final answer closes its connection.
     case answer(client: Int, ControlAnswer)
+    /// Read the plugin-host file at the path this host was started from, without running it,
+    /// and say with ``SupervisionEvent/hostBinaryChecked(problem:)`` whether it can be the new
+    /// host: a plugin-host of this supervision protocol, another build than this one.
+    case checkHostBinary
+    /// Start that file as the new host, with this host's arguments, handing it the sockets,
+    /// the control socket and what `plan` says over a channel of their own. The driver says
+    /// with ``SupervisionEvent/newHostStarted(_:)`` or ``SupervisionEvent/newHostFailed(_:)``,
+    /// and passes on what the new host says, and its end.
+    case startNewHost(NewHostPlan)
+    /// Send the new host what generation `from` handed over as it stopped, and keep it, for a
+    /// generation of this host to take should the new host fail.
+    case handOverToNewHost(from: Int)
+    /// Ask the new host to stop (SIGTERM): this host stops, or no longer needs it.
+    case endNewHost
+    /// Tell the host before something, over the channel it started this host with.
+    case tellHostBefore(HostWord)
+    /// Answer operators on the control socket (`true`), or leave them to the new host, which
+    /// answers on the same socket (`false`).
+    case answerOperators(Bool)
+    /// When the host ends, leave the sockets' files in place: another host serves on them.
+    case leaveSocketsInPlace
     /// End the host: end what is left, write what is waiting, remove the sockets' files, and
     /// exit with this status.
     case exit(ExitStatus, EndReason)
@@ -69,6 +90,9 @@ enum EndReason: Equatable, Sendable, CaseIterable {
     case stoppedAtOnce
     /// The system refused a worker process: 1 at start, 70 later.
     case cannotStartWorker
+    /// A new host took this host's place and its trial passed: 0, and systemd is told nothing
+    /// (it follows the new host, the main process now).
+    case gaveWay
 
     /// The statuses the host may end with for this reason.
     var statuses: Set<Int32> {
@@ -79,6 +103,7 @@ enum EndReason: Equatable, Sendable, CaseIterable {
         case .stopped: [0, 1, 70, 124]
         case .stoppedAtOnce: [128 + 2, 128 + 15]
         case .cannotStartWorker: [1, 70]
+        case .gaveWay: [0]
         }
     }
 }

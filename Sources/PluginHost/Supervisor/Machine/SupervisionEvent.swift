@@ -54,6 +54,18 @@ enum SupervisionEvent: Equatable, Sendable {
     /// (``SupervisionAction/keepRecord(_:number:)``), and every one asked before it: it kept
     /// the record, or it failed (`failure` says why).
     case recordKept(number: Int, failure: String?)
+    /// The driver read the plugin-host file at the host's path for a host upgrade
+    /// (``SupervisionAction/checkHostBinary``): `problem` says why it cannot be the new host,
+    /// `nil` when it can.
+    case hostBinaryChecked(problem: String?)
+    /// The new host's process started (``SupervisionAction/startNewHost(_:)``).
+    case newHostStarted(ProcessID)
+    /// The new host could not be started, or ended: how, in words.
+    case newHostFailed(HostUpgradeFailure)
+    /// The other end of a host upgrade said something over its channel.
+    case hostSaid(HostWord)
+    /// On a new host: the host before ended (its channel closed).
+    case hostBeforeEnded
 }
 
 /// Where a signal was received.

@@ -46,7 +46,9 @@ extension SupervisionMachine {
         guard let generation = generations.ready(number, plugins: plugins, at: now) else { return }
         switch state {
         case .starting(let current), .recovering(let current):
-            if current == number { becomeServing(number) }
+            guard current == number else { break }
+            becomeServing(number)
+            tookOverHost(number)
         case .serving(let current):
             // Ready again after a reload: it runs what it ran (a reload adds no plugin).
             if current == number {
@@ -67,7 +69,7 @@ extension SupervisionMachine {
                 // While generations change hands, the host is ready when the new one is.
                 break
             }
-        case .backingOff, .stopping, .finished:
+        case .backingOff, .stopping, .finished, .upgradingHost:
             // While generations change hands, the host is ready when the new one is.
             break
         }
@@ -107,7 +109,7 @@ extension SupervisionMachine {
             guard upgrade.servingBeside == number else { break }
             upgrade.askedMeanwhile = true
             enter(.upgrading(upgrade))
-        case .starting, .recovering, .backingOff, .stopping, .finished:
+        case .starting, .recovering, .backingOff, .stopping, .finished, .upgradingHost:
             // A rescan while generations change hands is asked for again once one serves.
             break
         }
@@ -165,7 +167,7 @@ extension SupervisionMachine {
             case .handingOver:
                 break
             }
-        case .serving, .backingOff, .stopping, .finished:
+        case .serving, .backingOff, .stopping, .finished, .upgradingHost:
             break
         }
     }
@@ -206,14 +208,17 @@ extension SupervisionMachine {
             // Once its report is out and its services run, the first generation serves, whether
             // or not its word that it is ready came before its end: it ends as a serving one does,
             // also when it ended unasked once its services had stopped (none to run, or done).
-            if evidence.workerPhase == .running || (!ending.isIntended && evidence.workerPhase.isAfterItsServicesRan) {
+            if takeOver != nil {
+                giveUpTakingOver(ending)
+            } else if evidence.workerPhase == .running || (!ending.isIntended && evidence.workerPhase.isAfterItsServicesRan) {
                 recover(from: number)
             } else {
                 finish(ending.status, ending.isIntended ? .finished : .failedBeforeReady)
             }
         case .serving(let current):
             if current == number {
-                recover(from: number)
+                // A new host whose generation fails on trial gives way to the host before again.
+                if takeOver != nil { giveUpTakingOver(ending) } else { recover(from: number) }
                 break
             }
             // A generation another replaced before it was asked to drain (an upgrade's took over
@@ -268,6 +273,8 @@ extension SupervisionMachine {
             case .takingOver(let replaced):
                 if number == candidate { restore(after: candidate, replacing: replaced) }
             }
+        case .upgradingHost(let upgrade):
+            endedWhileGivingWay(number, upgrade)
         case .stopping(var stop):
             if stop.current == number {
                 stop.currentEnded(with: ending.status)
@@ -294,6 +301,7 @@ extension SupervisionMachine {
             case .loading(let serving), .handingOver(let serving): serving == number
             }
         case .serving(let current), .recovering(let current): current == number
+        case .upgradingHost(let upgrade): if case .givingWay(let serving, _, _) = upgrade.role { serving == number } else { false }
         case .starting, .backingOff, .stopping, .finished: false
         }
     }

@@ -9,7 +9,7 @@ extension SupervisionMachine {
             switch state {
             case .stopping, .finished:
                 act(.answer(client: client, .refused(.hostStopping)))
-            case .starting, .serving, .recovering, .backingOff, .upgrading:
+            case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
                 act(operators.handle(.waits(client: client)))
             }
         case .metrics:
@@ -22,7 +22,7 @@ extension SupervisionMachine {
             switch state {
             case .stopping, .finished:
                 act(.answer(client: client, .refused(.hostStopping)))
-            case .starting, .serving, .recovering, .backingOff, .upgrading:
+            case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
                 reloadRequested(by: client)
             }
         case .restart(let names):
@@ -36,9 +36,11 @@ extension SupervisionMachine {
             switch state {
             case .stopping, .finished:
                 break
-            case .starting, .serving, .recovering, .backingOff, .upgrading:
+            case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
                 beginStop(.terminate, askedByOperator: true)
             }
+        case .upgradeHost:
+            hostUpgradeAsked(by: client)
         }
     }
 
@@ -48,7 +50,7 @@ extension SupervisionMachine {
     /// begins once a generation serves and no reload is under way.
     mutating func reloadRequested(by client: Int?) {
         switch state {
-        case .starting, .serving, .recovering, .backingOff, .upgrading:
+        case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
             act(operators.handle(.reloadAsked(by: client, serving: servingGeneration)))
         case .stopping, .finished:
             break
@@ -98,6 +100,8 @@ extension SupervisionMachine {
             act(operators.handle(.restartStarted(generation: started, client: client)))
         case .starting, .recovering, .upgrading:
             act(.answer(client: client, .refused(.generationStarting)))
+        case .upgradingHost:
+            act(.answer(client: client, .refused(.hostUpgradeUnderWay)))
         case .stopping, .finished:
             act(.answer(client: client, .refused(.hostStopping)))
         }

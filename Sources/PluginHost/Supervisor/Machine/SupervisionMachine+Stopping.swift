@@ -43,7 +43,7 @@ extension SupervisionMachine {
             say(.stoppingAtOnce(signal))
             for generation in liveGenerations { kill(generation.number, because: .stopAtOnce(signal), probing: false) }
             finish(ExitStatus(rawValue: 128 + signal.rawValue), .stoppedAtOnce)
-        case .starting, .serving, .recovering, .backingOff, .upgrading:
+        case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost:
             beginStop(signal)
         }
     }
@@ -56,6 +56,8 @@ extension SupervisionMachine {
         say(.stopping(request))
         announceStopping(.asked(request))
         let current = currentGeneration
+        // A new host this one started stops too, unless it failed already.
+        if case .upgradingHost(let upgrade) = state, upgrade.newHost != nil, upgrade.failure == nil { act(.endNewHost) }
         for generation in liveGenerations {
             switch generation.life {
             case .starting where generation.cause.loadsBeside, .prepared:
@@ -100,6 +102,8 @@ extension SupervisionMachine {
     mutating func finish(_ status: ExitStatus, _ reason: EndReason) {
         enter(.finished(status, reason))
         act(operators.handle(.hostEnded(status)))
+        // A new host that ends before its trial passed leaves the sockets to the host before.
+        if let takeOver, !takeOver.otherEndGone { act(.leaveSocketsInPlace) }
         // What this host proved outlives it: the record is kept before the end.
         keepRecordIfChanged()
         act(.exit(status, reason))

@@ -211,7 +211,7 @@ extension SupervisionMachine {
     var isStopping: Bool {
         switch state {
         case .stopping, .finished: true
-        case .starting, .serving, .recovering, .backingOff, .upgrading: false
+        case .starting, .serving, .recovering, .backingOff, .upgrading, .upgradingHost: false
         }
     }
 }

@@ -95,6 +95,10 @@ struct SupervisionMachine: Sendable {
         /// A candidate replaces the serving generation: it loads the plugin files beside it,
         /// then bootstraps beside it or once it has handed over.
         case upgrading(Upgrade)
+        /// The host gives way to a new plugin-host binary (``HostUpgrade``): it checks it,
+        /// starts it, its generation serves beside the new host's and then drains, and it
+        /// keeps what it needs to serve again until the new host's trial passed.
+        case upgradingHost(HostUpgrade)
         /// The host stops: every generation was asked to.
         case stopping(Stop)
         case finished(ExitStatus, EndReason)
@@ -107,6 +111,7 @@ struct SupervisionMachine: Sendable {
             case .recovering: .recovering
             case .backingOff: .backingOff
             case .upgrading(let upgrade): upgrade.hostState
+            case .upgradingHost: .upgradingHost
             case .stopping: .stopping
             case .finished: .finished
             }
@@ -135,6 +140,8 @@ struct SupervisionMachine: Sendable {
     var upgrades = UpgradesUnderWay()
     /// What generations handed over, and who inherits it.
     var handOffs = HandOffs()
+    /// On a new host, its taking over from the host before, until its trial passed.
+    var takeOver: HostUpgrade?
     /// The event being handled: when it happened, and the actions decided so far.
     private var step: Step
 
@@ -168,7 +175,7 @@ struct SupervisionMachine: Sendable {
         return (machine, actions)
     }
 
-    private init(configuration: Configuration, now: MonotonicInstant) {
+    init(configuration: Configuration, now: MonotonicInstant) {
         self.configuration = configuration
         step = Step(at: now)
         records = HostRecords(startedAt: now)
@@ -210,7 +217,8 @@ struct SupervisionMachine: Sendable {
         case .ready(let number, let plugins):
             ready(number, plugins: plugins)
         case .candidate(let number, let report, let plugins):
-            if generations.published(number, plugins) { judge(number, report) }
+            guard generations.published(number, plugins) else { break }
+            if takeOver != nil { judgeTakingOver(number, report) } else { judge(number, report) }
         case .upgradeRequested(let number, let plugins):
             upgradeRequested(by: number, plugins: plugins)
         case .notification(let number, let notification):
@@ -236,6 +244,16 @@ struct SupervisionMachine: Sendable {
             restartChecked(for: client, problems: problems)
         case .clientLeft(let client):
             act(operators.handle(.left(client: client)))
+        case .hostBinaryChecked(let problem):
+            hostBinaryChecked(problem: problem)
+        case .newHostStarted(let process):
+            newHostStarted(process)
+        case .newHostFailed(let why):
+            newHostFailed(why)
+        case .hostSaid(let word):
+            if takeOver != nil { hostBeforeSaid(word) } else { newHostSaid(word) }
+        case .hostBeforeEnded:
+            hostBeforeEnded()
         case .recordKept(let number, let failure):
             for news in recordWrites.finished(number, failure: failure, at: now) { say(.record(news, kept: configuration.record)) }
         }
@@ -259,6 +277,7 @@ struct SupervisionMachine: Sendable {
         if let rescan = upgrades.nextRescan, case .serving = state { next = min(next, rescan) }
         if case .backingOff(let until, _) = state { next = min(next, until) }
         if let trialEnd = nextTrialEnd { next = min(next, trialEnd) }
+        if let trialEnd = hostTrialEnd { next = min(next, trialEnd) }
         if let stall = recordWrites.nextDeadline(limit: configuration.recordStall) { next = min(next, stall) }
         for generation in generations.all {
             switch generation.life {
@@ -279,6 +298,7 @@ struct SupervisionMachine: Sendable {
         switch state {
         case .starting(let number), .serving(let number), .recovering(let number): number
         case .upgrading(let upgrade): upgrade.speaking
+        case .upgradingHost(let upgrade): upgrade.servingBeside
         case .stopping(let stop): stop.current
         case .backingOff, .finished: nil
         }
@@ -297,7 +317,7 @@ struct SupervisionMachine: Sendable {
         state = next
     }
 
-    private mutating func takeActions() -> [SupervisionAction] {
+    mutating func takeActions() -> [SupervisionAction] {
         defer { step.actions = [] }
         return step.actions
     }
@@ -365,6 +385,7 @@ struct SupervisionMachine: Sendable {
         let named: Set<Int> = switch state {
         case .starting(let number), .serving(let number), .recovering(let number): [number]
         case .upgrading(let upgrade): Set(upgrade.generations)
+        case .upgradingHost(let upgrade): upgrade.servingBeside.map { [$0] } ?? []
         case .stopping(let stop): stop.current.map { [$0] } ?? []
         case .backingOff, .finished: []
         }
@@ -381,7 +402,7 @@ struct SupervisionMachine: Sendable {
     /// Whether one generation is giving way to another.
     var isChangingHands: Bool {
         switch state {
-        case .upgrading: true
+        case .upgrading, .upgradingHost: true
         case .starting, .serving, .recovering, .backingOff, .stopping, .finished: false
         }
     }
@@ -416,6 +437,7 @@ struct SupervisionMachine: Sendable {
                 kill(generation.number, because: .stayedSuspended(suspension.signal, limit: limit), probing: false)
             }
         }
+        endHostTrialIfDue()
         endWithoutOverdueWorkers()
     }
 
@@ -444,7 +466,7 @@ struct SupervisionMachine: Sendable {
         let backingOff: MonotonicInstant? = if case .backingOff(let until, _) = state { until } else { nil }
         return HostStatus(
             state: state.hostState, startedAt: records.startedAt, now: now, backingOffUntil: backingOff, generations: generationsNow,
-            plugins: ledger.statuses, restarts: restarts.status(at: now), lastReload: records.lastReload, lastUpgrade: records.lastUpgrade,
+            plugins: ledger.statuses, restarts: restarts.status(at: now), lastReload: records.lastReload, lastUpgrade: records.lastUpgrade, lastHostUpgrade: records.lastHostUpgrade,
             reloadsApplied: records.reloadsApplied, reloadsRefused: records.reloadsRefused, warnings: records.warningsInForce,
             healthDurations: records.healthDurations, recordStalledSince: recordWrites.stalled)
     }
@@ -462,7 +484,7 @@ struct SupervisionMachine: Sendable {
             switch generation.cause {
             case .start: return .starting
             case .restart, .restore: return .recovering
-            case .upgrade, .operatorRestart: return .loadingBeside
+            case .upgrade, .operatorRestart, .hostUpgrade: return .loadingBeside
             }
         }
     }

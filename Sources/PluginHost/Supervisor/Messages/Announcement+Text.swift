@@ -56,6 +56,8 @@ extension Announcement {
             return "error: the new worker would run only what runs now (\(why)); it gives up, and the running plugins keep serving"
         case .upgradeCouldNotStart:
             return "error: the upgrade could not start; the running plugins keep serving as they were"
+        case .hostUpgrade(let news):
+            return news.line
         case .upgradeFailedAfterStop(let leftOut, let restart):
             let blamed = leftOut.isEmpty ? "no plugin is to blame, so none is left out"
                 : "left out until \(Self.theirFiles(leftOut.count)): " + Self.names(leftOut)

@@ -1,7 +1,13 @@
 /// What the host tells systemd, in the words of `STATUS=`.
 extension HostNotice {
-    /// The datagram's notification.
-    var notification: ServiceNotification {
+    /// The datagram systemd reads, from the host whose process is `process`.
+    func datagram(of process: ProcessID) -> String {
+        if case .mainProcess = self { "MAINPID=\(process.rawValue)" } else { notification?.datagram ?? "" }
+    }
+
+    /// The datagram's notification, as a worker's would be; `nil` for what only the
+    /// supervisor says (``mainProcess``).
+    var notification: ServiceNotification? {
         switch self {
         case .ready(let summary): .ready(status: summary.text)
         case .reloading(let instant): .reloading(at: instant)
@@ -10,6 +16,7 @@ extension HostNotice {
         case .stopping(.asked(.signal(let signal))): .stopping(status: "Stopping (received \(signal.name))")
         case .stopping(.asked(.operatorAsked)): .stopping(status: "Stopping (plugin-host stop)")
         case .stopping(.told(let words)): .stopping(status: words)
+        case .mainProcess: nil
         }
     }
 }
@@ -32,6 +39,10 @@ extension HostNotice.Activity {
                 : "Upgrade failed: \(Announcement.names(leftOut)) left out; the running plugins keep serving"
         case .restoring:
             return "Upgrade failed: restoring the builds that ran before"
+        case .upgradingHost:
+            return "Upgrading the host: a new plugin-host loads beside this one"
+        case .hostUpgradeFailed:
+            return "Host upgrade failed: the host before serves on"
         }
     }
 }

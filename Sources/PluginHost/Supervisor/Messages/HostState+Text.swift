@@ -11,6 +11,7 @@ extension HostState: SaidInWords {
         case .upgrading: "upgrading"
         case .handingOver: "handing over"
         case .takingOver: "taking over"
+        case .upgradingHost: "upgrading the host"
         case .stopping: "stopping"
         case .finished: "finished"
         }
@@ -44,6 +45,7 @@ extension GenerationPlan.Cause: SaidInWords {
         case .upgrade: "upgrade"
         case .restore: "restore"
         case .operatorRestart: "operator restart"
+        case .hostUpgrade: "host upgrade"
         }
     }
 }

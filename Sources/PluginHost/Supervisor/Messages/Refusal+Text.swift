@@ -21,6 +21,10 @@ extension Refusal: CustomStringConvertible {
                 + "; plugin-host status shows what is (--trial sets how long an upgrade's builds are on trial)"
         case .cannotRollBack(let problems):
             "cannot roll back " + problems.map(\.description).joined(separator: "; ") + "; nothing changed"
+        case .hostNotSteady(let state):
+            "the host is \(state), not serving steadily; ask again once it serves (plugin-host wait)"
+        case .hostUpgradeUnderWay:
+            "a host upgrade is under way; ask again once its trial has passed or failed (plugin-host status shows it)"
         case .cannotOpen(let builds):
             "cannot roll back "
                 + builds.map { "\($0.name): \($0.nameAndVersion) can no longer be opened as it ran, and the record keeps no copy of it" }

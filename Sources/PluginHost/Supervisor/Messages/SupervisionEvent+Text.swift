@@ -23,6 +23,11 @@ extension SupervisionEvent {
         case .restartChecked: "files checked"
         case .clientLeft: "client left"
         case .recordKept: "record kept"
+        case .hostBinaryChecked: "host binary checked"
+        case .newHostStarted: "new host started"
+        case .newHostFailed: "new host ended"
+        case .hostSaid: "host said"
+        case .hostBeforeEnded: "host before ended"
         }
     }
 }
