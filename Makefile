@@ -297,6 +297,7 @@ bench: all $(MICRO) $(BENCH_LOADERS)
 	python3 Benchmarks/lifecycle.py
 	python3 Benchmarks/generations.py
 	python3 Benchmarks/upgrades.py
+	python3 Benchmarks/host_upgrades.py
 	python3 Benchmarks/record.py
 	python3 Benchmarks/control.py
 	python3 Benchmarks/manifest_section.py

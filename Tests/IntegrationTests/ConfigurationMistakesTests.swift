@@ -16,10 +16,10 @@ struct ConfigurationMistakesTests {
         #expect(listener.wait(forPrefix: "READY=1") != nil)
         let file = service.directory.configuration.path
         #expect(host.waitForError(
-            "plugin-host: warning: configuration file \(file): plugin Ticker has no setting \"pollMS\" (it reads \"log\", \"trigger\", "
+            "plugin-host: warning: configuration file \(file): plugin Ticker has no setting \"pollMS\" (it reads \"log\", \"trigger\", \"triggerOnce\", "
                 + "\"crashIn\", \"pollMs\", \"failsInNextBuild\", \"printEvery\", \"nextBuildFails\", \"failAfterMs\"); did you mean \"pollMs\"?"))
         #expect(host.waitForError("plugin Ticker has no setting \"colour\" (it reads "))
-        #expect(host.standardError.contains("\"colour\" (it reads \"log\", \"trigger\", \"crashIn\", \"pollMs\", \"failsInNextBuild\", "
+        #expect(host.standardError.contains("\"colour\" (it reads \"log\", \"trigger\", \"triggerOnce\", \"crashIn\", \"pollMs\", \"failsInNextBuild\", "
             + "\"printEvery\", \"nextBuildFails\", \"failAfterMs\"); check the spelling, or remove it"))
         #expect(host.stop(with: SIGTERM).status == 0)
     }

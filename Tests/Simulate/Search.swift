@@ -2,7 +2,9 @@ import Synchronization
 
 /// The sequences of one `make simulate`, shared by its threads: each takes the next seed as
 /// it finishes one, so no thread waits for another's slow sequence, and all stop once one
-/// finds a violation. What each learns is gathered under a lock when it stops.
+/// finds a violation. What each learns is gathered under a lock when it stops. Each random
+/// seed runs twice: a sequence of supervision (``Simulation``), and one of the host's own
+/// upgrade (``HostUpgradeSimulation``).
 final class Search: Sendable {
     let sequences: Int
     let firstSeed: UInt64
@@ -14,6 +16,7 @@ final class Search: Sendable {
         var ran = 0
         var events = 0
         var failures: [Simulation.Outcome] = []
+        var hostUpgradeFailures: [HostUpgradeSimulation.Outcome] = []
         var endings: [String: Int] = [:]
         var transitions: Set<Transition> = []
     }
@@ -43,20 +46,29 @@ final class Search: Sendable {
                 mine.failures.append(outcome)
                 failed.store(true, ordering: .relaxed)
             }
+            guard index >= Regressions.all.count else { continue }
+            let upgrade = HostUpgradeSimulation.run(seed: firstSeed &+ UInt64(index - Regressions.all.count))
+            mine.events += upgrade.events
+            if !upgrade.violations.isEmpty {
+                mine.hostUpgradeFailures.append(upgrade)
+                failed.store(true, ordering: .relaxed)
+            }
         }
         gathered.withLock { all in
             all.ran += mine.ran
             all.events += mine.events
             all.failures += mine.failures
+            all.hostUpgradeFailures += mine.hostUpgradeFailures
             all.endings.merge(mine.endings, uniquingKeysWith: +)
             all.transitions.formUnion(mine.transitions)
         }
     }
 
-    /// Everything run, the failures lowest seed first.
-    var results: (ran: Int, events: Int, failures: [Simulation.Outcome], endings: [String: Int], transitions: Set<Transition>) {
+    /// Everything run, the failures lowest seed first, as reports.
+    var results: (ran: Int, events: Int, failures: [String], endings: [String: Int], transitions: Set<Transition>) {
         gathered.withLock { all in
-            (all.ran, all.events, all.failures.sorted { $0.seed < $1.seed }, all.endings, all.transitions)
+            let failures = all.failures.map { ($0.seed, Simulation.report($0)) } + all.hostUpgradeFailures.map { ($0.seed, HostUpgradeSimulation.report($0)) }
+            return (all.ran, all.events, failures.sorted { $0.0 < $1.0 }.map(\.1), all.endings, all.transitions)
         }
     }
 }

@@ -1,6 +1,8 @@
 // `make simulate`: runs the fault sequences that once found a bug (`Regressions`), then
-// seeded random ones, against the supervisor's state machine, on every processor, and ends
-// with `N sequences, M events, K invariant violations`. A violation is printed with its seed and the shrunk sequence that replays it.
+// seeded random ones, against the supervisor's state machine, on every processor; each
+// random seed also runs a host upgrade with its faults (`HostUpgradeSimulation`, two hosts'
+// machines). It ends with `N sequences, M events, K invariant violations`. A violation is
+// printed with its seed and the shrunk sequence that replays it.
 //
 // Usage: simulate [SEQUENCES [SEED]]   (SEED: the first sequence's; the default is random)
 //        simulate --diagram            (the state diagram of docs/architecture.md)
@@ -61,7 +63,7 @@ for _ in 0..<helpers { finished.wait(timeout: nil) }
 let (ran, events, failures, endings, transitions) = search.results
 let elapsed = MonotonicInstant.now - started
 for failure in failures.prefix(3) {
-    print(Simulation.report(failure))
+    print(failure)
     print("")
 }
 print("ends (reason status: sequences): " + endings.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))

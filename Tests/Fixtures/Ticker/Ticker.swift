@@ -19,7 +19,8 @@ let build = "0.1.0"
 /// - `trigger` (path) and `crashIn` (`bootstrap`, `run`, `health` or `reload`): once the
 ///   trigger file exists, it crashes (SIGSEGV in its own code) in that phase: its bootstrap
 ///   checks when it runs, its service every `pollMs` milliseconds (default 20), its health
-///   check and reload hook when called.
+///   check and reload hook when called. With `triggerOnce` (boolean), the process that
+///   fires removes the trigger, so that one process crashes, and the next runs.
 /// - `failsInNextBuild` (boolean): the next build (0.2.0) throws from its bootstrap.
 /// - `printEvery` (milliseconds): its service prints `Ticker BUILD tick N` with `print`
 ///   that often.
@@ -34,6 +35,7 @@ public final class TickerComponent: Bootstrapping {
         let log = try settings.string("log")
         let trigger = try settings.string("trigger")
         let crashIn = try settings.string("crashIn") ?? "run"
+        let triggerOnce = try settings.bool("triggerOnce") ?? false
         let poll = try settings.integer("pollMs") ?? 20
         let printEvery = try settings.integer("printEvery")
         #if NEXT_BUILD
@@ -52,6 +54,8 @@ public final class TickerComponent: Bootstrapping {
         note("pid \(getpid())", log)
         @Sendable func crashIfTriggered(in phase: String) {
             guard phase == crashIn, let trigger, access(trigger, F_OK) == 0 else { return }
+            // Once: only the process whose unlink removes it fires.
+            if triggerOnce, unlink(trigger) != 0 { return }
             note("crashing in \(phase)", log)
             crash()
         }

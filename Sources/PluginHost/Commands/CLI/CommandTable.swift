@@ -315,7 +315,8 @@ enum CommandTable {
                 + "from, with no gap: the new host takes the sockets, loads the plugins beside the running ones\n"
                 + "and takes over as an upgrade's generation does; the old host keeps what it needs to serve again\n"
                 + "until the new host's trial (--trial) passes, and serves again by itself if the new host fails.\n"
-                + "Exits 0 once the new host serves; 1, with why, when the file is refused or the new host fails first.",
+                + "Exits 0 once the new host serves; 1, with why, when the file is refused or the new host fails first.\n"
+                + "SIGUSR2 to the supervisor asks for the same, with no answer (systemctl kill -s USR2 --kill-who=main).",
             examples: ["plugin-host upgrade-host --dir plugins/"],
             make: { arguments throws(UsageError) in try .control(.upgradeHost, arguments.hostAskedForNothingMore(), shown: .outcome) }),
         CommandEntry(

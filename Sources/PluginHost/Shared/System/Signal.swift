@@ -23,6 +23,9 @@ struct Signal: Hashable, Sendable, CustomStringConvertible {
     static let segmentationFault = Signal(rawValue: SIGSEGV)
     /// The signal with which the worker wakes the supervisor.
     static let wake = Signal(rawValue: SIGUSR1)
+    /// SIGUSR2 to the supervisor: upgrade the host to the plugin-host binary now installed,
+    /// as `plugin-host upgrade-host` asks (for unit files: `systemctl kill -s USR2`).
+    static let upgradeHost = Signal(rawValue: SIGUSR2)
     /// The signal with which the supervisor asks a stuck worker's driving thread what it runs.
     static let probe = Signal(rawValue: SIGSTKFLT)
 

@@ -22,6 +22,16 @@ extension StatusDocument {
             family(
                 "plugin_host_build_info", "gauge", "The plugin-host binary the supervisor runs: its version and build id (1).",
                 [([("version", host.version), ("build_id", host.buildID ?? "")], 1)])
+            if let upgrade = host.lastUpgrade {
+                family(
+                    "plugin_host_host_upgrade_last_timestamp_seconds", "gauge",
+                    "When the last upgrade of the host's own binary (plugin-host upgrade-host) ended, as this host saw it.",
+                    [([], upgrade.at.secondsSinceEpoch)])
+                family(
+                    "plugin_host_host_upgrade_last_success", "gauge",
+                    "Whether the last upgrade of the host's binary did what was asked (1), or was refused or failed (0).",
+                    [([], upgrade.ok ? 1 : 0)])
+            }
         }
         family("plugin_host_start_time_seconds", "gauge", "When the host started, in seconds since the Unix epoch.", [([], startedAt.secondsSinceEpoch)])
         family("plugin_host_restarts_total", "counter", "Restarts of the host's worker after a failure.", [([], Double(restarts.total))])

@@ -18,6 +18,7 @@ struct HostChannel {
         case .drain: "drain"
         case .serves: "serves"
         case .trialPassed: "trialPassed"
+        case .stop: "stop"
         case .handedOver: "handedOver"
         }
         return channel.send(Array("W".utf8) + Array(JSONOutput.object([("word", .string(name))]).rendered().utf8), descriptors: [])
@@ -49,6 +50,7 @@ struct HostChannel {
             case "drain": words.append((.drain, nil))
             case "serves": words.append((.serves, nil))
             case "trialPassed": words.append((.trialPassed, nil))
+            case "stop": words.append((.stop, nil))
             default: continue
             }
         }

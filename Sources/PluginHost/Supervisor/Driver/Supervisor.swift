@@ -91,7 +91,7 @@ struct Supervisor {
     /// Starts the first worker generation and supervises until the host ends, then exits
     /// with the run's status.
     static func start(_ configuration: Configuration, worker run: @escaping @Sendable (WorkerLink, WorkerPlan) -> Never) -> Never {
-        let handled: [Signal] = [.interrupt, .terminate, .hangUp, .childEnded, .wake]
+        let handled: [Signal] = [.interrupt, .terminate, .hangUp, .childEnded, .wake, .upgradeHost]
         let readEnd: FileDescriptor
         do {
             readEnd = try SignalPipe.install(for: handled)

@@ -16,6 +16,12 @@ struct Generations: Sendable {
     init(after last: Int) {
         started = last
     }
+
+    /// The numbers up to `number` are another's: a new host's first generation, which no
+    /// generation of this host may share, should this host serve again.
+    mutating func reserve(through number: Int) {
+        started = max(started, number)
+    }
     /// The plugins seen to run a service, in any generation: the host runs as a service.
     private(set) var servicePlugins: Set<String> = []
 

@@ -10,6 +10,9 @@ enum HostNotice: Equatable, Sendable {
     /// This process is the service's main process from now on (`MAINPID=`): a new host that
     /// serves, or the host before, serving again.
     case mainProcess
+    /// The host before is the service's main process again (`MAINPID=` with its pid): a new
+    /// host that told systemd it is the main one says so before it gives up and ends.
+    case mainProcessBack(to: ProcessID)
     /// The host begins to stop (`STOPPING=1`): what stops it.
     case stopping(Stopping)
 

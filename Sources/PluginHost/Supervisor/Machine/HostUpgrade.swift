@@ -10,6 +10,7 @@
 ///     └──its generation bootstraps beside, ready──────────────────────────────────────────────────▶ on trial
 ///  on trial ──the trial passed──▶ (the new host serves; this one ends)
 ///  any phase ──the new host ended──▶ failed: this host serves on, or serves again with a new generation
+///  checking, starting, loading ──this host's generation ended (crashed)──▶ the same phase, with none to drain
 /// ```
 struct HostUpgrade: Equatable, Sendable {
     /// Where the upgrade is.
@@ -46,6 +47,9 @@ struct HostUpgrade: Equatable, Sendable {
     var failure: HostUpgradeFailure?
     /// Whether the other end is gone: on the new host's end, the host before ended.
     var otherEndGone = false
+    /// On the end that gives way: whether its generation that served ended before it was
+    /// asked to drain (it crashed): the new host's generation takes over from none.
+    var servingEnded = false
     /// On the new host's end: the plugins the host before runs, by name.
     var runningBefore: [String] = []
 
@@ -57,7 +61,7 @@ struct HostUpgrade: Equatable, Sendable {
     /// The generation of this host that serves while the new host's loads, if this host is
     /// the one giving way and it has not begun to drain.
     var servingBeside: Int? {
-        guard case .givingWay(let serving, _, _) = role else { return nil }
+        guard case .givingWay(let serving, _, _) = role, !servingEnded else { return nil }
         switch phase {
         case .checking, .starting, .loading: return serving
         case .handingOver, .onTrial: return nil
@@ -96,6 +100,9 @@ enum HostWord: Equatable, Sendable {
     case serves
     /// From the new host: its trial passed; the host before may end.
     case trialPassed
+    /// From the new host, on trial: it stops, as systemd (whose main process it is now) or
+    /// an operator asked; the service stops, and the host before with it.
+    case stop
     /// From the host before: what its generation handed over as it stopped (these items,
     /// `Plugin/name`), with the descriptors it carried.
     case handedOver([String])
@@ -103,14 +110,14 @@ enum HostWord: Equatable, Sendable {
 
 /// What the hosts say of a host upgrade as it goes, each in a line of its own.
 enum HostUpgradeNews: Equatable, Sendable {
+    /// SIGUSR2 asked for a host upgrade, which cannot begin now, as `refusal` says.
+    case notNow(Refusal)
     /// The host before started the new host, this process.
     case started(newHost: ProcessID)
     /// The new host begins to take over from `hostBefore`.
     case takingOver(hostBefore: ProcessID)
     /// The new host's trial passed: the host before ends.
     case passed(newHost: ProcessID)
-    /// The host before's generation ended while the new host loaded: the upgrade is abandoned.
-    case abandoned
     /// The new host gives up, as its first generation, plugin `failed`, failed: it ends, and
     /// the host before serves again.
     case pluginFailed(String)
@@ -156,6 +163,4 @@ enum HostUpgradeFailure: Equatable, Sendable {
     case couldNotStart(String)
     /// The new host ended so before its trial passed.
     case newHostEnded(Termination)
-    /// This host's generation that served ended while the new host's loaded beside it.
-    case servingGenerationEnded
 }

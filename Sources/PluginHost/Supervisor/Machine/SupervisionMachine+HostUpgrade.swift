@@ -2,21 +2,25 @@
 /// installed, starts it as a new host beside itself, lets its generation drain when the new
 /// host's has loaded, and ends once the new host's trial passed; a new host that ends before
 /// that leaves this host serving, on with its generation or again with a new one. The new
-/// host's end of it is ``beginTakingOver(before:generation:running:)`` and what follows.
+/// host's end of it is ``takingOver(_:record:from:_:at:)`` and what follows.
 extension SupervisionMachine {
     // MARK: The host that gives way
 
-    /// An operator asked (`plugin-host upgrade-host`): the file at the host's path is checked
-    /// first, and nothing stops before it passes.
-    mutating func hostUpgradeAsked(by client: Int) {
-        guard takeOver == nil else {
-            act(.answer(client: client, .refused(.hostUpgradeUnderWay)))
+    /// An operator asked (`plugin-host upgrade-host`, or SIGUSR2: no `client`): the file at
+    /// the host's path is checked first, and nothing stops before it passes.
+    mutating func hostUpgradeAsked(by client: Int?) {
+        let refusal: Refusal? = if takeOver != nil || isUpgradingHost {
+            .hostUpgradeUnderWay
+        } else if case .serving(let serving) = state, !hasDrainingGeneration, generations[serving]?.isAlive == true {
+            nil
+        } else {
+            isStopping ? .hostStopping : .hostNotSteady(state.hostState)
+        }
+        if let refusal {
+            if let client { act(.answer(client: client, .refused(refusal))) } else { say(.hostUpgrade(.notNow(refusal))) }
             return
         }
-        guard case .serving(let serving) = state, !hasDrainingGeneration, generations[serving]?.isAlive == true else {
-            act(.answer(client: client, .refused(isStopping ? .hostStopping : .hostNotSteady(state.hostState))))
-            return
-        }
+        guard case .serving(let serving) = state else { return }
         enter(.upgradingHost(HostUpgrade(phase: .checking, role: .givingWay(serving: serving, asked: client, newHost: nil))))
         act(.checkHostBinary)
     }
@@ -31,9 +35,15 @@ extension SupervisionMachine {
         }
         upgrade.phase = .starting
         enter(.upgradingHost(upgrade))
+        let first = generations.started + 1
+        generations.reserve(through: first)
         act(.startNewHost(NewHostPlan(
-            generationBefore: serving, firstGeneration: generations.started + 1,
-            running: (generations[serving]?.running ?? []).map(\.name))))
+            generationBefore: serving, firstGeneration: first, running: (generations[serving]?.running ?? []).map(\.name))))
+    }
+
+    /// Whether this host gives way to a new host now.
+    private var isUpgradingHost: Bool {
+        if case .upgradingHost = state { true } else { false }
     }
 
     mutating func newHostStarted(_ process: ProcessID) {
@@ -51,12 +61,17 @@ extension SupervisionMachine {
         case .drain:
             // Its generation loaded and bootstraps once this one stopped and handed over.
             guard upgrade.phase == .loading else { return }
-            askToStop(serving, signal: .terminate)
             upgrade.phase = .handingOver
+            if upgrade.servingEnded {
+                // It ended already: what it handed over, if anything, goes now.
+                act(.handOverToNewHost(from: serving))
+            } else {
+                askToStop(serving, signal: .terminate)
+            }
         case .serves:
             guard upgrade.phase == .loading || upgrade.phase == .handingOver else { return }
             // Bootstrapped beside: this host's generation drains now.
-            if upgrade.phase == .loading { askToStop(serving, signal: .terminate) }
+            if upgrade.phase == .loading, !upgrade.servingEnded { askToStop(serving, signal: .terminate) }
             upgrade.phase = .onTrial
             let outcome = HostUpgradeOutcome.onTrial(newHost: newHost, trial: configuration.trial)
             if let client = upgrade.asked { act(.answer(client: client, .hostUpgrade(outcome))) }
@@ -70,6 +85,11 @@ extension SupervisionMachine {
             // The new host serves for good: this one ends, leaving the sockets to it.
             act(.leaveSocketsInPlace)
             finish(.success, .gaveWay)
+            return
+        case .stop:
+            // The new host is the service now: a stop of it is the service's stop.
+            guard upgrade.phase == .onTrial else { return }
+            beginStop(.terminate)
             return
         case .handedOver:
             return
@@ -92,8 +112,10 @@ extension SupervisionMachine {
             } else {
                 serveAgainIfDrained()
             }
-        case .stopping:
+        case .stopping(var stop):
             // Ended as this host stops: nothing to go back to.
+            stop.newHost = nil
+            enter(.stopping(stop))
             finishStopIfDone()
         case .starting, .serving, .recovering, .backingOff, .upgrading, .finished:
             break
@@ -102,16 +124,18 @@ extension SupervisionMachine {
 
     /// A generation of this host ended while it gives way: the one that served hands over to
     /// the new host, or, when the new host failed, a new generation of this host serves.
+    ///
+    /// One that ends before the new host's generation is ready leaves the upgrade going on:
+    /// once this host started a new host, only the new host's end gives the service back to
+    /// this one, so that the two never both take it for theirs.
     mutating func endedWhileGivingWay(_ number: Int, _ upgrade: HostUpgrade) {
         guard case .givingWay(let serving, _, _) = upgrade.role, number == serving else { return }
         if upgrade.failure != nil {
             serveAgainIfDrained()
         } else if upgrade.servingBeside != nil {
-            // It failed while the new host loads: the upgrade is abandoned, and this host recovers as it would.
-            act(.endNewHost)
-            say(.hostUpgrade(.abandoned))
-            records.hostUpgradeEnded(at: now, .failed(.servingGenerationEnded, drained: true))
-            recover(from: number)
+            var upgrade = upgrade
+            upgrade.servingEnded = true
+            enter(.upgradingHost(upgrade))
         } else if upgrade.phase == .handingOver {
             act(.handOverToNewHost(from: number))
         }
@@ -131,12 +155,11 @@ extension SupervisionMachine {
         if let client = upgrade.asked { act(.answer(client: client, .hostUpgrade(outcome))) }
         say(.hostUpgrade(.ended(outcome)))
         records.hostUpgradeEnded(at: now, outcome)
+        notify(.status(.hostUpgradeFailed, nil))
         if let serving = upgrade.servingBeside {
             enter(.serving(serving))
-            notify(.status(.hostUpgradeFailed, nil))
             beginWaitingReload()
-        } else if case .failed = outcome {
-            notify(.status(.hostUpgradeFailed, nil))
+        } else {
             enter(.recovering(startGeneration(.restart)))
         }
     }
@@ -247,9 +270,10 @@ extension SupervisionMachine {
         endHostTrialIfDue()
     }
 
-    /// When this host's trial ends, while it is on trial.
+    /// When this host's trial ends, while it is on trial and serves (a host that stops ends
+    /// no trial).
     var hostTrialEnd: MonotonicInstant? {
-        guard let upgrade = takeOver, upgrade.phase == .onTrial, case .takingOver(_, _, _, let ends?) = upgrade.role else { return nil }
+        guard case .serving = state, let upgrade = takeOver, upgrade.phase == .onTrial, case .takingOver(_, _, _, let ends?) = upgrade.role else { return nil }
         return ends
     }
 
@@ -269,8 +293,6 @@ extension SupervisionMachine {
     /// leaving the sockets to the host before, which serves again.
     mutating func giveUpTakingOver(_ ending: WorkerEnding) {
         say(.hostUpgrade(.givingUp(ending.summary)))
-        if takeOver?.otherEndGone == false { act(.leaveSocketsInPlace) }
-        takeOver = nil
         finish(ending.isIntended ? .failure : ending.status, .failedBeforeReady)
     }
 }

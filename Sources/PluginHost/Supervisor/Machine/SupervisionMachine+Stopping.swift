@@ -11,6 +11,10 @@ struct Stop: Equatable, Sendable {
     /// The status the host ends with once every generation has stopped: the current
     /// generation's, once it ended.
     var finalStatus = ExitStatus.success
+    /// A new host this host started (`upgrade-host`), which stops too, until it ended: the
+    /// host ends after it, or at the stop's deadline, so that systemd's main process is the
+    /// last to go.
+    var newHost: ProcessID?
 
     /// Whether `signal`, at `instant`, is the request that began the stop delivered again (a
     /// signal to the whole service reaches the host twice; timeout(1) signals the host, then
@@ -56,8 +60,10 @@ extension SupervisionMachine {
         say(.stopping(request))
         announceStopping(.asked(request))
         let current = currentGeneration
-        // A new host this one started stops too, unless it failed already.
+        // A new host this one started stops too, unless it failed already; a new host on
+        // trial is the service, and stops the host before with it.
         if case .upgradingHost(let upgrade) = state, upgrade.newHost != nil, upgrade.failure == nil { act(.endNewHost) }
+        if let takeOver, takeOver.phase == .onTrial, !takeOver.otherEndGone { act(.tellHostBefore(.stop)) }
         for generation in liveGenerations {
             switch generation.life {
             case .starting where generation.cause.loadsBeside, .prepared:
@@ -68,7 +74,9 @@ extension SupervisionMachine {
                 break
             }
         }
-        enter(.stopping(Stop(signal: signal, requestedAt: now, current: current.flatMap { generations[$0]?.isLive == true ? $0 : nil })))
+        var stop = Stop(signal: signal, requestedAt: now, current: current.flatMap { generations[$0]?.isLive == true ? $0 : nil })
+        if case .upgradingHost(let upgrade) = state, upgrade.failure == nil { stop.newHost = upgrade.newHost }
+        enter(.stopping(stop))
         finishStopIfDone()
     }
 
@@ -82,7 +90,14 @@ extension SupervisionMachine {
 
     mutating func finishStopIfDone() {
         guard case .stopping(let stop) = state, liveGenerations.isEmpty else { return }
+        if stop.newHost != nil, let deadline = newHostStopDeadline, now < deadline { return }
         finish(stop.finalStatus, .stopped)
+    }
+
+    /// When the host ends without waiting any longer for the new host it stops with.
+    var newHostStopDeadline: MonotonicInstant? {
+        guard case .stopping(let stop) = state, stop.newHost != nil else { return nil }
+        return stop.requestedAt + (configuration.stopLimit ?? .zero) + OverrunPolicy.grace + configuration.reapGrace
     }
 
     /// A worker sent SIGKILL is gone in a moment; one the kernel keeps longer (stuck in a
@@ -102,8 +117,12 @@ extension SupervisionMachine {
     mutating func finish(_ status: ExitStatus, _ reason: EndReason) {
         enter(.finished(status, reason))
         act(operators.handle(.hostEnded(status)))
-        // A new host that ends before its trial passed leaves the sockets to the host before.
-        if let takeOver, !takeOver.otherEndGone { act(.leaveSocketsInPlace) }
+        // A new host that ends before its trial passed leaves the sockets to the host before,
+        // and, once it told systemd it is the main process, tells it the host before is again.
+        if let takeOver, !takeOver.otherEndGone, case .takingOver(let hostBefore, _, _, _) = takeOver.role {
+            if takeOver.phase == .onTrial { notify(.mainProcessBack(to: hostBefore)) }
+            act(.leaveSocketsInPlace)
+        }
         // What this host proved outlives it: the record is kept before the end.
         keepRecordIfChanged()
         act(.exit(status, reason))

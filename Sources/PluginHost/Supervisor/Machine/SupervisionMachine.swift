@@ -197,6 +197,8 @@ struct SupervisionMachine: Sendable {
         case .signal(let signal, let source):
             if signal.asksToStop {
                 stopRequested(by: signal, from: source)
+            } else if signal == .upgradeHost, case .supervisor = source {
+                hostUpgradeAsked(by: nil)
             } else if signal == .hangUp {
                 let fromWorker = if case .worker = source { true } else { false }
                 if operators.countsAsRequest(hangUpFromWorker: fromWorker, at: now, window: configuration.repeatedSignalWindow) {
@@ -278,6 +280,7 @@ struct SupervisionMachine: Sendable {
         if case .backingOff(let until, _) = state { next = min(next, until) }
         if let trialEnd = nextTrialEnd { next = min(next, trialEnd) }
         if let trialEnd = hostTrialEnd { next = min(next, trialEnd) }
+        if let deadline = newHostStopDeadline { next = min(next, deadline) }
         if let stall = recordWrites.nextDeadline(limit: configuration.recordStall) { next = min(next, stall) }
         for generation in generations.all {
             switch generation.life {
@@ -439,6 +442,7 @@ struct SupervisionMachine: Sendable {
         }
         endHostTrialIfDue()
         endWithoutOverdueWorkers()
+        finishStopIfDone()
     }
 
     /// Whether the watchdog may be told the host is alive: between generations the

@@ -2,7 +2,11 @@
 extension HostNotice {
     /// The datagram systemd reads, from the host whose process is `process`.
     func datagram(of process: ProcessID) -> String {
-        if case .mainProcess = self { "MAINPID=\(process.rawValue)" } else { notification?.datagram ?? "" }
+        switch self {
+        case .mainProcess: "MAINPID=\(process.rawValue)"
+        case .mainProcessBack(let hostBefore): "MAINPID=\(hostBefore.rawValue)"
+        case .ready, .reloading, .status, .stopping: notification?.datagram ?? ""
+        }
     }
 
     /// The datagram's notification, as a worker's would be; `nil` for what only the
@@ -16,7 +20,7 @@ extension HostNotice {
         case .stopping(.asked(.signal(let signal))): .stopping(status: "Stopping (received \(signal.name))")
         case .stopping(.asked(.operatorAsked)): .stopping(status: "Stopping (plugin-host stop)")
         case .stopping(.told(let words)): .stopping(status: words)
-        case .mainProcess: nil
+        case .mainProcess, .mainProcessBack: nil
         }
     }
 }

@@ -4,14 +4,14 @@ extension HostUpgradeNews {
     /// The line, after `plugin-host: `.
     var line: String {
         switch self {
+        case .notNow(let refusal):
+            "SIGUSR2: no host upgrade now: \(refusal)"
         case .started(let process):
             "upgrading the host: started the plugin-host now installed as the new host (pid \(process)); it loads the plugins beside this one"
         case .takingOver(let hostBefore):
             "taking over from the host before (pid \(hostBefore)): loading the plugins beside its own"
         case .passed(let process):
             "the new host (pid \(process)) passed its trial; this host ends, leaving the service to it"
-        case .abandoned:
-            "host upgrade abandoned: the serving generation ended before the new host was ready; the new host is stopped"
         case .pluginFailed(let name):
             "giving up taking over: \(name) failed in this host's first generation; the host before serves again"
         case .givingUp(let summary):
@@ -44,7 +44,6 @@ extension HostUpgradeFailure: CustomStringConvertible {
         case .couldNotStart(let error): "the new host could not be started: \(error)"
         case .newHostEnded(.exited(let status)): "the new host exited with status \(status)"
         case .newHostEnded(.signalled(let signal)): "the new host was killed by \(signal.name)"
-        case .servingGenerationEnded: "the generation that served ended before the new host was ready"
         }
     }
 }
