@@ -6,7 +6,9 @@ import os
 import shutil
 import statistics
 import subprocess
+import socket
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,3 +58,39 @@ def wall_times(command, runs, warmup=1, env=None):
 
 def median_ms(times):
     return statistics.median(times) * 1000
+
+
+class Client(threading.Thread):
+    """Connects to a Unix socket every 5 ms and sends `line`; records when each answer came
+    and what it said, and what was refused or left unanswered."""
+
+    def __init__(self, path, line=b"ping\n"):
+        super().__init__(daemon=True)
+        self.path, self.line = path, line
+        self.answers, self.said, self.refused, self.unanswered, self.running = [], [], 0, 0, True
+
+    def run(self):
+        while self.running:
+            began = time.perf_counter()
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.settimeout(10)
+                    s.connect(self.path)
+                    s.sendall(self.line)
+                    answer = s.recv(64)
+                    if answer:
+                        self.answers.append(time.perf_counter())
+                        self.said.append(answer.decode())
+                    else:
+                        self.unanswered += 1
+            except ConnectionRefusedError:
+                self.refused += 1
+            except OSError:
+                self.unanswered += 1
+            time.sleep(max(0.0, 0.005 - (time.perf_counter() - began)))
+
+    def stop(self):
+        """Stops it; the longest gap between two answers, in seconds."""
+        self.running = False
+        self.join()
+        return max((b - a for a, b in zip(self.answers, self.answers[1:])), default=0.0)

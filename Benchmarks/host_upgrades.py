@@ -14,56 +14,18 @@ import ctypes
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HOST, ROOT, build_fixtures
+from benchlib import HOST, ROOT, Client, build_fixtures
 from generations import Notifications
 
 UPGRADES = int(os.environ.get("BENCH_HOST_UPGRADES", "10"))
 TRIAL_S = os.environ.get("BENCH_HOST_TRIAL", "0.5")
-
-
-class Client(threading.Thread):
-    """Connects to Keeper every 5 ms and sends a line; records when each answer came, the
-    counts Keeper answered, and what was refused."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.path, self.answers, self.counts, self.refused, self.unanswered, self.running = path, [], [], 0, 0, True
-
-    def run(self):
-        while self.running:
-            began = time.perf_counter()
-            try:
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                    s.settimeout(10)
-                    s.connect(self.path)
-                    s.sendall(b"x\n")
-                    answer = s.recv(64).decode()
-                    if answer.strip():
-                        self.answers.append(time.perf_counter())
-                        self.counts.append(int(answer.split()[1]))
-                    else:
-                        self.unanswered += 1
-            except ConnectionRefusedError:
-                self.refused += 1
-            except OSError:
-                self.unanswered += 1
-            time.sleep(max(0.0, 0.005 - (time.perf_counter() - began)))
-
-    def stop(self):
-        self.running = False
-        self.join()
-        gap = max((b - a for a, b in zip(self.answers, self.answers[1:])), default=0.0)
-        went_back = sum(1 for a, b in zip(self.counts, self.counts[1:]) if b < a)
-        return gap, went_back
 
 
 def descriptors(pid):
@@ -95,7 +57,7 @@ def main():
         serving = host.pid
         try:
             notify.wait("READY=1")
-            client = Client(keeper)
+            client = Client(keeper, line=b"x\n")
             client.start()
             answered, told, fds = [], [], [descriptors(serving)]
             for round in range(1, UPGRADES + 1):
@@ -119,7 +81,9 @@ def main():
                     raise SystemExit("the old host (pid %d) ended with %d" % (serving, os.waitstatus_to_exitcode(status)))
                 serving = new
                 fds.append(descriptors(serving))
-            gap, went_back = client.stop()
+            gap = client.stop()
+            counts = [int(answer.split()[1]) for answer in client.said]
+            went_back = sum(1 for a, b in zip(counts, counts[1:]) if b < a)
             os.kill(serving, 15)
             os.waitpid(serving, 0)
         finally:
@@ -132,7 +96,7 @@ def main():
         print("host upgrades: Keeper counting a client's lines, the host upgraded %d times (--trial %s), a client connecting every 5 ms"
               % (UPGRADES, TRIAL_S))
         print("  connections: %d answered, %d refused, %d unanswered; longest gap between answers %.0f ms; Keeper's count went back %d times (last %d)"
-              % (len(client.answers), client.refused, client.unanswered, gap * 1000, went_back, client.counts[-1] if client.counts else 0))
+              % (len(client.answers), client.refused, client.unanswered, gap * 1000, went_back, counts[-1] if counts else 0))
         print("  upgrade-host answered in median %.0f ms (max %.0f ms); MAINPID= of the new host after median %.0f ms"
               % (statistics.median(answered) * 1000, max(answered) * 1000, statistics.median(told) * 1000))
         print("  open descriptors of each serving supervisor, first to last: %s" % " ".join(str(n) for n in fds))

@@ -20,52 +20,19 @@ running 0.1.0 again, and from the upgrade's READY=1 to it (which includes the 30
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HOST, build_fixtures, plugin_directory
+from benchlib import HOST, Client, build_fixtures, plugin_directory
 from generations import Notifications
 
 UPGRADES = int(os.environ.get("BENCH_UPGRADES", "10"))
 BOOTSTRAP_MS = int(os.environ.get("BENCH_BOOTSTRAP_MS", "1500"))
 ROLLBACKS = int(os.environ.get("BENCH_ROLLBACKS", "5"))
-
-
-class Client(threading.Thread):
-    """Connects to Echo every 5 ms; records when each answer came, and what was refused."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.path, self.answers, self.refused, self.unanswered, self.running = path, [], 0, 0, True
-
-    def run(self):
-        while self.running:
-            began = time.perf_counter()
-            try:
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                    s.settimeout(10)
-                    s.connect(self.path)
-                    s.sendall(b"ping\n")
-                    if s.recv(64):
-                        self.answers.append(time.perf_counter())
-                    else:
-                        self.unanswered += 1
-            except ConnectionRefusedError:
-                self.refused += 1
-            except OSError:
-                self.unanswered += 1
-            time.sleep(max(0.0, 0.005 - (time.perf_counter() - began)))
-
-    def stop(self):
-        self.running = False
-        self.join()
-        return max((b - a for a, b in zip(self.answers, self.answers[1:])), default=0.0)
 
 
 def build(fixtures, state, order, version):

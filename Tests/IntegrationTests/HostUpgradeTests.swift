@@ -101,12 +101,19 @@ struct HostUpgradeTests {
         #expect(try Command.run("/usr/bin/gcc", ["-o", crasher.path, source.path]).status == 0)
         #expect(try Command.run("/usr/bin/objcopy", ["--add-section", ".plugin_host_identity=\(identity.path)", crasher.path]).status == 0)
         try installed.install(try Data(contentsOf: crasher))
+        let clients = ClientLoop(socket: installed.service.socket, every: .milliseconds(5))
+        #expect(clients.wait(forAnswers: 3))
 
         let failed = try installed.console.run("upgrade-host")
         #expect(failed.status == 1)
         #expect(failed.standardError.contains("the new host was killed by SIGSEGV; this host serves on"), "\(failed.standardError)")
-        #expect(installed.listener.wait(for: "MAINPID=\(pid)"))
+        // The only MAINPID= is the old host's.
+        let before = try #require(installed.notifications(upTo: "MAINPID=\(pid)"), "\(installed.host.standardError)")
+        #expect(!before.contains { $0.hasPrefix("MAINPID=") }, "\(before)")
         #expect(installed.supervisor == pid)
+        #expect(clients.wait(forAnswers: 3))
+        let tally = clients.finish()
+        #expect(tally.refused == 0, "\(tally)")
         #expect(installed.host.isRunning)
         let text = try installed.console.run("status").standardOutput
         #expect(text.contains("Host upgrade:") && text.contains("host upgrade failed: the new host was killed by SIGSEGV"), "\(text)")

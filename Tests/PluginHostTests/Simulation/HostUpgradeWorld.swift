@@ -360,11 +360,7 @@ struct HostUpgradeWorld {
         guard let worker = workers[number] else { return }
         switch worker.life {
         case .loading:
-            if worker.askedToStop {
-                workers[number]?.life = .stopping
-                scheduleMilestone(of: number, within: 1...10)
-                return
-            }
+            if stopsAfterItsStep(number) { return }
             if worker.cause.loadsBeside {
                 workers[number]?.life = .prepared
                 let fails = isNewHosts(worker) && setup.candidate == .pluginFailsToLoad
@@ -378,11 +374,7 @@ struct HostUpgradeWorld {
                 crash(number, phase: .bootstrap)
                 return
             }
-            if worker.askedToStop {
-                workers[number]?.life = .stopping
-                scheduleMilestone(of: number, within: 1...10)
-                return
-            }
+            if stopsAfterItsStep(number) { return }
             if worker.cause.loadsBeside {
                 workers[number]?.life = .bootstrapped
                 deliver(.candidate(generation: number, report(of: number, .bootstrapped, failed: false), plugins: snapshot(number)), to: worker.host)
@@ -395,6 +387,14 @@ struct HostUpgradeWorld {
         case .prepared, .bootstrapped, .serving, .ended, .gone:
             break
         }
+    }
+
+    /// A worker asked to stop during a step stops once the step is done: whether it does.
+    private mutating func stopsAfterItsStep(_ number: Int) -> Bool {
+        guard workers[number]?.askedToStop == true else { return false }
+        workers[number]?.life = .stopping
+        scheduleMilestone(of: number, within: 1...10)
+        return true
     }
 
     private mutating func serve(_ number: Int) {

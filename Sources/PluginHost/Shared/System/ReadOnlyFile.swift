@@ -24,6 +24,13 @@ final class ReadOnlyFile {
         self.descriptor = descriptor
     }
 
+    /// Takes `descriptor`, open for reading (one another process passed), as the file at
+    /// `path`; closed when the value goes away.
+    init(adopting descriptor: Int32, path: String) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
     deinit { close(descriptor) }
 
     /// The file's status.

@@ -85,6 +85,16 @@ struct HeldBuilds {
         append((build, file, identity, true))
     }
 
+    /// Every held build, its file and that file's identity when it was held, and whether it
+    /// is the record's copy: what a host hands a new host that takes over from it.
+    var all: [(build: PublishedPlugin, file: ReadOnlyFile, identity: FileIdentity, fromCopy: Bool)] { held }
+
+    /// Holds `build` from `file`, as the host before held it (``all``), besides what is held.
+    mutating func adopt(_ build: PublishedPlugin, file: ReadOnlyFile, identity: FileIdentity, fromCopy: Bool) {
+        if let identity = build.identity, entry(of: build.name, identity) != nil { return }
+        append((build, file, identity, fromCopy))
+    }
+
     /// Holds `entries`, and nothing held before.
     private mutating func holdOnly(_ entries: [Entry]) {
         held = []

@@ -61,8 +61,49 @@ struct HostChannel {
 
 /// What the host before hands the new host as it starts it: its first message on the
 /// channel. Its descriptors, in order: the sockets, then the control socket and the metrics
-/// endpoint when there are.
+/// endpoint when there are, then the files of the builds it holds.
 struct TakeOverHello: Codable, Equatable, Sendable {
+    /// A build the host before holds open (``HeldBuilds``): the plugin's build, and the
+    /// identity of the held file when it was held (the record's copy has its own). An
+    /// identity is five decimal numbers as text: JSON's numbers are read as doubles, which
+    /// cannot hold a time in nanoseconds exactly.
+    struct HeldBuild: Codable, Equatable, Sendable {
+        var name: String
+        var file: String
+        var version: String
+        var requires: [String]
+        var build: [String]
+        var held: [String]
+        var fromCopy: Bool
+
+        init(_ build: PublishedPlugin, buildIdentity: FileIdentity, heldIdentity: FileIdentity, fromCopy: Bool) {
+            name = build.name
+            file = build.file
+            version = build.version
+            requires = build.requires
+            self.build = Self.numbers(of: buildIdentity)
+            held = Self.numbers(of: heldIdentity)
+            self.fromCopy = fromCopy
+        }
+
+        var published: PublishedPlugin? {
+            Self.identity(build).map { PublishedPlugin(name: name, file: file, version: version, identity: $0, requires: requires) }
+        }
+
+        var heldIdentity: FileIdentity? { Self.identity(held) }
+
+        private static func numbers(of identity: FileIdentity) -> [String] {
+            [String(identity.device), String(identity.inode), String(identity.size), String(identity.modificationNanoseconds), String(identity.changeNanoseconds)]
+        }
+
+        private static func identity(_ numbers: [String]) -> FileIdentity? {
+            guard numbers.count == 5, let device = UInt64(numbers[0]), let inode = UInt64(numbers[1]), let size = Int64(numbers[2]),
+                let modified = Int64(numbers[3]), let changed = Int64(numbers[4])
+            else { return nil }
+            return FileIdentity(device: device, inode: inode, size: size, modificationNanoseconds: modified, changeNanoseconds: changed)
+        }
+    }
+
     struct Socket: Codable, Equatable, Sendable {
         var name: String
         var address: String
@@ -82,6 +123,8 @@ struct TakeOverHello: Codable, Equatable, Sendable {
     /// from its environment.
     var notifySocket: String?
     var watchdogMicroseconds: Int64?
+    /// The builds it holds, whose files follow the sockets' descriptors.
+    var held: [HeldBuild] = []
 
     var plan: NewHostPlan { NewHostPlan(generationBefore: generationBefore, firstGeneration: firstGeneration, running: running) }
 }
@@ -134,7 +177,7 @@ struct HostBefore {
             for descriptor in descriptors { FileDescriptor(rawValue: descriptor).close() }
             throw TakeOverError("the host before's first message is not a hello this host reads (another supervision protocol?)")
         }
-        let expected = hello.sockets.count + (hello.control == nil ? 0 : 1) + (hello.metrics == nil ? 0 : 1)
+        let expected = hello.sockets.count + (hello.control == nil ? 0 : 1) + (hello.metrics == nil ? 0 : 1) + hello.held.count
         guard descriptors.count == expected else {
             for descriptor in descriptors { FileDescriptor(rawValue: descriptor).close() }
             throw TakeOverError("the host before passed \(descriptors.count) sockets where its hello names \(expected)")

@@ -168,6 +168,15 @@ struct Supervisor {
         if let file = configuration.record, let copies {
             recordWriter = RecordWriter(file: file, copies: copies, written: record, signals: signals)
         }
+        // The builds the host before held, whose files came last with its hello.
+        if let before = configuration.hostBefore {
+            let files = before.descriptors.suffix(before.hello.held.count)
+            for (held, descriptor) in zip(before.hello.held, files) {
+                guard let build = held.published, let identity = held.heldIdentity else { continue }
+                let path = held.fromCopy ? "/proc/self/fd/\(descriptor)" : held.file
+                builds.adopt(build, file: ReadOnlyFile(adopting: descriptor, path: path), identity: identity, fromCopy: held.fromCopy)
+            }
+        }
         let (machine, actions) = if let before = configuration.hostBefore {
             SupervisionMachine.takingOver(settings, record: record, from: ProcessID(rawValue: before.hello.hostBefore), before.hello.plan, at: .now)
         } else {
@@ -465,6 +474,11 @@ struct Supervisor {
         if let metrics = configuration.metrics {
             hello.metrics = TakeOverHello.Socket(name: metrics.name, address: metrics.address, createdFile: metrics.createdFile)
             descriptors.append(metrics.descriptor)
+        }
+        for entry in builds.all {
+            guard let identity = entry.build.identity else { continue }
+            hello.held.append(TakeOverHello.HeldBuild(entry.build, buildIdentity: identity, heldIdentity: entry.identity, fromCopy: entry.fromCopy))
+            descriptors.append(entry.file.descriptor)
         }
         do {
             let host = try NewHost.start(binary.path, arguments: configuration.arguments, hello: hello, descriptors: descriptors)
