@@ -398,11 +398,7 @@ struct Supervisor {
             case .startNewHost(let plan):
                 events.append(startNewHost(plan))
             case .handOverToNewHost(let from):
-                if let package = handOffs[from] {
-                    _ = newHost?.link.handOver(package)
-                } else {
-                    _ = newHost?.link.handOver(.empty)
-                }
+                _ = newHost?.link.handOver(handOffs[from] ?? .empty)
             case .endNewHost:
                 if let host = newHost { _ = ProcessControl.send(.terminate, to: host.process) }
             case .tellHostBefore(let word):

@@ -9,7 +9,8 @@
 ///  loading ──its generation loaded, bootstraps after──▶ handing over ──this host's generation ended──▶
 ///     └──its generation bootstraps beside, ready──────────────────────────────────────────────────▶ on trial
 ///  on trial ──the trial passed──▶ (the new host serves; this one ends)
-///  any phase ──the new host ended──▶ failed: this host serves on, or serves again with a new generation
+///  any phase ──the new host ended──▶ failed: this host serves on (its generation had not begun to drain),
+///                                    or falling back ──none of this host's generations lives──▶ a new one serves
 ///  checking, starting, loading ──this host's generation ended (crashed)──▶ the same phase, with none to drain
 /// ```
 struct HostUpgrade: Equatable, Sendable {
@@ -28,6 +29,10 @@ struct HostUpgrade: Equatable, Sendable {
         /// The new host's generation serves, on trial until `--trial` has passed (the new
         /// host's deadline): the host before keeps what it needs to serve again.
         case onTrial
+        /// On the end that gives way: the new host failed, as its failure says, once this
+        /// host's generation had begun to drain; when none of this host's lives, a new one
+        /// serves with what the last one handed over.
+        case fallingBack(HostUpgradeFailure)
     }
 
     /// Which end of the upgrade this host is.
@@ -43,8 +48,6 @@ struct HostUpgrade: Equatable, Sendable {
 
     var phase: Phase
     var role: Role
-    /// On the end that gives way: why the new host failed, once it did.
-    var failure: HostUpgradeFailure?
     /// Whether the other end is gone: on the new host's end, the host before ended.
     var otherEndGone = false
     /// On the end that gives way: whether its generation that served ended before it was
@@ -64,8 +67,13 @@ struct HostUpgrade: Equatable, Sendable {
         guard case .givingWay(let serving, _, _) = role, !servingEnded else { return nil }
         switch phase {
         case .checking, .starting, .loading: return serving
-        case .handingOver, .onTrial: return nil
+        case .handingOver, .onTrial, .fallingBack: return nil
         }
+    }
+
+    /// The new host, on the end that gives way, while it runs: started, and not failed.
+    var runningNewHost: ProcessID? {
+        if case .fallingBack = phase { nil } else { newHost }
     }
 
     /// The process of the new host, once started, on the end that gives way.

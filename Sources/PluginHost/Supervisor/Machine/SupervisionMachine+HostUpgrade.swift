@@ -28,7 +28,7 @@ extension SupervisionMachine {
     /// The driver read the file at the host's path: `problem` says why it cannot be the new
     /// host, or it may be started.
     mutating func hostBinaryChecked(problem: String?) {
-        guard case .upgradingHost(var upgrade) = state, upgrade.phase == .checking, let serving = upgrade.servingBeside else { return }
+        guard case .upgradingHost(var upgrade) = state, upgrade.phase == .checking, case .givingWay(let serving, _, _) = upgrade.role else { return }
         if let problem {
             hostUpgradeEnded(upgrade, .refused(problem))
             return
@@ -102,14 +102,14 @@ extension SupervisionMachine {
     mutating func newHostFailed(_ why: HostUpgradeFailure) {
         switch state {
         case .upgradingHost(var upgrade):
-            guard upgrade.failure == nil, upgrade.phase != .checking else { return }
-            upgrade.failure = why
-            enter(.upgradingHost(upgrade))
+            guard upgrade.runningNewHost != nil || upgrade.phase == .starting else { return }
             notify(.mainProcess)
             act(.answerOperators(true))
             if upgrade.servingBeside != nil {
                 hostUpgradeEnded(upgrade, .failed(why, drained: false))
             } else {
+                upgrade.phase = .fallingBack(why)
+                enter(.upgradingHost(upgrade))
                 serveAgainIfDrained()
             }
         case .stopping(var stop):
@@ -130,7 +130,7 @@ extension SupervisionMachine {
     /// this one, so that the two never both take it for theirs.
     mutating func endedWhileGivingWay(_ number: Int, _ upgrade: HostUpgrade) {
         guard case .givingWay(let serving, _, _) = upgrade.role, number == serving else { return }
-        if upgrade.failure != nil {
+        if case .fallingBack = upgrade.phase {
             serveAgainIfDrained()
         } else if upgrade.servingBeside != nil {
             var upgrade = upgrade
@@ -144,7 +144,7 @@ extension SupervisionMachine {
     /// The new host failed: once no generation of this host lives, a new one serves, with
     /// what the last one handed over (kept until the new host's trial passes).
     private mutating func serveAgainIfDrained() {
-        guard case .upgradingHost(let upgrade) = state, let why = upgrade.failure else { return }
+        guard case .upgradingHost(let upgrade) = state, case .fallingBack(let why) = upgrade.phase else { return }
         guard liveGenerations.isEmpty else { return }
         hostUpgradeEnded(upgrade, .failed(why, drained: true))
     }
@@ -240,7 +240,7 @@ extension SupervisionMachine {
             records.hostUpgradeEnded(at: now, .tookOver(hostBefore: hostBefore, alone: true))
             say(.hostUpgrade(.ended(.tookOver(hostBefore: hostBefore, alone: true))))
             takeOver = nil
-        case .checking, .starting, .loading:
+        case .checking, .starting, .loading, .fallingBack:
             break
         }
     }

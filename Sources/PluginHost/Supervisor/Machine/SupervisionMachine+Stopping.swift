@@ -62,7 +62,7 @@ extension SupervisionMachine {
         let current = currentGeneration
         // A new host this one started stops too, unless it failed already; a new host on
         // trial is the service, and stops the host before with it.
-        if case .upgradingHost(let upgrade) = state, upgrade.newHost != nil, upgrade.failure == nil { act(.endNewHost) }
+        if case .upgradingHost(let upgrade) = state, upgrade.runningNewHost != nil { act(.endNewHost) }
         if let takeOver, takeOver.phase == .onTrial, !takeOver.otherEndGone { act(.tellHostBefore(.stop)) }
         for generation in liveGenerations {
             switch generation.life {
@@ -75,7 +75,7 @@ extension SupervisionMachine {
             }
         }
         var stop = Stop(signal: signal, requestedAt: now, current: current.flatMap { generations[$0]?.isLive == true ? $0 : nil })
-        if case .upgradingHost(let upgrade) = state, upgrade.failure == nil { stop.newHost = upgrade.newHost }
+        if case .upgradingHost(let upgrade) = state { stop.newHost = upgrade.runningNewHost }
         enter(.stopping(stop))
         finishStopIfDone()
     }
